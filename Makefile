@@ -1,0 +1,46 @@
+# The two commands of the README: `make demo` (main job) and `make test`.
+# Both create the virtual environment .venv and install what they need.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+PIP := $(BIN)/python -m pip --disable-pip-version-check -q
+
+.PHONY: demo test setup setup-dev setup-bench bench lint clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(VENV)/.core: pyproject.toml | $(BIN)/python
+	$(PIP) install -e ".[eval]"
+	touch $@
+
+$(VENV)/.dev: pyproject.toml $(VENV)/.core
+	$(PIP) install -e ".[dev,eval]"
+	touch $@
+
+$(VENV)/.bench: pyproject.toml $(VENV)/.core
+	$(PIP) install -e ".[bench,eval]"
+	touch $@
+
+setup: $(VENV)/.core
+setup-dev: $(VENV)/.dev
+setup-bench: $(VENV)/.bench
+
+## main job: a Monte Carlo tournament of the Spades rule bots (A1.4)
+demo: setup
+	$(BIN)/python -m eval.demo
+
+## the test suite (what CI runs)
+test: setup-dev
+	$(BIN)/python -m ruff check .
+	$(BIN)/python -m pytest
+
+## speed of the engines and envs, beside OpenSpiel when it installs
+bench: setup-bench
+	$(BIN)/python -m benchmarks.bench_spades
+
+lint: setup-dev
+	$(BIN)/python -m ruff check .
+
+clean:
+	rm -rf $(VENV) runs .pytest_cache .hypothesis

@@ -1,0 +1,1 @@
+"""Spades rule bots (registered as ``spades/...``)."""

@@ -1,0 +1,177 @@
+"""The AEC glue every game shares: a thin PettingZoo adapter over engine + encoder.
+
+A game subclasses ``CardGameEnv`` and supplies how to make a state, encode a
+view, build a mask and render a view. Rewards follow RULES.md section 5:
+
+* after each hand, each agent gets its score change for the hand divided by
+  ``score_scale`` (``None`` turns this term off);
+* when the episode ends, ``win_reward`` goes to the winner and ``-win_reward``
+  to every other agent; tied winners share it (each gets ``win_reward / k``).
+
+``episode="hand"`` ends the episode after one hand (the winner is then whoever
+leads on total score). ``illegal_action="raise"`` (default) refuses an illegal
+action with an error naming the agent, the action and the legal set, leaving
+the state unchanged; ``"penalty"`` instead gives the agent ``illegal_penalty``
+and plays a uniformly random legal action for it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+
+
+class CardGameEnv(AECEnv):
+    """Base PettingZoo AEC env for a card game engine with a ``view(seat)``."""
+
+    metadata: dict[str, Any] = {"render_modes": ["ansi", "human"], "is_parallelizable": False}
+
+    num_players: int
+    obs_size: int
+    num_actions: int
+    default_score_scale: float = 1.0
+
+    def __init__(
+        self,
+        render_mode: str | None = None,
+        episode: str = "game",
+        score_scale: float | None = None,
+        win_reward: float = 1.0,
+        illegal_action: str = "raise",
+        illegal_penalty: float = -1.0,
+    ) -> None:
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode {render_mode!r} is not one of "
+                             f"{self.metadata['render_modes']}")
+        if episode not in ("game", "hand"):
+            raise ValueError(f"episode must be 'game' or 'hand', got {episode!r}")
+        if illegal_action not in ("raise", "penalty"):
+            raise ValueError(f"illegal_action must be 'raise' or 'penalty', got {illegal_action!r}")
+        self.render_mode = render_mode
+        self.episode = episode
+        self.score_scale = self.default_score_scale if score_scale is None else score_scale
+        self.win_reward = float(win_reward)
+        self.illegal_action = illegal_action
+        self.illegal_penalty = float(illegal_penalty)
+        self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
+        self._seat = {a: i for i, a in enumerate(self.possible_agents)}
+        low, high = self._observation_bounds()
+        obs_space = spaces.Dict({
+            "observation": spaces.Box(low=low, high=high, dtype=np.float32),
+            "action_mask": spaces.Box(low=0, high=1, shape=(self.num_actions,), dtype=np.int8),
+        })
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(self.num_actions) for a in self.possible_agents}
+        self.state_obj = None
+        self._rng = np.random.default_rng()
+
+    # --------------------------------------------------------- game hooks
+    def _new_state(self, seed: int | None, options: dict) -> Any:
+        raise NotImplementedError
+
+    def _encode(self, view: Any) -> np.ndarray:
+        raise NotImplementedError
+
+    def _mask(self, legal: list[int]) -> np.ndarray:
+        raise NotImplementedError
+
+    def _render_view(self, view: Any) -> str:
+        raise NotImplementedError
+
+    def _observation_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        return (np.zeros(self.obs_size, np.float32), np.ones(self.obs_size, np.float32))
+
+    # ----------------------------------------------------------- PettingZoo
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        options = dict(options or {})
+        self._rng = np.random.default_rng(seed)
+        self.state_obj = self._new_state(seed, options)
+        self.agents = list(self.possible_agents)
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self._hands_scored = len(self.state_obj.results)
+        self.agent_selection = self.possible_agents[self.state_obj.current_player]
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = self._seat[agent]
+        state = self.state_obj
+        legal = state.legal_actions() if state.current_player == seat else []
+        return {"observation": self._encode(state.view(seat)), "action_mask": self._mask(legal)}
+
+    def step(self, action: int | None) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        state = self.state_obj
+        legal = state.legal_actions()
+        penalty = 0.0
+        if action is None or action not in legal:
+            if self.illegal_action == "raise":
+                raise ValueError(
+                    f"illegal action {action!r} by {agent} "
+                    f"({self._action_name(action)}); legal actions: {legal}")
+            penalty = self.illegal_penalty
+            action = legal[int(self._rng.integers(len(legal)))]
+        self._cumulative_rewards[agent] = 0.0
+        for a in self.agents:
+            self.rewards[a] = 0.0
+        self.rewards[agent] += penalty
+        state.apply(int(action))
+        self._score_finished_hands()
+        if state.current_player is not None:
+            self.agent_selection = self.possible_agents[state.current_player]
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _score_finished_hands(self) -> None:
+        state = self.state_obj
+        results = state.results
+        if len(results) == self._hands_scored:
+            return
+        for result in results[self._hands_scored:]:
+            if self.score_scale:
+                for seat, agent in enumerate(self.possible_agents):
+                    self.rewards[agent] += result.points[seat] / self.score_scale
+        self._hands_scored = len(results)
+        if state.is_over or self.episode == "hand":
+            winners = state.winners if state.is_over else self._leaders(results[-1].totals)
+            for seat, agent in enumerate(self.possible_agents):
+                bonus = self.win_reward / len(winners) if seat in winners else -self.win_reward
+                self.rewards[agent] += bonus
+                self.terminations[agent] = True
+
+    @staticmethod
+    def _leaders(totals: tuple[int, ...]) -> tuple[int, ...]:
+        top = max(totals)
+        return tuple(s for s, t in enumerate(totals) if t == top)
+
+    def _action_name(self, action: Any) -> str:
+        return repr(action)
+
+    def render(self) -> str | None:
+        if self.state_obj is None:
+            return None
+        seat = self.state_obj.current_player
+        text = self._render_view(self.state_obj.view(0 if seat is None else seat))
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass

@@ -1,0 +1,40 @@
+"""Registry of the games: how tournaments, training and front ends build any game.
+
+Each game registers a ``Game``: its presets, how to make rules, an engine state
+and an env. The engine states all offer ``current_player``, ``legal_actions()``,
+``apply(action)``, ``view(seat)``, ``is_over``, ``winners``, ``scores`` and
+``results`` (one summary per finished hand).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Game:
+    name: str
+    presets: tuple[str, ...]
+    get_rules: Callable[..., Any]  # (preset, **changes) -> rules
+    new_state: Callable[..., Any]  # (rules, seed, deal=None) -> state
+    env: Callable[..., Any]  # (**kwargs) -> PettingZoo AEC env
+    num_players: Callable[[Any], int]  # rules -> number of seats
+    action_name: Callable[[int], str]
+    view_from_dict: Callable[[dict], Any]
+
+
+_MODULES = {"spades": "envs.spades.game"}
+
+
+def get_game(name: str) -> Game:
+    """The ``Game`` named ``name`` (e.g. 'spades')."""
+    if name not in _MODULES:
+        raise ValueError(f"unknown game {name!r}; choose from {sorted(_MODULES)}")
+    return importlib.import_module(_MODULES[name]).GAME
+
+
+def game_names() -> list[str]:
+    return sorted(_MODULES)

@@ -1,0 +1,221 @@
+"""The Spades engine: the whole truth of a game, a pure state machine.
+
+One ``SpadesState`` is one game: hands are dealt, bid, played and scored until
+a player wins (RULES.md section 1). Actions are ids of ``envs.spades.actions``.
+Randomness comes only from the ``numpy.random.Generator`` given, and only for
+deals, so the same seed replays the same cards whatever the players do.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from envs import cards
+from envs.spades.actions import CARD_OFFSET, NUM_BIDS, action_name
+from envs.spades.rules import HAND_SIZE, MAX_BID, NUM_PLAYERS, NUM_TRICKS, KILLER, SpadesRules
+from envs.spades.scoring import HandResult, score_bid
+from envs.spades.view import SpadesView
+from envs.tricks import follow_suit, trick_winner
+
+SPADES = cards.SPADES
+# Suit each card counts as, and its power within it: jokers are spades above the ace.
+SUIT_TABLE = tuple(cards.suit_of(c) if c < 52 else SPADES for c in range(cards.NUM_CARDS))
+POWER_TABLE = tuple(cards.rank_of(c) for c in range(cards.NUM_CARDS))
+_ALL_BIDS = tuple(range(MAX_BID + 1))
+_NON_SPADE_SUITS_MASK = 0b0111
+
+
+class IllegalActionError(ValueError):
+    """An action that is not in the legal set; the state is left unchanged."""
+
+
+class SpadesState:
+    """A game of Spades. Build with a rules object and a seed or generator."""
+
+    def __init__(
+        self,
+        rules: SpadesRules = KILLER,
+        rng: np.random.Generator | int | None = None,
+        deal: list[list[str | int]] | None = None,
+    ) -> None:
+        self.rules = rules
+        self.rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+        self.deck = cards.make_deck(rules.jokers)
+        first = self.rng.integers(NUM_PLAYERS) if rules.first_dealer is None else rules.first_dealer
+        self.dealer = int(first)
+        self.hand_number = 0
+        self.scores = [0] * NUM_PLAYERS
+        self.bags = [0] * NUM_PLAYERS
+        self.results: list[HandResult] = []
+        self.winners: tuple[int, ...] = ()
+        first_deal = None if deal is None else cards.check_deal(deal, self.deck, NUM_PLAYERS,
+                                                                HAND_SIZE)
+        self._start_hand(first_deal)
+
+    # ----------------------------------------------------------------- hands
+    def _start_hand(self, hands: list[list[int]] | None = None) -> None:
+        if hands is None:
+            hands, _ = cards.deal(self.deck, NUM_PLAYERS, HAND_SIZE, self.rng)
+        self.hand_number += 1
+        self.hands = hands
+        self.bids: list[int | None] = [None] * NUM_PLAYERS
+        self.tricks = [0] * NUM_PLAYERS
+        self.plays: list[tuple[int, int]] = []
+        self.trick: list[int] = []
+        self.leader = (self.dealer + 1) % NUM_PLAYERS
+        self.current_player: int | None = self.leader
+        self.phase = "bid"
+        self.spades_broken = False
+        self.voids = [0] * NUM_PLAYERS
+        self.last_trick: tuple[tuple[int, int], ...] = ()
+        self.last_trick_winner: int | None = None
+
+    @property
+    def is_over(self) -> bool:
+        return self.phase == "over"
+
+    @property
+    def num_bids_made(self) -> int:
+        return sum(b is not None for b in self.bids)
+
+    # ---------------------------------------------------------- legal moves
+    def legal_bids(self) -> list[int]:
+        if self.rules.bids_may_total_tricks or self.num_bids_made < NUM_PLAYERS - 1:
+            return list(_ALL_BIDS)
+        refused = NUM_TRICKS - sum(b for b in self.bids if b is not None)
+        return [b for b in _ALL_BIDS if b != refused]
+
+    def legal_cards(self) -> list[int]:
+        hand = self.hands[self.current_player]
+        if self.trick:
+            return follow_suit(hand, SUIT_TABLE[self.trick[0]], SUIT_TABLE)
+        if self.rules.spades_must_be_broken and not self.spades_broken:
+            others = [c for c in hand if SUIT_TABLE[c] != SPADES]
+            if others:
+                return others
+        return list(hand)
+
+    def legal_actions(self) -> list[int]:
+        """Legal action ids for the current player, ascending; empty when over."""
+        if self.phase == "bid":
+            return self.legal_bids()
+        if self.phase == "play":
+            return [CARD_OFFSET + c for c in self.legal_cards()]
+        return []
+
+    # ---------------------------------------------------------------- apply
+    def apply(self, action: int) -> None:
+        """Play ``action`` for the current player; raise and change nothing if illegal."""
+        legal = self.legal_actions()
+        if action not in legal:
+            raise IllegalActionError(
+                f"illegal action {action!r} ({action_name(action)}) for player "
+                f"{self.current_player} in phase {self.phase!r}; legal: {legal}"
+            )
+        action = int(action)
+        if self.phase == "bid":
+            self._bid(action)
+        else:
+            self._play(action - CARD_OFFSET)
+
+    def _bid(self, bid: int) -> None:
+        self.bids[self.current_player] = bid
+        if self.num_bids_made == NUM_PLAYERS:
+            self.phase = "play"
+            self.current_player = self.leader
+        else:
+            self.current_player = (self.current_player + 1) % NUM_PLAYERS
+
+    def _play(self, card: int) -> None:
+        seat = self.current_player
+        hand = self.hands[seat]
+        suit = SUIT_TABLE[card]
+        if self.trick:
+            if suit != SUIT_TABLE[self.trick[0]]:
+                self.voids[seat] |= 1 << SUIT_TABLE[self.trick[0]]
+        elif suit == SPADES and self.rules.spades_must_be_broken and not self.spades_broken:
+            self.voids[seat] |= _NON_SPADE_SUITS_MASK  # led spades unbroken: holds only spades
+        hand.remove(card)
+        self.plays.append((seat, card))
+        self.trick.append(card)
+        if suit == SPADES:
+            self.spades_broken = True
+        if len(self.trick) < NUM_PLAYERS:
+            self.current_player = (seat + 1) % NUM_PLAYERS
+            return
+        winner = (self.leader + trick_winner(self.trick, SUIT_TABLE, POWER_TABLE, SPADES)) \
+            % NUM_PLAYERS
+        self.tricks[winner] += 1
+        self.last_trick = tuple(self.plays[-NUM_PLAYERS:])
+        self.last_trick_winner = winner
+        self.trick = []
+        self.leader = self.current_player = winner
+        if len(self.plays) == NUM_PLAYERS * NUM_TRICKS:
+            self._end_hand()
+
+    def _end_hand(self) -> None:
+        points, penalties = [], []
+        for seat in range(NUM_PLAYERS):
+            p, self.bags[seat], pen = score_bid(
+                self.rules, self.bids[seat], self.tricks[seat], self.bags[seat])
+            self.scores[seat] += p
+            points.append(p)
+            penalties.append(pen)
+        self.results.append(HandResult(
+            self.hand_number, self.dealer, tuple(self.bids), tuple(self.tricks), tuple(points),
+            tuple(penalties), tuple(self.bags), tuple(self.scores)))
+        top = max(self.scores)
+        leaders = tuple(s for s in range(NUM_PLAYERS) if self.scores[s] == top)
+        capped = self.rules.max_hands is not None and self.hand_number >= self.rules.max_hands
+        if (len(leaders) == 1 and self.rules.reached_target(top)) or capped:
+            self.winners = leaders
+            self.phase = "over"
+            self.current_player = None
+            return
+        self.dealer = (self.dealer + 1) % NUM_PLAYERS
+        self._start_hand()
+
+    # ----------------------------------------------------------------- views
+    def view(self, seat: int) -> SpadesView:
+        """Everything ``seat`` may know, and nothing more."""
+        trick_plays = tuple(self.plays[len(self.plays) - len(self.trick):]) if self.trick else ()
+        return SpadesView(
+            rules=self.rules,
+            seat=seat,
+            phase=self.phase,
+            current_player=self.current_player,
+            dealer=self.dealer,
+            hand_number=self.hand_number,
+            hand=tuple(self.hands[seat]),
+            bids=tuple(self.bids),
+            tricks=tuple(self.tricks),
+            plays=tuple(self.plays),
+            trick=trick_plays,
+            leader=self.leader,
+            spades_broken=self.spades_broken,
+            voids=tuple(self.voids),
+            scores=tuple(self.scores),
+            bags=tuple(self.bags),
+            last_trick=self.last_trick,
+            last_trick_winner=self.last_trick_winner,
+            last_hand=self.results[-1] if self.results else None,
+            winners=self.winners,
+        )
+
+    def clone(self) -> SpadesState:
+        other = object.__new__(SpadesState)
+        other.__dict__.update(self.__dict__)
+        other.rng = np.random.Generator(type(self.rng.bit_generator)())
+        other.rng.bit_generator.state = self.rng.bit_generator.state
+        other.hands = [list(h) for h in self.hands]
+        for name in ("scores", "bags", "results", "bids", "tricks", "plays", "trick", "voids"):
+            setattr(other, name, list(getattr(self, name)))
+        return other
+
+    def __repr__(self) -> str:
+        return (f"SpadesState({self.rules.preset}, hand {self.hand_number}, {self.phase}, "
+                f"player {self.current_player}, scores {self.scores})")
+
+
+
+__all__ = ["SpadesState", "IllegalActionError", "SUIT_TABLE", "POWER_TABLE", "NUM_BIDS"]

@@ -1,0 +1,65 @@
+"""PettingZoo AEC env for Spades (``spades_v0``), both presets of one engine.
+
+    from envs.spades import env
+    e = env(preset="killer")            # or "cutthroat", or rules=SpadesRules(...)
+    e.reset(seed=1, options={"deal": [[...13 names...]] * 4})
+
+Observations are ``{"observation": float32[OBS_SIZE], "action_mask": int8[68]}``
+from the seat's ``SpadesView`` only. Hand rewards are scaled by 100 points.
+"""
+
+from __future__ import annotations
+
+from pettingzoo.utils import wrappers
+
+from envs.aec import CardGameEnv
+from envs.spades import encode
+from envs.spades.actions import NUM_ACTIONS, action_name
+from envs.spades.engine import SpadesState
+from envs.spades.render import render
+from envs.spades.rules import SpadesRules, get_rules
+
+ENV_NAME = "spades_v0"
+
+
+class raw_env(CardGameEnv):  # noqa: N801 - PettingZoo naming
+    metadata = {**CardGameEnv.metadata, "name": ENV_NAME}
+    num_players = 4
+    obs_size = encode.OBS_SIZE
+    num_actions = NUM_ACTIONS
+    default_score_scale = 100.0
+
+    def __init__(
+        self,
+        preset: str = "killer",
+        rules: SpadesRules | None = None,
+        render_mode: str | None = None,
+        **options,
+    ) -> None:
+        env_keys = {"episode", "score_scale", "win_reward", "illegal_action", "illegal_penalty"}
+        env_options = {k: options.pop(k) for k in list(options) if k in env_keys}
+        self.rules = get_rules(rules if rules is not None else preset, **options)
+        super().__init__(render_mode=render_mode, **env_options)
+
+    def _new_state(self, seed, options):
+        return SpadesState(self.rules, seed, deal=options.get("deal"))
+
+    def _encode(self, view):
+        return encode.encode(view)
+
+    def _mask(self, legal):
+        return encode.action_mask(legal)
+
+    def _observation_bounds(self):
+        return encode.observation_bounds()
+
+    def _render_view(self, view):
+        return render(view)
+
+    def _action_name(self, action):
+        return action_name(action)
+
+
+def env(**kwargs) -> wrappers.OrderEnforcingWrapper:
+    """The Spades env wrapped in PettingZoo's order enforcing wrapper."""
+    return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))

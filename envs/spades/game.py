@@ -1,0 +1,19 @@
+"""Spades as seen by the game registry (``envs.games``)."""
+
+from envs.games import Game
+from envs.spades.actions import action_name
+from envs.spades.engine import SpadesState
+from envs.spades.env import env
+from envs.spades.rules import PRESETS, get_rules
+from envs.spades.view import SpadesView
+
+GAME = Game(
+    name="spades",
+    presets=tuple(PRESETS),
+    get_rules=get_rules,
+    new_state=lambda rules, seed=None, deal=None: SpadesState(rules, seed, deal=deal),
+    env=env,
+    num_players=lambda rules: 4,
+    action_name=action_name,
+    view_from_dict=SpadesView.from_dict,
+)

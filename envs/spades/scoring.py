@@ -1,0 +1,62 @@
+"""Spades hand scoring (S1-S4.1 and the cutthroat table of RULES.md section 1)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from envs.spades.rules import SpadesRules
+
+
+def score_bid(rules: SpadesRules, bid: int, tricks: int, bags: int) -> tuple[int, int, int]:
+    """Points one player scores for a hand, its bags after, and bag penalties paid.
+
+    Nil (bid 0): +/- ``nil_points``; a failed nil's tricks make no bags.
+    Otherwise made exactly: +10 x bid; under: -10 x bid; over: +10 x bid plus
+    ``overtrick_points`` per overtrick, and with bags each overtrick is a bag;
+    each time the bag count reaches ``bag_limit`` it costs ``bag_penalty`` and
+    drops by ``bag_limit``.
+    """
+    if bid == 0:
+        return (rules.nil_points if tricks == 0 else -rules.nil_points), bags, 0
+    base = rules.points_per_bid_trick * bid
+    if tricks < bid:
+        return -base, bags, 0
+    over = tricks - bid
+    points = base + rules.overtrick_points * over
+    penalties = 0
+    if rules.bag_limit is not None:
+        bags += over
+        penalties, bags = divmod(bags, rules.bag_limit)
+        points -= penalties * rules.bag_penalty
+    return points, bags, penalties
+
+
+@dataclass(frozen=True, slots=True)
+class HandResult:
+    """The end-of-hand summary (A3.6): per seat bid, tricks, points, bags."""
+
+    hand_number: int
+    dealer: int
+    bids: tuple[int, ...]
+    tricks: tuple[int, ...]
+    points: tuple[int, ...]
+    bag_penalties: tuple[int, ...]
+    bags: tuple[int, ...]
+    totals: tuple[int, ...]
+
+    def to_dict(self) -> dict:
+        return {
+            "hand_number": self.hand_number,
+            "dealer": self.dealer,
+            "bids": list(self.bids),
+            "tricks": list(self.tricks),
+            "points": list(self.points),
+            "bag_penalties": list(self.bag_penalties),
+            "bags": list(self.bags),
+            "totals": list(self.totals),
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict) -> HandResult:
+        return cls(d["hand_number"], d["dealer"], *(tuple(d[k]) for k in (
+            "bids", "tricks", "points", "bag_penalties", "bags", "totals")))
