@@ -1,0 +1,214 @@
+"""The Spades PettingZoo env: API, determinism, masks, no leaks, rewards, errors."""
+
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, seed_test
+
+from envs import cards
+from envs.spades import encode, env, raw_env
+from tests.spades_util import all_spades_deal, oracle_legal
+
+PRESETS = ["killer", "cutthroat"]
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+@pytest.mark.parametrize("episode", ["hand", "game"])
+def test_pettingzoo_api(preset, episode):
+    api_test(env(preset=preset, episode=episode, max_hands=2), num_cycles=400)
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_seed_gives_same_trajectory(preset):
+    seed_test(lambda: env(preset=preset, max_hands=2), num_cycles=500)
+
+
+def test_metadata_and_spaces():
+    e = env()
+    assert e.metadata["name"] == "spades_v0"
+    assert e.possible_agents == [f"player_{i}" for i in range(4)]
+    space = e.observation_space("player_0")
+    assert space["observation"].shape == (encode.OBS_SIZE,)
+    assert e.action_space("player_3").n == 68
+
+
+def _random_episode(e, seed, check=None):
+    """Play one episode with random legal actions; ``check(env, agent, obs)`` each turn."""
+    rng = np.random.default_rng(seed)
+    e.reset(seed=seed)
+    for agent in e.agent_iter():
+        obs, _, term, trunc, _ = e.last()
+        if term or trunc:
+            e.step(None)
+            continue
+        if check:
+            check(e, agent, obs)
+        legal = np.flatnonzero(obs["action_mask"])
+        e.step(int(rng.choice(legal)))
+
+
+def test_masks_equal_the_legal_set_over_thousands_of_games():
+    checked = 0
+
+    def check(e, agent, obs):
+        nonlocal checked
+        state = e.unwrapped.state_obj
+        assert agent == f"player_{state.current_player}"
+        assert np.flatnonzero(obs["action_mask"]).tolist() == oracle_legal(state)
+        for other in e.agents:  # seats not to act get an empty mask
+            if other != agent:
+                assert not e.observe(other)["action_mask"].any()
+        checked += 1
+
+    games = 0
+    for preset, jokers in [("killer", False), ("cutthroat", False), ("cutthroat", True)]:
+        e = env(preset=preset, jokers=jokers, episode="hand")
+        for seed in range(700):
+            _random_episode(e, seed, check if seed % 7 == 0 else None)
+            games += 1
+        # the remaining games still run through the env's own mask check in step
+    assert games == 2100 and checked > 15000
+
+
+def _trajectory(deal, seed, preset="killer"):
+    """Random legal actions from ``deal``; return the action list."""
+    e = raw_env(preset=preset, episode="hand")
+    e.reset(seed=seed, options={"deal": deal})
+    rng = np.random.default_rng(seed)
+    actions = []
+    while not all(e.terminations.values()):
+        legal = e.state_obj.legal_actions()
+        a = legal[int(rng.integers(len(legal)))]
+        actions.append(a)
+        e.step(a)
+    return actions
+
+
+def _observations(deal, actions, seat, preset="killer"):
+    """The seat's (observation, mask) at each of its turns while ``actions`` replay."""
+    e = raw_env(preset=preset, episode="hand")
+    e.reset(seed=0, options={"deal": deal})
+    seen = []
+    for a in actions:
+        if e.state_obj.current_player == seat:
+            o = e.observe(f"player_{seat}")
+            seen.append((o["observation"].copy(), o["action_mask"].copy()))
+        e.step(a)
+    return seen
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+@pytest.mark.parametrize("seed", range(12))
+def test_no_leak_when_hidden_cards_swap_between_other_players(preset, seed):
+    rng = np.random.default_rng(seed)
+    deck = [cards.name(c) for c in cards.shuffled(cards.make_deck(), rng)]
+    deal = [deck[i * 13:(i + 1) * 13] for i in range(4)]
+    actions = _trajectory(deal, seed, preset)
+    seat = seed % 4
+    a, b = [s for s in range(4) if s != seat][:2]
+    order = {c: i for i, c in enumerate(actions)}  # when each card action is played
+    pairs = [(x, y) for x in deal[a] for y in deal[b]
+             if cards.suit_of(cards.parse(x)) == cards.suit_of(cards.parse(y))]
+    assert pairs  # two 13-card hands always share a suit here (fixed seeds)
+    # swap the pair whose first card is played latest, so many turns are compared
+    x, y = max(pairs, key=lambda p: min(order[14 + cards.parse(p[0])],
+                                        order[14 + cards.parse(p[1])]))
+    cut = min(order[14 + cards.parse(x)], order[14 + cards.parse(y)])
+    swapped = [list(h) for h in deal]
+    swapped[a][swapped[a].index(x)] = y
+    swapped[b][swapped[b].index(y)] = x
+    before = _observations(deal, actions[:cut], seat, preset)
+    after = _observations(swapped, actions[:cut], seat, preset)
+    assert len(before) == len(after) >= 3  # bidding turns at least
+    for (o1, m1), (o2, m2) in zip(before, after, strict=True):
+        assert np.array_equal(o1, o2)
+        assert np.array_equal(m1, m2)
+
+
+def test_the_leak_test_would_catch_a_leak():
+    """Swapping cards between the seat's own hand and another's must change its observation."""
+    deal = all_spades_deal()
+    swapped = [list(h) for h in deal]
+    swapped[0][0], swapped[1][0] = swapped[1][0], swapped[0][0]
+    o1 = _observations(deal, [1], 1)
+    o2 = _observations(swapped, [1], 1)
+    assert not np.array_equal(o1[0][0], o2[0][0])
+
+
+def test_illegal_action_raises_and_changes_nothing():
+    e = env(preset="killer")
+    e.reset(seed=3)
+    agent = e.agent_selection
+    obs_before = {a: e.observe(a)["observation"].copy() for a in e.agents}
+    cum_before = dict(e.unwrapped._cumulative_rewards)
+    legal = np.flatnonzero(e.observe(agent)["action_mask"]).tolist()
+    with pytest.raises(ValueError) as err:
+        e.step(40)  # a card during bidding
+    msg = str(err.value)
+    assert agent in msg and "40" in msg and str(legal) in msg
+    assert e.agent_selection == agent
+    assert dict(e.unwrapped._cumulative_rewards) == cum_before
+    for a in e.agents:
+        assert np.array_equal(e.observe(a)["observation"], obs_before[a])
+
+
+def test_illegal_action_penalty_option_plays_a_random_legal_move():
+    e = env(preset="killer", illegal_action="penalty", illegal_penalty=-0.5)
+    e.reset(seed=3)
+    agent = e.agent_selection
+    e.step(40)
+    assert e.unwrapped.state_obj.bids[int(agent[-1])] is not None
+    assert e.rewards[agent] == -0.5
+
+
+def test_given_deal_is_dealt_and_checked():
+    e = raw_env()
+    deal = all_spades_deal()
+    e.reset(seed=1, options={"deal": deal})
+    assert cards.names(e.state_obj.view(0).hand) == sorted(deal[0], key=cards.parse)
+    with pytest.raises(cards.CardError, match="misdeal: hand 2 has 12 cards"):
+        e.reset(options={"deal": deal[:2] + [deal[2][:12]] + deal[3:]})
+    with pytest.raises(cards.CardError, match="AS is dealt twice"):
+        e.reset(options={"deal": [deal[0], deal[1][:12] + ["AS"]] + deal[2:]})
+    with pytest.raises(cards.CardError, match="'XS'"):
+        e.reset(options={"deal": [deal[0][:12] + ["XS"]] + deal[1:]})
+
+
+def test_rewards_are_hand_score_over_100_plus_win_bonus():
+    e = raw_env(preset="killer", episode="hand")
+    e.reset(seed=0, options={"deal": all_spades_deal()})
+    totals = {a: 0.0 for a in e.agents}
+    bids = {0: 13, 1: 0, 2: 0, 3: 1}
+    for agent in e.agent_iter():
+        _, reward, term, _, _ = e.last()
+        totals[agent] += reward
+        if term:
+            e.step(None)
+            continue
+        state = e.state_obj
+        action = bids[state.current_player] if state.phase == "bid" \
+            else state.legal_actions()[0]
+        e.step(action)
+    assert totals == pytest.approx({"player_0": 1.3 + 1, "player_1": 1.0 - 1,
+                                    "player_2": 1.0 - 1, "player_3": -0.1 - 1})
+
+
+def test_reward_options_turn_terms_off_and_ties_share_the_win():
+    e = raw_env(preset="killer", episode="hand", score_scale=0, win_reward=2.0)
+    e.reset(seed=0, options={"deal": all_spades_deal()})
+    state = e.state_obj
+    for action in [0, 0, 13, 0]:  # seat 1 nil, 2 nil, 3 bids 13 (set), 0 nil (fails)
+        e.step(action)
+    while state.hand_number == 1:
+        e.step(state.legal_actions()[0])
+    assert state.results[0].points == (-100, 100, 100, -130)
+    assert e.rewards == {"player_0": -2.0, "player_1": 1.0, "player_2": 1.0, "player_3": -2.0}
+
+
+def test_ansi_render_shows_the_table_and_only_the_actors_hand():
+    e = env(preset="cutthroat", render_mode="ansi")
+    e.reset(seed=0, options={"deal": all_spades_deal()})
+    text = e.render()
+    assert "cutthroat" in text and "player_1 hand" in text and "♣" in text  # seat 1 holds clubs
+    assert "♠" not in text.split("hand:")[1]  # seat 0's spades are not shown
+    for a in range(4):
+        assert f"player_{a}" in text
