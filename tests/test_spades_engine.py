@@ -195,8 +195,32 @@ def _random_game_checks(rules, seed, hands=1):
 def test_legal_set_matches_rules_and_cards_are_conserved(seed, preset, jokers):
     rules = get_rules(preset, jokers=jokers)
     state = _random_game_checks(rules, seed, hands=2)
+    totals, bags = [0] * 4, [0] * 4
     for result in state.results:
         assert sum(result.tricks) == 13
+        for seat in range(4):
+            points, bags[seat] = _oracle_points(rules, result.bids[seat], result.tricks[seat],
+                                                bags[seat])
+            assert result.points[seat] == points
+            totals[seat] += points
+        assert list(result.totals) == totals and list(result.bags) == bags
+
+
+def _oracle_points(rules, bid, tricks, bags):
+    """RULES.md section 1 scoring, counted one overtrick (one bag) at a time."""
+    if bid == 0:
+        return (rules.nil_points if tricks == 0 else -rules.nil_points), bags
+    if tricks < bid:
+        return -10 * bid, bags
+    points = 10 * bid
+    for _ in range(tricks - bid):
+        points += rules.overtrick_points
+        if rules.bag_limit:
+            bags += 1
+            if bags == rules.bag_limit:
+                points -= rules.bag_penalty
+                bags = 0
+    return points, bags
 
 
 def test_illegal_action_error_names_action_player_and_legal_set():
