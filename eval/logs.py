@@ -1,0 +1,100 @@
+"""The tournament directory on disk: config, one JSON log per game, summary.
+
+    <out>/tournament.json          the config (a rerun must match it to resume)
+    <out>/games/<deal>-<rot>.json  one finished game each
+    <out>/summary.json, summary.txt
+
+Every file is written to a temporary name and then ``os.replace``d, so an
+interrupted run never leaves a half-written log: a log that exists is a
+finished game, which is what makes resuming safe.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from eval.config import ConfigError, TournamentConfig
+from eval.play import game_header
+
+GAMES_DIR = "games"
+CONFIG_FILE = "tournament.json"
+TMP_SUFFIX = ".tmp"
+
+
+def game_path(out: Path, deal: int, rotation: int) -> Path:
+    return out / GAMES_DIR / f"{deal:05d}-{rotation}.json"
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` so that readers see the old file or the whole new one."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f"{path.name}.{os.getpid()}{TMP_SUFFIX}")  # one writer per process
+    try:
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def game_log_text(log: dict) -> str:
+    """One top-level field per line, values compact: readable, and small for long games."""
+    lines = [f"  {json.dumps(k)}: {json.dumps(v, separators=(',', ':'))}" for k, v in log.items()]
+    return "{\n" + ",\n".join(lines) + "\n}\n"
+
+
+def write_game_log(out: Path, log: dict) -> None:
+    write_atomic(game_path(out, log["deal"], log["rotation"]), game_log_text(log))
+
+
+def read_game_log(out: Path, cfg: TournamentConfig, deal: int, rotation: int) -> dict | None:
+    """The stored log of a finished game, or None; error if it belongs to another config."""
+    path = game_path(out, deal, rotation)
+    try:
+        log = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as err:
+        raise ConfigError(f"unreadable game log {path}: {err}; delete it to replay") from None
+    expected = game_header(cfg, deal, rotation)
+    for key, value in expected.items():
+        if log.get(key) != value:
+            raise ConfigError(f"game log {path} was played with {key}={log.get(key)!r}, but this "
+                              f"tournament has {key}={value!r}; use another --out or --fresh")
+    return log
+
+
+def remove_stale_temp_files(out: Path) -> None:
+    """Temp files of writes that a kill interrupted: never a finished game."""
+    for tmp in (out / GAMES_DIR).glob("*" + TMP_SUFFIX):
+        tmp.unlink(missing_ok=True)
+
+
+def check_or_write_config(out: Path, cfg: TournamentConfig) -> None:
+    """Claim ``out`` for ``cfg``; a directory holding another tournament is an error."""
+    path = out / CONFIG_FILE
+    mine = cfg.to_dict()
+    if path.exists():
+        try:
+            stored = json.loads(path.read_text(encoding="utf-8"))
+        except ValueError as err:
+            raise ConfigError(f"unreadable {path}: {err}") from None
+        diffs = [k for k in sorted(set(mine) | set(stored)) if mine.get(k) != stored.get(k)]
+        if diffs:
+            k = diffs[0]
+            raise ConfigError(f"{out} holds another tournament ({k}: stored {stored.get(k)!r}, "
+                              f"now {mine.get(k)!r}); use another --out, or --fresh to replace it")
+        return
+    write_atomic(path, json.dumps(mine, indent=2) + "\n")
+
+
+def clear(out: Path) -> None:
+    """Remove a previous tournament's files from ``out`` (only the files we write)."""
+    for log in (out / GAMES_DIR).glob("*.json"):
+        log.unlink()
+    remove_stale_temp_files(out)
+    for name in (CONFIG_FILE, "summary.json", "summary.txt"):
+        (out / name).unlink(missing_ok=True)
