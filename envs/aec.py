@@ -25,7 +25,13 @@ from pettingzoo import AECEnv
 
 
 class CardGameEnv(AECEnv):
-    """Base PettingZoo AEC env for a card game engine with a ``view(seat)``."""
+    """Base PettingZoo AEC env for a card game engine with a ``view(seat)``.
+
+    The engine state offers ``current_player``, ``legal_actions()``,
+    ``apply(action)``, ``view(seat)``, ``is_over``, ``winners`` and ``results``;
+    ``is_legal(action)`` (``action in legal_actions()``, without building the
+    list) is optional and makes ``step`` cheaper.
+    """
 
     metadata: dict[str, Any] = {"render_modes": ["ansi", "human"], "is_parallelizable": False}
 
@@ -67,7 +73,8 @@ class CardGameEnv(AECEnv):
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(self.num_actions) for a in self.possible_agents}
         self.state_obj = None
-        self._rng = np.random.default_rng()
+        self._rng_seed: int | None = None
+        self._rng_obj: np.random.Generator | None = None
 
     # --------------------------------------------------------- game hooks
     def _new_state(self, seed: int | None, options: dict) -> Any:
@@ -85,6 +92,14 @@ class CardGameEnv(AECEnv):
     def _observation_bounds(self) -> tuple[np.ndarray, np.ndarray]:
         return (np.zeros(self.obs_size, np.float32), np.ones(self.obs_size, np.float32))
 
+    @property
+    def _rng(self) -> np.random.Generator:
+        """The env's own generator (random legal actions for penalised illegal ones),
+        seeded by ``reset(seed)``; made when first needed, as making one is not free."""
+        if self._rng_obj is None:
+            self._rng_obj = np.random.default_rng(self._rng_seed)
+        return self._rng_obj
+
     # ----------------------------------------------------------- PettingZoo
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -94,7 +109,7 @@ class CardGameEnv(AECEnv):
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         options = dict(options or {})
-        self._rng = np.random.default_rng(seed)
+        self._rng_seed, self._rng_obj = seed, None  # made on first use (illegal_action="penalty")
         self.state_obj = self._new_state(seed, options)
         self.agents = list(self.possible_agents)
         self.rewards = {a: 0.0 for a in self.agents}
@@ -117,24 +132,33 @@ class CardGameEnv(AECEnv):
             self._was_dead_step(action)
             return
         state = self.state_obj
-        legal = state.legal_actions()
         penalty = 0.0
-        if action is None or action not in legal:
+        # an engine's is_legal(action) answers `action in legal_actions()` without
+        # building the list, which is then only built when an action is refused
+        is_legal = getattr(state, "is_legal", None)
+        if action is None or not (is_legal(action) if is_legal is not None
+                                  else action in state.legal_actions()):
+            legal = state.legal_actions()
             if self.illegal_action == "raise":
                 raise ValueError(
                     f"illegal action {action!r} by {agent} "
                     f"({self._action_name(action)}); legal actions: {legal}")
             penalty = self.illegal_penalty
             action = legal[int(self._rng.integers(len(legal)))]
+        rewards = self.rewards
         self._cumulative_rewards[agent] = 0.0
         for a in self.agents:
-            self.rewards[a] = 0.0
-        self.rewards[agent] += penalty
+            rewards[a] = 0.0
+        rewards[agent] += penalty
         state.apply(int(action))
-        self._score_finished_hands()
+        scored = len(state.results) != self._hands_scored
+        if scored:
+            self._score_finished_hands()
         if state.current_player is not None:
             self.agent_selection = self.possible_agents[state.current_player]
-        self._accumulate_rewards()
+        if scored or penalty:
+            self._accumulate_rewards()
+        # else every reward is 0.0 and adding it would change no cumulative reward
         if self.render_mode == "human":
             self.render()
 
