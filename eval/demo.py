@@ -37,11 +37,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="processes playing games (default: min(2, cpu count))")
     p.add_argument("--max-hands", type=int, default=100,
                    help="safety cap on hands per game; 0 = no cap")
-    p.add_argument("--out", default=str(RUNS_DIR / "demo"),
-                   help="directory holding one subdirectory per tournament")
-    p.add_argument("--resume", action="store_true",
-                   help="keep games logged by an earlier demo run (default: replay all, so "
-                        "changed bots are measured afresh)")
+    p.add_argument("--out", default=None,
+                   help="directory holding one subdirectory per tournament (default: a new "
+                        f"{RUNS_DIR}/demo-<time> per run, so no earlier result is overwritten; "
+                        "the --out of an interrupted run resumes it)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     return p
 
@@ -63,18 +62,19 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
     start = time.perf_counter()
+    out_root = Path(args.out or RUNS_DIR / time.strftime("demo-%Y%m%d-%H%M%S"))
     for preset, label, cfg in configs:
-        out = Path(args.out) / f"{preset}-{label}"
+        out = out_root / f"{preset}-{label}"
         t0 = time.perf_counter()
         try:
             run = run_tournament(cfg, args.deals, out, workers=args.workers, progress=progress,
-                                 fresh=not args.resume, quiet=args.quiet)
+                                 quiet=args.quiet)
         except BotError as err:
             print(f"error: {err}", file=sys.stderr)
             return 1
         except KeyboardInterrupt:
-            print(f"\ninterrupted; finished games are in {out} (rerun with --resume to keep them)",
-                  file=sys.stderr)
+            print(f"\ninterrupted; finished games are in {out}; continue with "
+                  f"--out {out_root}", file=sys.stderr)
             return 130
         print(f"=== {preset}: {label} ({time.perf_counter() - t0:.0f} s, "
               f"{run.played} games played, {run.loaded} read back) ===")
