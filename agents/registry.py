@@ -30,8 +30,9 @@ def _load_game_bots(name: str) -> None:
         importlib.import_module(_BOT_MODULES[game])
 
 
-def _parse_value(text: str):
-    low = text.lower()
+def parse_value(text: str):
+    """'3' -> 3, '0.5' -> 0.5, 'true' -> True, 'none' -> None, anything else stays text."""
+    low = text.strip().lower()
     if low in ("true", "false"):
         return low == "true"
     if low == "none":
@@ -41,7 +42,7 @@ def _parse_value(text: str):
             return kind(text)
         except ValueError:
             pass
-    return text
+    return text.strip()
 
 
 def parse_spec(spec: str) -> tuple[str, dict]:
@@ -54,7 +55,7 @@ def parse_spec(spec: str) -> tuple[str, dict]:
         key, eq, value = item.partition("=")
         if not eq or not key:
             raise ValueError(f"bad option {item!r} in bot spec {spec!r}; expected key=value")
-        kwargs[key.strip().replace("-", "_")] = _parse_value(value.strip())
+        kwargs[key.strip().replace("-", "_")] = parse_value(value)
     return name, kwargs
 
 

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 import agents
+from agents.registry import parse_value
 from envs.games import Game, game_names, get_game
 
 
@@ -140,21 +141,6 @@ def rules_dict(rules: Any) -> dict:
     if hasattr(rules, "to_dict"):
         return rules.to_dict()
     return dict(vars(rules))
-
-
-def parse_value(text: str) -> Any:
-    """'3' -> 3, '0.5' -> 0.5, 'true' -> True, 'none' -> None, anything else stays text."""
-    low = text.strip().lower()
-    if low in ("true", "false"):
-        return low == "true"
-    if low == "none":
-        return None
-    for kind in (int, float):
-        try:
-            return kind(text)
-        except ValueError:
-            pass
-    return text.strip()
 
 
 def parse_rule_changes(items: list[str] | None) -> dict[str, Any]:
