@@ -13,6 +13,17 @@ leads on total score). ``illegal_action="raise"`` (default) refuses an illegal
 action with an error naming the agent, the action and the legal set, leaving
 the state unchanged; ``"penalty"`` instead gives the agent ``illegal_penalty``
 and plays a uniformly random legal action for it.
+
+Observations come from an *observer* (``_make_observer``): by default
+``ViewObserver`` encodes ``state.view(seat)`` at each ``observe``; a game may
+supply one that keeps every seat's vector up to date move by move (Spades does)
+as long as it returns exactly what encoding the view would.
+
+The env checks call order itself (``step``, ``observe``, ``last``, ``render``
+and ``agent_iter`` before ``reset`` raise PettingZoo's errors; ``agent_iter``
+insists on a ``step`` per agent; ``step`` once every agent is done warns), so
+``env()`` needs no ``OrderEnforcingWrapper`` and its attribute forwarding,
+which cost as much per step as the whole game engine.
 """
 
 from __future__ import annotations
@@ -22,15 +33,75 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
+from pettingzoo.utils.env_logger import EnvLogger
+
+# attributes reset() makes; reading one before it raises a clear error (as
+# PettingZoo's OrderEnforcingWrapper does)
+_MADE_BY_RESET = frozenset(
+    {"rewards", "terminations", "truncations", "infos", "agent_selection", "agents",
+     "num_agents", "_cumulative_rewards"})
+
+
+class ViewObserver:
+    """The default observer: encodes the seat's view afresh at every observation.
+
+    An observer turns engine states into observation vectors for one env. The
+    env calls ``reset(state)`` after a reset, ``after_apply(state, player,
+    action)`` after every applied action, and ``observation(state, seat)`` in
+    ``observe``, which must return a new array equal to ``encode(state.view(seat))``.
+    A game whose encoding is costly keeps vectors up to date in ``after_apply``
+    instead (see ``envs.spades.encode.SpadesObserver``).
+    """
+
+    def __init__(self, encode: Any) -> None:
+        self._encode = encode
+
+    def reset(self, state: Any) -> None:
+        pass
+
+    def after_apply(self, state: Any, player: int, action: Any) -> None:
+        pass
+
+    def observation(self, state: Any, seat: int) -> np.ndarray:
+        return self._encode(state.view(seat))
+
+
+class _AgentIterable:
+    """``agent_iter()``: PettingZoo's AEC iterator with its order check, made cheap.
+
+    Yields ``agent_selection`` until no agent is left or ``max_iter`` agents
+    were yielded, and raises if the loop body did not ``step`` (which would
+    otherwise spin forever), as the OrderEnforcingWrapper's iterator does.
+    """
+
+    __slots__ = ("env", "max_iter")
+
+    def __init__(self, env: CardGameEnv, max_iter: int) -> None:
+        self.env, self.max_iter = env, max_iter
+
+    def __iter__(self):
+        env = self.env
+        for _ in range(self.max_iter):
+            if not env.agents:
+                return
+            if not env._stepped:
+                raise AssertionError("need to call step() or reset() in a loop over `agent_iter`")
+            env._stepped = False
+            yield env.agent_selection
 
 
 class CardGameEnv(AECEnv):
     """Base PettingZoo AEC env for a card game engine with a ``view(seat)``.
 
     The engine state offers ``current_player``, ``legal_actions()``,
-    ``apply(action)``, ``view(seat)``, ``is_over``, ``winners`` and ``results``;
-    ``is_legal(action)`` (``action in legal_actions()``, without building the
-    list) is optional and makes ``step`` cheaper.
+    ``apply(action)`` (which refuses an action not in ``legal_actions()`` with
+    a ``ValueError``, changing nothing: ``step`` relies on it rather than
+    checking every action twice), ``view(seat)``, ``is_over``, ``winners`` and
+    ``results``; ``is_legal(action)`` (``action in legal_actions()``, without
+    building the list) is optional.
+
+    ``env.unwrapped`` is the env itself: it enforces the call order on its own
+    (see the module docstring), so games return it unwrapped from ``env()``.
     """
 
     metadata: dict[str, Any] = {"render_modes": ["ansi", "human"], "is_parallelizable": False}
@@ -75,6 +146,10 @@ class CardGameEnv(AECEnv):
         self.state_obj = None
         self._rng_seed: int | None = None
         self._rng_obj: np.random.Generator | None = None
+        self._observer = self._make_observer()
+        self._observation = self._observer.observation  # bound once: observe runs every step
+        self._stepped = False  # step() or reset() since agent_iter last yielded
+        self._rewards_set = False  # some reward of the last step may be non-zero
 
     # --------------------------------------------------------- game hooks
     def _new_state(self, seed: int | None, options: dict) -> Any:
@@ -82,6 +157,10 @@ class CardGameEnv(AECEnv):
 
     def _encode(self, view: Any) -> np.ndarray:
         raise NotImplementedError
+
+    def _make_observer(self) -> Any:
+        """This env's observer (see ``ViewObserver``); one per env, never shared."""
+        return ViewObserver(self._encode)
 
     def _mask(self, legal: list[int]) -> np.ndarray:
         raise NotImplementedError
@@ -99,6 +178,12 @@ class CardGameEnv(AECEnv):
         if self._rng_obj is None:
             self._rng_obj = np.random.default_rng(self._rng_seed)
         return self._rng_obj
+
+    def __getattr__(self, name: str) -> Any:
+        """Only called when ``name`` is missing: say why for the attributes of reset()."""
+        if name in _MADE_BY_RESET:
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     # ----------------------------------------------------------- PettingZoo
     def observation_space(self, agent: str) -> spaces.Space:
@@ -119,48 +204,88 @@ class CardGameEnv(AECEnv):
         self.infos = {a: {} for a in self.agents}
         self._hands_scored = len(self.state_obj.results)
         self.agent_selection = self.possible_agents[self.state_obj.current_player]
+        self._observer.reset(self.state_obj)
+        self._stepped = True
+        self._rewards_set = False
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        seat = self._seat[agent]
         state = self.state_obj
-        legal = state.legal_actions() if state.current_player == seat else []
-        return {"observation": self._encode(state.view(seat)), "action_mask": self._mask(legal)}
+        if state is None:
+            EnvLogger.error_observe_before_reset()
+        seat = self._seat[agent]
+        return {"observation": self._observation(state, seat),
+                "action_mask": self._mask(state.legal_actions()
+                                          if state.current_player == seat else [])}
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict]:
+        """As ``AECEnv.last``: observation, cumulative reward, terminated, truncated, info."""
+        agent = self.agent_selection
+        return (self.observe(agent) if observe else None, self._cumulative_rewards[agent],
+                self.terminations[agent], self.truncations[agent], self.infos[agent])
+
+    def agent_iter(self, max_iter: int = 2**63) -> _AgentIterable:
+        if self.state_obj is None:
+            EnvLogger.error_agent_iter_before_reset()
+        return _AgentIterable(self, max_iter)
 
     def step(self, action: int | None) -> None:
+        state = self.state_obj
+        if state is None:
+            EnvLogger.error_step_before_reset()
         agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
+        self._stepped = True
+        try:
+            done = self.terminations[agent] or self.truncations[agent]
+        except KeyError:
+            if self.agents:
+                raise
+            EnvLogger.warn_step_after_terminated_truncated()  # every agent is gone
+            return
+        if done:
             self._was_dead_step(action)
             return
-        state = self.state_obj
+        player = state.current_player
         penalty = 0.0
-        # an engine's is_legal(action) answers `action in legal_actions()` without
-        # building the list, which is then only built when an action is refused
-        is_legal = getattr(state, "is_legal", None)
-        if action is None or not (is_legal(action) if is_legal is not None
-                                  else action in state.legal_actions()):
+        try:
+            state.apply(action)  # checks the action: an illegal one raises and changes nothing
+        except ValueError:
+            if self._is_legal(state, action):
+                raise  # not about the action's legality
             legal = state.legal_actions()
             if self.illegal_action == "raise":
                 raise ValueError(
                     f"illegal action {action!r} by {agent} "
-                    f"({self._action_name(action)}); legal actions: {legal}")
+                    f"({self._action_name(action)}); legal actions: {legal}") from None
             penalty = self.illegal_penalty
             action = legal[int(self._rng.integers(len(legal)))]
+            state.apply(action)
+        self._observer.after_apply(state, player, int(action))
         rewards = self.rewards
         self._cumulative_rewards[agent] = 0.0
-        for a in self.agents:
-            rewards[a] = 0.0
-        rewards[agent] += penalty
-        state.apply(int(action))
+        if self._rewards_set:  # else every reward is still 0.0 from the step before
+            for a in self.agents:
+                rewards[a] = 0.0
+        if penalty:
+            rewards[agent] += penalty
         scored = len(state.results) != self._hands_scored
         if scored:
             self._score_finished_hands()
         if state.current_player is not None:
             self.agent_selection = self.possible_agents[state.current_player]
-        if scored or penalty:
+        self._rewards_set = scored or bool(penalty)
+        if self._rewards_set:
             self._accumulate_rewards()
         # else every reward is 0.0 and adding it would change no cumulative reward
         if self.render_mode == "human":
             self.render()
+
+    @staticmethod
+    def _is_legal(state: Any, action: Any) -> bool:
+        """``action in state.legal_actions()``; the engine's ``is_legal`` when it has one."""
+        if action is None:
+            return False
+        is_legal = getattr(state, "is_legal", None)
+        return is_legal(action) if is_legal is not None else action in state.legal_actions()
 
     def _score_finished_hands(self) -> None:
         state = self.state_obj
@@ -189,7 +314,7 @@ class CardGameEnv(AECEnv):
 
     def render(self) -> str | None:
         if self.state_obj is None:
-            return None
+            EnvLogger.error_render_before_reset()
         seat = self.state_obj.current_player
         text = self._render_view(self.state_obj.view(0 if seat is None else seat))
         if self.render_mode == "human":

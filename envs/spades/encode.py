@@ -224,12 +224,211 @@ def _encode_general(view: SpadesView, out: np.ndarray) -> np.ndarray:
     return out
 
 
+# ------------------------------------------------------------------ observer
+# Blocks laid out per relative seat (``P`` sub-blocks, the observer's first);
+# every other block but ``hand`` is the same for all observers.
+_PER_SEAT_BLOCKS = ("bids", "tricks", "played_by", "trick", "leader", "last_trick",
+                    "last_trick_winner", "voids", "scores", "bags", "dealer")
+
+
+def _rotation(me: int) -> np.ndarray:
+    """Indices into seat 0's vector followed by ``NUM_CARDS`` zeros that give seat
+    ``me``'s vector with an empty hand: seat 0's per-seat sub-blocks rotated, the
+    hand block taken from the zeros."""
+    index = np.arange(OBS_SIZE, dtype=np.intp)
+    for name, size in LAYOUT:
+        if name in _PER_SEAT_BLOCKS:
+            k, off = size // P, OFFSETS[name]
+            for rel in range(P):
+                seat = (me + rel) % P  # seat 0 sees it at relative position ``seat``
+                index[off + rel * k:off + (rel + 1) * k] = np.arange(off + seat * k,
+                                                                     off + (seat + 1) * k)
+    index[_HAND:_HAND + NUM_CARDS] = np.arange(OBS_SIZE, OBS_SIZE + NUM_CARDS)
+    return index
+
+
+_ROTATIONS = tuple(_rotation(me) for me in range(P))
+
+
+# Index tables for ``SpadesObserver``: positions in its flat buffer of all four
+# seats' vectors (seat ``me``'s vector starts at ``me * OBS_SIZE``). Most are
+# index arrays naming a feature in every observer's vector at once, as one
+# numpy assignment through them costs less than a Python loop of stores.
+def _per_observer(offset: int, seat: int, stride: int = 0) -> tuple[int, ...]:
+    """The index of ``offset + rel * stride`` in each observer's vector, where
+    ``rel`` is ``seat`` relative to that observer."""
+    return tuple(me * OBS_SIZE + offset + ((seat - me) % P) * stride for me in range(P))
+
+
+def _array(indices: tuple[int, ...]) -> np.ndarray:
+    return np.array(indices, dtype=np.intp)
+
+
+_HAND_AT = tuple(tuple(s * OBS_SIZE + _HAND + c for c in range(NUM_CARDS)) for s in range(P))
+_PLAY_AT = tuple(  # [seat][card]: the card's played_by and trick indices
+    tuple(_array(_per_observer(_PLAYED + c, s, NUM_CARDS) + _per_observer(_TRICK + c, s, NUM_CARDS))
+          for c in range(NUM_CARDS))
+    for s in range(P))
+_BID_AT = tuple(tuple(_array(_per_observer(_BIDS + b, s, 15)) for b in range(15))  # [seat][bid+1]
+                for s in range(P))
+_tricks_at = tuple(tuple(_per_observer(_TRICKS + t, s, 14) for t in range(14)) for s in range(P))
+_TRICKS_AT = tuple(tuple(_array(t) for t in row) for row in _tricks_at)
+_leader_at = tuple(_per_observer(_LEADER, s, 1) for s in range(P))
+_last_win_at = tuple(_per_observer(_LAST_WIN, s, 1) for s in range(P))
+_VOID_AT = tuple(  # [seat][bits]: the void indices of the suits set in ``bits``
+    tuple(_array(sum((_per_observer(_VOIDS + suit, s, 4) for suit in range(4) if bits >> suit & 1),
+                     ())) for bits in range(16))
+    for s in range(P))
+_LEADER_CLEARS = tuple(  # [leader][last trick's winner, None]: what a trick's end clears
+    {w: _array(_leader_at[lead] + (() if w is None else _last_win_at[w]))
+     for w in (*range(P), None)}
+    for lead in range(P))
+_WINNER_SETS = tuple(  # [winner][tricks taken]: what the trick's end sets
+    tuple(_array(_leader_at[w] + _last_win_at[w] + _tricks_at[w][t]) for t in range(14))
+    for w in range(P))
+_BID_PHASE_AT = _array(_per_observer(_PHASE, 0))
+_PLAY_PHASE_AT = _array(_per_observer(_PHASE + 1, 0))
+_BROKEN_AT = _array(_per_observer(_BROKEN, 0))
+_TPLAYED_AT = _array(_per_observer(_TPLAYED, 0))
+del _tricks_at, _leader_at, _last_win_at
+
+
+class SpadesObserver:
+    """Every seat's observation vector, kept equal to ``encode(state.view(seat))``.
+
+    The env's hot path: instead of building a view and encoding it at every
+    step, each move flips only the features it changes (a bid; a card leaving a
+    hand for the table; a trick moving to ``last_trick``, its winner scoring and
+    leading). A new hand or the end of the game re-encodes: ``encode`` of seat
+    0's view, rotated for the other seats (only the hand differs), so ``encode``
+    stays the one definition of the features; the tests check that the two agree
+    for every seat at every step. One observer belongs to one env.
+
+    The vectors are the rows of one (4, OBS_SIZE) float32 array. A move sets a
+    feature in all four at once through a precomputed index array (one numpy
+    assignment); single values go through a ``memoryview``, where a scalar
+    store costs a fraction of numpy's item assignment. A trick's end moves the
+    trick block to the last-trick block with two block copies.
+    """
+
+    def __init__(self) -> None:
+        self._obs = np.zeros((P, OBS_SIZE), dtype=np.float32)
+        self._seat0 = np.zeros(OBS_SIZE + NUM_CARDS, dtype=np.float32)  # see _rotation
+        self._plays = None  # no state yet: the first call re-encodes
+        self._make_views()
+
+    def _make_views(self) -> None:
+        """Views of ``_obs`` (not pickled: a memoryview cannot be, and copies of
+        views would no longer share the buffer)."""
+        self._rows = list(self._obs)
+        self._flat = self._obs.reshape(-1)
+        self._mv = memoryview(self._flat)
+        self._trick_block = self._obs[:, _TRICK:_TRICK + P * NUM_CARDS]
+        self._last_block = self._obs[:, _LAST:_LAST + P * NUM_CARDS]
+
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        for name in ("_rows", "_flat", "_mv", "_trick_block", "_last_block"):
+            del state[name]
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._make_views()
+
+    def reset(self, state) -> None:
+        """Encode every seat afresh from ``state``: seat 0's view, rotated for the others."""
+        rows, mv, seat0 = self._rows, self._mv, self._seat0
+        encode(state.view(0), out=seat0[:OBS_SIZE])  # seat0[OBS_SIZE:] stays zero
+        rows[0][...] = seat0[:OBS_SIZE]
+        for me in range(1, P):
+            seat0.take(_ROTATIONS[me], out=rows[me], mode="clip")  # all but the hand
+            hand_at = _HAND_AT[me]
+            for c in state.hands[me]:
+                mv[hand_at[c]] = 1.0
+        self._voids = list(state.voids)
+        self._broken = state.spades_broken
+        self._leader = state.leader
+        self._last_winner = state.last_trick_winner
+        self._plays = state.plays
+        self._num_plays = len(state.plays)
+        self._player = state.current_player
+        self._phase = state.phase
+
+    def after_apply(self, state, player: int, action: int) -> None:
+        """Update the vectors after ``player``'s ``action`` was applied to ``state``.
+
+        Anything but the next move from where the last call left off (a new
+        hand, the end of the game, moves applied to the state directly, another
+        state) re-encodes every seat.
+        """
+        plays = state.plays
+        if plays is not self._plays or player != self._player:
+            self.reset(state)  # a new hand (a new plays list), another state, missed moves
+            return
+        flat = self._flat
+        if action < CARD_OFFSET:  # a bid
+            if self._phase != "bid":
+                self.reset(state)
+                return
+            flat[_BID_AT[player][0]] = 0.0
+            flat[_BID_AT[player][action + 1]] = 1.0
+            if state.phase == "play":  # the last bid: play begins
+                flat[_BID_PHASE_AT] = 0.0
+                flat[_PLAY_PHASE_AT] = 1.0
+                self._phase = "play"
+            self._player = state.current_player
+            return
+        num_plays = len(plays)
+        if num_plays != self._num_plays + 1 or self._phase != "play" or state.phase != "play":
+            self.reset(state)  # the game is over, or moves we did not see
+            return
+        card = action - CARD_OFFSET
+        self._mv[_HAND_AT[player][card]] = 0.0
+        flat[_PLAY_AT[player][card]] = 1.0
+        voids = state.voids[player]
+        if voids != self._voids[player]:  # voids only grow within a hand
+            flat[_VOID_AT[player][voids & ~self._voids[player]]] = 1.0
+            self._voids[player] = voids
+        if state.spades_broken and not self._broken:
+            flat[_BROKEN_AT] = 1.0
+            self._broken = True
+        if not state.trick:  # the card completed a trick
+            self._trick_done(state, num_plays)
+        self._num_plays = num_plays
+        self._player = state.current_player
+
+    def _trick_done(self, state, num_plays: int) -> None:
+        """The trick leaves the table for ``last_trick``; its winner takes it and leads."""
+        self._last_block[...] = self._trick_block  # same layout: the trick is the last trick
+        self._trick_block.fill(0.0)
+        flat = self._flat
+        winner = state.last_trick_winner
+        taken = state.tricks[winner]
+        flat[_LEADER_CLEARS[self._leader][self._last_winner]] = 0.0
+        flat[_TRICKS_AT[winner][taken - 1]] = 0.0
+        flat[_WINNER_SETS[winner][taken]] = 1.0
+        flat[_TPLAYED_AT] = (num_plays // P) / 13.0
+        self._leader = self._last_winner = winner
+
+    def observation(self, state, seat: int) -> np.ndarray:
+        """A new copy of ``seat``'s vector: ``encode(state.view(seat))``."""
+        if (state.plays is not self._plays or len(state.plays) != self._num_plays
+                or state.current_player != self._player or state.phase != self._phase):
+            self.reset(state)  # moved without after_apply (e.g. state.apply called directly)
+        return self._rows[seat].copy()
+
+
 def action_mask(legal_actions: list[int], out: np.ndarray | None = None) -> np.ndarray:
     """int8 mask over the action table, 1 for each legal action."""
     if out is None:
-        out = np.zeros(NUM_ACTIONS, dtype=np.int8)
-    else:
-        out.fill(0)
+        # set bytes one by one and wrap them in a (writable) array: half the cost of
+        # np.zeros + out[list] = 1, which converts the list to an index array first
+        mask = bytearray(NUM_ACTIONS)
+        for a in legal_actions:
+            mask[a] = 1
+        return np.frombuffer(mask, np.int8)
+    out.fill(0)
     if legal_actions:
         out[legal_actions] = 1
     return out
@@ -252,5 +451,5 @@ def describe(index: int) -> str:
     raise IndexError(f"observation index {index} out of range 0..{OBS_SIZE - 1}")
 
 
-__all__ = ["encode", "action_mask", "OBS_SIZE", "NUM_ACTIONS", "ENCODER_VERSION", "LAYOUT",
-           "CARD_OFFSET", "SUIT_TABLE"]
+__all__ = ["encode", "action_mask", "SpadesObserver", "OBS_SIZE", "NUM_ACTIONS",
+           "ENCODER_VERSION", "LAYOUT", "CARD_OFFSET", "SUIT_TABLE"]
