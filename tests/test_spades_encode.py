@@ -256,19 +256,6 @@ def test_joker_hand_bits():
     assert all(CARD_OFFSET + c < 68 for c in held)
 
 
-def test_general_encoder_agrees_with_the_fast_one():
-    from envs.spades.encode import _encode_general
-    rng = np.random.default_rng(0)
-    state = SpadesState(CUTTHROAT, 0)
-    while not state.is_over and state.hand_number < 3:
-        for seat in range(4):
-            view = state.view(seat)
-            assert np.array_equal(encode(view),
-                                  _encode_general(view, np.zeros(OBS_SIZE, np.float32)))
-        legal = state.legal_actions()
-        state.apply(legal[int(rng.integers(len(legal)))])
-
-
 # ---------------------------------------------- env() without PettingZoo's wrapper
 
 
