@@ -36,9 +36,11 @@ SEED_BASE = 1_000_000  # our episode i is dealt from seed SEED_BASE + i
 NOTES = {
     "env": "the PettingZoo AEC loop as a user writes it: reset(seed), then for agent in "
            "agent_iter(): obs, rew, term, trunc, info = last() - which builds the "
-           "float32[{obs}] observation (state.view(seat) -> encode) and the int8[{acts}] mask "
-           "- then legal = obs['action_mask'].nonzero()[0] and step(random legal). env() is "
-           "wrapped in PettingZoo's OrderEnforcingWrapper, raw_env is not. Episode = one hand "
+           "float32[{obs}] observation (the env's incremental observer, equal to "
+           "encode(state.view(seat)) at every step, returned as a fresh copy) and the "
+           "int8[{acts}] mask - then legal = obs['action_mask'].nonzero()[0] and step(random "
+           "legal). env() checks call order itself (no PettingZoo OrderEnforcingWrapper) and is "
+           "the same class as raw_env. Episode = one hand "
            "(episode='hand'): the deal, 4 bids, 52 cards; the 4 dead steps (last() + "
            "step(None) per agent) after the hand are timed but not counted as agent steps.",
     "engine": "SpadesState alone: SpadesState(rules, seed) deals, then legal_actions() and "
