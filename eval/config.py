@@ -155,7 +155,7 @@ def parse_rule_changes(items: list[str] | None) -> dict[str, Any]:
 
 
 def split_bot_list(text: str) -> list[str]:
-    """'spades/expert:nil=set-safe,prefer=over,random' -> two specs.
+    """'spades/expert:nil=set-safe,prefer=avoid-over,random' -> two specs.
 
     Commas separate bots, but a piece with '=' before any ':' is one more
     option of the bot before it.
