@@ -17,6 +17,21 @@ def all_spades_deal() -> list[list[str]]:
     return [SPADE_NAMES] + others
 
 
+def deal_of(*hands: str) -> list[list[str]]:
+    """A deal from four space-separated hands."""
+    return [h.split() for h in hands]
+
+
+# Dealer 0, so seat 1 bids and leads first. Seat 0 holds only hearts, seat 1
+# clubs and low spades, seat 2 high clubs, diamonds and spades, seat 3 no clubs.
+MIXED_DEAL = deal_of(
+    "2H 3H 4H 5H 6H 7H 8H 9H 10H JH QH KH AH",
+    "2C 3C 4C 5C 6C 7C 8C 9C 10C 2S 3S 4S 5S",
+    "JC QC KC AC 2D 3D 4D 5D 6S 7S 8S 9S 10S",
+    "6D 7D 8D 9D 10D JD QD KD AD JS QS KS AS",
+)
+
+
 def play_hand_with_bids(state: SpadesState, bids: list[int], rng=None) -> None:
     """Bid ``bids`` (by seat) and finish the hand with random legal cards."""
     rng = rng or np.random.default_rng(0)

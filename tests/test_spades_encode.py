@@ -25,22 +25,13 @@ from envs.spades.encode import (
     encode,
 )
 from envs.spades.engine import SpadesState
+from tests.spades_util import MIXED_DEAL, deal_of
 
 C = cards.parse
 SIZES = dict(LAYOUT)
 
 
-def deal_of(*hands: str) -> list[list[str]]:
-    return [h.split() for h in hands]
-
-
-# Dealer 0, so seat 1 bids and leads first. Seat 3 holds no clubs, seat 0 only hearts.
-DEAL = deal_of(
-    "2H 3H 4H 5H 6H 7H 8H 9H 10H JH QH KH AH",
-    "2C 3C 4C 5C 6C 7C 8C 9C 10C 2S 3S 4S 5S",
-    "JC QC KC AC 2D 3D 4D 5D 6S 7S 8S 9S 10S",
-    "6D 7D 8D 9D 10D JD QD KD AD JS QS KS AS",
-)
+DEAL = MIXED_DEAL
 
 
 def block(vec: np.ndarray, name: str) -> np.ndarray:

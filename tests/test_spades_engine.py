@@ -12,22 +12,12 @@ from envs.spades.actions import CARD_OFFSET, action_name, card_action, parse_act
 from envs.spades.engine import IllegalActionError, SpadesState
 from envs.spades.rules import CUTTHROAT, KILLER, RulesError, get_rules
 from envs.spades.view import SpadesView
-from tests.spades_util import oracle_legal, play_hand_with_bids
+from tests.spades_util import MIXED_DEAL, deal_of, oracle_legal, play_hand_with_bids
 
 C = cards.parse
 
 
-def deal_of(*hands: str) -> list[list[str]]:
-    return [h.split() for h in hands]
-
-
-# seat 1 leads (dealer 0). Seat 1: clubs + spades; seat 2: hearts + spades; seat 3 all diamonds...
-LEAD_DEAL = deal_of(
-    "2H 3H 4H 5H 6H 7H 8H 9H 10H JH QH KH AH",
-    "2C 3C 4C 5C 6C 7C 8C 9C 10C 2S 3S 4S 5S",
-    "JC QC KC AC 2D 3D 4D 5D 6S 7S 8S 9S 10S",
-    "6D 7D 8D 9D 10D JD QD KD AD JS QS KS AS",
-)
+LEAD_DEAL = MIXED_DEAL
 
 
 def to_play(state):
