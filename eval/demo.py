@@ -4,7 +4,7 @@ Requirement A1.4 of the killer requirements: play the rule-based strategies
 against each other over many deals and report how they do. For each preset
 (killer, then cutthroat) two duplicate tournaments are played: the four rule
 bots against each other, and the two strongest against two random players
-(the floor every bot must clear). Defaults finish in about 2-3 minutes on two
+(the floor every bot must clear). Defaults finish in about 1-2 minutes on two
 cores; ``--deals`` trades time for narrower intervals.
 """
 
@@ -25,7 +25,7 @@ LINEUPS = {
                   "spades/spade-count"),
     "vs-random": ("spades/expert", "spades/count-bid", "random", "random"),
 }
-DEFAULT_DEALS = 100
+DEFAULT_DEALS = 200
 
 
 def build_parser() -> argparse.ArgumentParser:
