@@ -2,6 +2,8 @@
 
 import numpy as np
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 from pettingzoo.test import api_test, seed_test
 
 from envs import cards
@@ -96,8 +98,8 @@ def _observations(deal, actions, seat, preset="killer"):
     return seen
 
 
-@pytest.mark.parametrize("preset", PRESETS)
-@pytest.mark.parametrize("seed", range(12))
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**31), preset=st.sampled_from(PRESETS))
 def test_no_leak_when_hidden_cards_swap_between_other_players(preset, seed):
     rng = np.random.default_rng(seed)
     deck = [cards.name(c) for c in cards.shuffled(cards.make_deck(), rng)]
@@ -108,7 +110,7 @@ def test_no_leak_when_hidden_cards_swap_between_other_players(preset, seed):
     order = {c: i for i, c in enumerate(actions)}  # when each card action is played
     pairs = [(x, y) for x in deal[a] for y in deal[b]
              if cards.suit_of(cards.parse(x)) == cards.suit_of(cards.parse(y))]
-    assert pairs  # two 13-card hands always share a suit here (fixed seeds)
+    assume(pairs)
     # swap the pair whose first card is played latest, so many turns are compared
     x, y = max(pairs, key=lambda p: min(order[14 + cards.parse(p[0])],
                                         order[14 + cards.parse(p[1])]))
