@@ -14,6 +14,7 @@ import argparse
 import sys
 import textwrap
 
+import agents
 from benchmarks.timing import (
     CLOCKS,
     RandomPicks,
@@ -27,7 +28,7 @@ from benchmarks.timing import (
     skipped_row,
     write_json,
 )
-from envs.spades import PRESETS, SpadesState, env, raw_env
+from envs.spades import PRESETS, SpadesState, env
 from envs.spades.actions import NUM_ACTIONS
 from envs.spades.encode import OBS_SIZE, action_mask, encode
 
@@ -40,9 +41,11 @@ NOTES = {
            "encode(state.view(seat)) at every step, returned as a fresh copy) and the "
            "int8[{acts}] mask - then legal = obs['action_mask'].nonzero()[0] and step(random "
            "legal). env() checks call order itself (no PettingZoo OrderEnforcingWrapper) and is "
-           "the same class as raw_env. Episode = one hand "
+           "raw_env itself. Episode = one hand "
            "(episode='hand'): the deal, 4 bids, 52 cards; the 4 dead steps (last() + "
            "step(None) per agent) after the hand are timed but not counted as agent steps.",
+    "bots": "SpadesState with agents.make('spades/expert') in every seat choosing each action "
+            "from state.view(seat) and legal_actions(): what a rule-bot decision costs.",
     "engine": "SpadesState alone: SpadesState(rules, seed) deals, then legal_actions() and "
               "apply(random legal) until the first hand is scored. No view, no observation.",
     "engine_obs": "what the env does per step without the PettingZoo layer: legal_actions(), "
@@ -58,7 +61,7 @@ NOTES = {
                  "as our env returns one), or none. The 52 chance events (legal_actions + "
                  "apply_action each) are timed but not counted as agent steps.",
 }
-BAR = ("ours raw_env killer", "ours env() killer", "openspiel spades +observation_tensor")
+BAR = ("ours env() killer", "ours env() cutthroat", "openspiel spades +observation_tensor")
 
 
 # --------------------------------------------------------------------- ours
@@ -108,9 +111,8 @@ def ours_engine_episode(preset: str, picks: RandomPicks, observe: bool):
 def ours_specs() -> list[RowSpec]:
     specs = []
     for preset in ("killer", "cutthroat"):
-        for label, factory in (("env()", env), ("raw_env", raw_env)):
-            specs.append(RowSpec(f"ours {label} {preset}",
-                                 ours_env_episode(factory, preset, RandomPicks(1)), "env"))
+        specs.append(RowSpec(f"ours env() {preset}",
+                             ours_env_episode(env, preset, RandomPicks(1)), "env"))
     for preset in ("killer", "cutthroat"):
         specs.append(RowSpec(f"ours engine {preset}",
                              ours_engine_episode(preset, RandomPicks(2), observe=False), "engine"))
@@ -118,7 +120,28 @@ def ours_specs() -> list[RowSpec]:
         specs.append(RowSpec(f"ours engine+view+encode+mask {preset}",
                              ours_engine_episode(preset, RandomPicks(3), observe=True),
                              "engine_obs"))
+    for preset in ("killer", "cutthroat"):
+        specs.append(RowSpec(f"ours engine + 4 x spades/expert {preset}",
+                             ours_bots_episode(preset, "spades/expert"), "bots"))
     return specs
+
+
+def ours_bots_episode(preset: str, spec: str):
+    """One hand with a rule bot deciding every step from its view: the cost of a bot."""
+    rules = PRESETS[preset]
+    bots = [agents.make(spec, seed=seat) for seat in range(4)]
+
+    def play(i: int) -> int:
+        state = SpadesState(rules, SEED_BASE + i)
+        results = state.results
+        steps = 0
+        while not results:
+            seat = state.current_player
+            state.apply(bots[seat].act(state.view(seat), state.legal_actions()))
+            steps += 1
+        return steps
+
+    return play
 
 
 # ---------------------------------------------------------------- OpenSpiel

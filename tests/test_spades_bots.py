@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import time
 
 import numpy as np
 import pytest
@@ -397,20 +396,6 @@ def test_every_bot_plays_only_legal_actions_over_whole_games(rules):
         for seed in range(3):
             st, moves = play_game(rules, (lineup + ["random"])[:4], seed=100 * g + seed)
             assert st.winners and moves == 56 * len(st.results)  # 4 bids + 52 cards a hand
-
-
-def test_decisions_are_fast():
-    st = SpadesState(CUTTHROAT.replace(max_hands=2), 5)
-    bot = agents.make("spades/expert")
-    spent = []
-    while not st.is_over:
-        seat = st.current_player
-        view, legal = st.view(seat), st.legal_actions()
-        t0 = time.perf_counter()
-        bot.act(view, legal)
-        spent.append(time.perf_counter() - t0)
-        st.apply(legal[0])
-    assert sum(spent) / len(spent) < 0.002  # well under a millisecond on a laptop
 
 
 @pytest.mark.parametrize("bot", SPADES_BOTS)
