@@ -97,8 +97,7 @@ class CardGameEnv(AECEnv):
     ``apply(action)`` (which refuses an action not in ``legal_actions()`` with
     a ``ValueError``, changing nothing: ``step`` relies on it rather than
     checking every action twice), ``view(seat)``, ``is_over``, ``winners`` and
-    ``results``; ``is_legal(action)`` (``action in legal_actions()``, without
-    building the list) is optional.
+    ``results``.
 
     ``env.unwrapped`` is the env itself: it enforces the call order on its own
     (see the module docstring), so games return it unwrapped from ``env()``.
@@ -249,9 +248,9 @@ class CardGameEnv(AECEnv):
         try:
             state.apply(action)  # checks the action: an illegal one raises and changes nothing
         except ValueError:
-            if self._is_legal(state, action):
-                raise  # not about the action's legality
             legal = state.legal_actions()
+            if action is not None and action in legal:
+                raise  # not about the action's legality
             if self.illegal_action == "raise":
                 raise ValueError(
                     f"illegal action {action!r} by {agent} "
@@ -278,14 +277,6 @@ class CardGameEnv(AECEnv):
         # else every reward is 0.0 and adding it would change no cumulative reward
         if self.render_mode == "human":
             self.render()
-
-    @staticmethod
-    def _is_legal(state: Any, action: Any) -> bool:
-        """``action in state.legal_actions()``; the engine's ``is_legal`` when it has one."""
-        if action is None:
-            return False
-        is_legal = getattr(state, "is_legal", None)
-        return is_legal(action) if is_legal is not None else action in state.legal_actions()
 
     def _score_finished_hands(self) -> None:
         state = self.state_obj

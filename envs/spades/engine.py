@@ -14,7 +14,7 @@ from envs import cards
 from envs.spades.actions import CARD_OFFSET, NUM_BIDS, action_name
 from envs.spades.rules import HAND_SIZE, KILLER, MAX_BID, NUM_PLAYERS, NUM_TRICKS, SpadesRules
 from envs.spades.scoring import HandResult, score_bid
-from envs.spades.view import SpadesView, new_view
+from envs.spades.view import SpadesView
 from envs.tricks import follow_suit, trick_winner
 
 SPADES = cards.SPADES
@@ -97,54 +97,17 @@ class SpadesState:
 
     def legal_actions(self) -> list[int]:
         """Legal action ids for the current player, ascending; empty when over."""
-        phase = self.phase
-        if phase == "play":
-            # legal_cards with the action offset folded in (the hot path of every step)
-            hand = self.hands[self.current_player]
-            if self.trick:
-                led = SUIT_TABLE[self.trick[0]]
-                actions = [CARD_OFFSET + c for c in hand if SUIT_TABLE[c] == led]
-                if actions:
-                    return actions
-            elif self.rules.spades_must_be_broken and not self.spades_broken:
-                actions = [CARD_OFFSET + c for c in hand if SUIT_TABLE[c] != SPADES]
-                if actions:
-                    return actions
-            return [CARD_OFFSET + c for c in hand]
-        if phase == "bid":
+        if self.phase == "play":
+            return [CARD_OFFSET + c for c in self.legal_cards()]
+        if self.phase == "bid":
             return self.legal_bids()
         return []
-
-    def is_legal(self, action: int) -> bool:
-        """Whether ``action in self.legal_actions()``, without building the list."""
-        if type(action) is not int:  # bools, numpy ints, floats...: compare as `in` does
-            return action in self.legal_actions()
-        phase = self.phase
-        if phase == "play":
-            card = action - CARD_OFFSET
-            hand = self.hands[self.current_player]
-            if card not in hand:
-                return False
-            suit = SUIT_TABLE[card]
-            if self.trick:
-                led = SUIT_TABLE[self.trick[0]]
-                return suit == led or all(SUIT_TABLE[c] != led for c in hand)
-            if suit == SPADES and self.rules.spades_must_be_broken and not self.spades_broken:
-                return all(SUIT_TABLE[c] == SPADES for c in hand)
-            return True
-        if phase == "bid":
-            if not 0 <= action <= MAX_BID:
-                return False
-            if self.rules.bids_may_total_tricks or self.num_bids_made < NUM_PLAYERS - 1:
-                return True
-            return action != NUM_TRICKS - sum(b for b in self.bids if b is not None)
-        return False
 
     # ---------------------------------------------------------------- apply
     def apply(self, action: int) -> None:
         """Play ``action`` for the current player; raise and change nothing if illegal."""
-        if not self.is_legal(action):
-            legal = self.legal_actions()
+        legal = self.legal_actions()
+        if action not in legal:
             raise IllegalActionError(
                 f"illegal action {action!r} ({action_name(action)}) for player "
                 f"{self.current_player} in phase {self.phase!r}; legal: {legal}"
@@ -217,27 +180,27 @@ class SpadesState:
         """Everything ``seat`` may know, and nothing more."""
         plays = self.plays
         trick = self.trick
-        return new_view(  # SpadesView's fields in order
-            self.rules,
-            seat,
-            self.phase,
-            self.current_player,
-            self.dealer,
-            self.hand_number,
-            tuple(self.hands[seat]),  # hand
-            tuple(self.bids),
-            tuple(self.tricks),
-            tuple(plays),
-            tuple(plays[len(plays) - len(trick):]) if trick else (),  # the trick on the table
-            self.leader,
-            self.spades_broken,
-            tuple(self.voids),
-            tuple(self.scores),
-            tuple(self.bags),
-            self.last_trick,
-            self.last_trick_winner,
-            self.results[-1] if self.results else None,  # last_hand
-            self.winners,
+        return SpadesView(
+            rules=self.rules,
+            seat=seat,
+            phase=self.phase,
+            current_player=self.current_player,
+            dealer=self.dealer,
+            hand_number=self.hand_number,
+            hand=tuple(self.hands[seat]),
+            bids=tuple(self.bids),
+            tricks=tuple(self.tricks),
+            plays=tuple(plays),
+            trick=tuple(plays[len(plays) - len(trick):]) if trick else (),
+            leader=self.leader,
+            spades_broken=self.spades_broken,
+            voids=tuple(self.voids),
+            scores=tuple(self.scores),
+            bags=tuple(self.bags),
+            last_trick=self.last_trick,
+            last_trick_winner=self.last_trick_winner,
+            last_hand=self.results[-1] if self.results else None,
+            winners=self.winners,
         )
 
     def clone(self) -> SpadesState:

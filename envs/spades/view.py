@@ -7,7 +7,7 @@ sends to a bot (cards by name).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 from envs import cards
 from envs.spades.rules import PRESETS, SpadesRules
@@ -115,24 +115,3 @@ class SpadesView:
             winners=tuple(d["winners"]),
         )
 
-
-def _make_view_constructor():
-    """``new_view(rules, seat, ...)``: a SpadesView from values in field order, fast.
-
-    The frozen dataclass ``__init__`` sets each field through ``object.__setattr__``
-    (a name lookup per field); this sets the slots through their descriptors
-    directly, which makes ``SpadesState.view`` about twice as cheap. Same object,
-    same checks (none): generated like the dataclass' own ``__init__``.
-    """
-    names = [f.name for f in fields(SpadesView)]
-    namespace = {"new": object.__new__, "cls": SpadesView}
-    namespace.update({f"set_{n}": getattr(SpadesView, n).__set__ for n in names})
-    body = "".join(f"    set_{n}(view, {n})\n" for n in names)
-    source = f"def new_view({', '.join(names)}):\n    view = new(cls)\n{body}    return view\n"
-    exec(source, namespace)  # the source is built from the field names only
-    new_view = namespace["new_view"]
-    new_view.__doc__ = "A SpadesView from its field values in order (fast path of State.view)."
-    return new_view
-
-
-new_view = _make_view_constructor()
