@@ -37,7 +37,7 @@ test: setup-dev
 
 ## speed of the engines and envs, beside OpenSpiel when it installs
 bench: setup-bench
-	$(BIN)/python -m benchmarks.bench_spades
+	for b in benchmarks/bench_*.py; do $(BIN)/python -m benchmarks.$$(basename $$b .py) || exit 1; done
 
 lint: setup-dev
 	$(BIN)/python -m ruff check .

@@ -14,7 +14,12 @@ from agents.base import Bot, RandomBot
 _FACTORIES: dict[str, Callable[..., Bot]] = {}
 _HELP: dict[str, str] = {}
 # modules that register bots when imported, per game prefix
-_BOT_MODULES = {"spades": "agents.spades"}
+_BOT_MODULES = {
+    "spades": "agents.spades",
+    "gin_rummy": "agents.gin_rummy",
+    "sevens": "agents.sevens",
+    "blind_auction": "agents.blind_auction",
+}
 
 
 def register(name: str, factory: Callable[..., Bot], help: str = "") -> None:

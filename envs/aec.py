@@ -42,6 +42,20 @@ _MADE_BY_RESET = frozenset(
      "num_agents", "_cumulative_rewards"})
 
 
+ENV_OPTIONS = frozenset(
+    {"render_mode", "episode", "score_scale", "win_reward", "illegal_action", "illegal_penalty"})
+
+
+def split_env_options(options: dict) -> tuple[dict, dict]:
+    """``(env options, rule changes)`` from one keyword dict, as ``env(**kwargs)`` takes it.
+
+    Every game's ``env()`` accepts its rule fields and ``CardGameEnv``'s options
+    side by side; this keeps that split in one place.
+    """
+    env_opts = {k: v for k, v in options.items() if k in ENV_OPTIONS}
+    return env_opts, {k: v for k, v in options.items() if k not in ENV_OPTIONS}
+
+
 class ViewObserver:
     """The default observer: encodes the seat's view afresh at every observation.
 

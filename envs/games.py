@@ -26,7 +26,12 @@ class Game:
     view_from_dict: Callable[[dict], Any]
 
 
-_MODULES = {"spades": "envs.spades.game"}
+_MODULES = {
+    "spades": "envs.spades.game",
+    "gin_rummy": "envs.gin_rummy.game",
+    "sevens": "envs.sevens.game",
+    "blind_auction": "envs.blind_auction.game",
+}
 
 
 def get_game(name: str) -> Game:

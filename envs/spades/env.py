@@ -12,7 +12,7 @@ are scaled by 100 points.
 
 from __future__ import annotations
 
-from envs.aec import CardGameEnv
+from envs.aec import CardGameEnv, split_env_options
 from envs.spades import encode
 from envs.spades.actions import NUM_ACTIONS, action_name
 from envs.spades.engine import SpadesState
@@ -36,9 +36,8 @@ class raw_env(CardGameEnv):  # noqa: N801 - PettingZoo naming
         render_mode: str | None = None,
         **options,
     ) -> None:
-        env_keys = {"episode", "score_scale", "win_reward", "illegal_action", "illegal_penalty"}
-        env_options = {k: options.pop(k) for k in list(options) if k in env_keys}
-        self.rules = get_rules(rules if rules is not None else preset, **options)
+        env_options, rule_changes = split_env_options(options)
+        self.rules = get_rules(rules if rules is not None else preset, **rule_changes)
         super().__init__(render_mode=render_mode, **env_options)
 
     def _new_state(self, seed, options):

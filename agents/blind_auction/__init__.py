@@ -1,0 +1,1 @@
+"""Bots for blind_auction (registered on import)."""

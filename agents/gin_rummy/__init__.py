@@ -1,0 +1,1 @@
+"""Bots for gin_rummy (registered on import)."""

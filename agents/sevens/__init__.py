@@ -1,0 +1,1 @@
+"""Bots for sevens (registered on import)."""
