@@ -14,8 +14,11 @@ $(VENV)/.core: pyproject.toml | $(BIN)/python
 	$(PIP) install -e ".[eval]"
 	touch $@
 
+# torch is pinned to 2.13.0 in the train extra: pip takes the CPU wheel on disk,
+# and stable-baselines3 then finds its torch already there (no CUDA download)
 $(VENV)/.dev: pyproject.toml $(VENV)/.core
-	$(PIP) install -e ".[dev,eval]"
+	$(PIP) install torch==2.13.0
+	$(PIP) install -e ".[dev,eval,train,bots,web]"
 	touch $@
 
 $(VENV)/.bench: pyproject.toml $(VENV)/.core
