@@ -3,7 +3,8 @@
 Each game registers a ``Game``: its presets, how to make rules, an engine state
 and an env. The engine states all offer ``current_player``, ``legal_actions()``,
 ``apply(action)``, ``view(seat)``, ``is_over``, ``winners``, ``scores`` and
-``results`` (one summary per finished hand).
+``results`` (one summary per finished hand). A game's actions are ints in
+``range(num_actions)`` and an env's action mask is 1 exactly at ``legal_actions()``.
 """
 
 from __future__ import annotations
@@ -24,6 +25,11 @@ class Game:
     num_players: Callable[[Any], int]  # rules -> number of seats
     action_name: Callable[[int], str]
     view_from_dict: Callable[[dict], Any]
+    # what a learned bot needs to act from a view without an env: the env's
+    # versioned name (bumped when the observation or action table changes) and
+    # the encoder, view -> float32 vector equal to the env's "observation"
+    env_name: str
+    encode: Callable[[Any], Any]
 
 
 _MODULES = {

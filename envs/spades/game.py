@@ -2,8 +2,9 @@
 
 from envs.games import Game
 from envs.spades.actions import action_name
+from envs.spades.encode import encode
 from envs.spades.engine import SpadesState
-from envs.spades.env import env
+from envs.spades.env import ENV_NAME, env
 from envs.spades.rules import PRESETS, get_rules
 from envs.spades.view import SpadesView
 
@@ -16,4 +17,6 @@ GAME = Game(
     num_players=lambda rules: 4,
     action_name=action_name,
     view_from_dict=SpadesView.from_dict,
+    env_name=ENV_NAME,
+    encode=encode,
 )
