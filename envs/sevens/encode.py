@@ -1,0 +1,160 @@
+"""Sevens observation encoder: ``SevensView`` -> float32 vector, and the action mask.
+
+One fixed layout for every player count 2..9, so one network can play any
+table: per-seat blocks have ``MAX_PLAYERS`` slots, relative to the observer
+(slot 0 is always the observing seat, then the players after it in turn order),
+and ``seated`` marks the slots in use. The parameters change every game, so
+they are part of every observation. Bump ``ENCODER_VERSION`` (and the env
+name) when the layout changes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from envs.sevens.actions import NUM_ACTIONS, NUM_CARDS
+from envs.sevens.rules import MAX_PLAYERS, MIN_PLAYERS, NUM_SYMBOLS, hand_size
+from envs.sevens.view import SevensView
+
+ENCODER_VERSION = 1
+P = MAX_PLAYERS
+CLIP = 4.0
+VALUE_SCALE = 13.0  # a symbol's value / 13
+POINT_SCALE = 20.0  # point amounts and
+SCORE_SCALE = 50.0  # points per player, clipped to +-CLIP after scaling
+TOTAL_SCALE = 100.0
+MAX_HAND = hand_size(MIN_PLAYERS)  # 25
+
+# (name, size) of each block, in order
+LAYOUT = (
+    ("num_players", P - MIN_PLAYERS + 1),  # one-hot n = 2..9
+    ("values", NUM_SYMBOLS * 3),  # per symbol (2..A): first value, second value, has two
+    ("points", 3),  # divisible by 7 only, contains 7 only, both
+    ("total", 1),  # running total / 100, clipped
+    ("total_negative", 1),
+    ("total_mod7", 7),  # one-hot total mod 7
+    ("total_units", 10),  # one-hot last digit of |total|
+    ("total_tens", 10),  # one-hot tens digit of |total|
+    ("total_has7", 1),  # |total| contains the digit 7
+    ("last_card", NUM_CARDS),  # the card the next play must differ from
+    ("last_by", P + 1),  # who placed it: relative seat, or the table (last slot)
+    ("on_table", NUM_CARDS),  # every card on the table (dealt there or played)
+    ("played_by", P * NUM_CARDS),  # per relative seat: the cards it played
+    ("hand", NUM_CARDS),
+    ("scores", P),  # points / 50, clipped
+    ("hand_sizes", P),  # cards held / 25
+    ("seated", P),  # 1 for each slot with a player
+    ("to_act", P),  # relative seat to play (none once over)
+    ("progress", 1),  # plays made / plays in the game
+)
+OFFSETS: dict[str, int] = {}
+_o = 0
+for _name, _size in LAYOUT:
+    OFFSETS[_name] = _o
+    _o += _size
+OBS_SIZE = _o
+del _o, _name, _size
+
+_NP = OFFSETS["num_players"]
+_VALUES = OFFSETS["values"]
+_POINTS = OFFSETS["points"]
+_TOTAL = OFFSETS["total"]
+_NEG = OFFSETS["total_negative"]
+_MOD7 = OFFSETS["total_mod7"]
+_UNITS = OFFSETS["total_units"]
+_TENS = OFFSETS["total_tens"]
+_HAS7 = OFFSETS["total_has7"]
+_LAST = OFFSETS["last_card"]
+_LAST_BY = OFFSETS["last_by"]
+_ON_TABLE = OFFSETS["on_table"]
+_PLAYED = OFFSETS["played_by"]
+_HAND = OFFSETS["hand"]
+_SCORES = OFFSETS["scores"]
+_SIZES = OFFSETS["hand_sizes"]
+_SEATED = OFFSETS["seated"]
+_TO_ACT = OFFSETS["to_act"]
+_PROGRESS = OFFSETS["progress"]
+
+# the features that are not in [0, 1]
+_SIGNED = [(_VALUES + 3 * s + i) for s in range(NUM_SYMBOLS) for i in (0, 1)] \
+    + list(range(_POINTS, _POINTS + 3)) + [_TOTAL] + list(range(_SCORES, _SCORES + P))
+
+
+def _clip(x: float) -> float:
+    return CLIP if x > CLIP else -CLIP if x < -CLIP else x
+
+
+def encode(view: SevensView, out: np.ndarray | None = None) -> np.ndarray:
+    """The observation vector of ``view`` (written into ``out`` if given)."""
+    if out is None:
+        out = np.zeros(OBS_SIZE, dtype=np.float32)
+    else:
+        out.fill(0.0)
+    n, me = view.num_players, view.seat
+    ones = [_NP + n - MIN_PLAYERS]
+    for s, vals in enumerate(view.params.values):
+        out[_VALUES + 3 * s] = _clip(vals[0] / VALUE_SCALE)
+        if len(vals) == 2:
+            out[_VALUES + 3 * s + 1] = _clip(vals[1] / VALUE_SCALE)
+            ones.append(_VALUES + 3 * s + 2)
+    for i, p in enumerate(view.params.points):
+        out[_POINTS + i] = _clip(p / POINT_SCALE)
+    total = view.total
+    out[_TOTAL] = _clip(total / TOTAL_SCALE)
+    digits = str(abs(total))
+    if total < 0:
+        ones.append(_NEG)
+    ones += [_MOD7 + total % 7, _UNITS + abs(total) % 10, _TENS + abs(total) // 10 % 10]
+    if "7" in digits:
+        ones.append(_HAS7)
+    ones.append(_LAST + view.last_card)
+    ones.append(_LAST_BY + ((view.plays[-1][0] - me) % n if view.plays else P))
+    ones.extend(_ON_TABLE + c for c in view.table)
+    for seat, c, _ in view.plays:
+        ones.append(_ON_TABLE + c)
+        ones.append(_PLAYED + ((seat - me) % n) * NUM_CARDS + c)
+    ones.extend(_HAND + c for c in view.hand)
+    for seat in range(n):
+        rel = (seat - me) % n
+        out[_SCORES + rel] = _clip(view.scores[seat] / SCORE_SCALE)
+        out[_SIZES + rel] = view.hand_sizes[seat] / MAX_HAND
+        ones.append(_SEATED + rel)
+    if view.current_player is not None:
+        ones.append(_TO_ACT + (view.current_player - me) % n)
+    out[ones] = 1.0
+    out[_PROGRESS] = len(view.plays) / (n * view.rules.hand_size)
+    return out
+
+
+def action_mask(legal_actions: list[int], out: np.ndarray | None = None) -> np.ndarray:
+    """int8 mask over the action table, 1 for each legal action."""
+    if out is None:
+        mask = bytearray(NUM_ACTIONS)
+        for a in legal_actions:
+            mask[a] = 1
+        return np.frombuffer(mask, np.int8)
+    out.fill(0)
+    if legal_actions:
+        out[legal_actions] = 1
+    return out
+
+
+def observation_bounds() -> tuple[np.ndarray, np.ndarray]:
+    low = np.zeros(OBS_SIZE, dtype=np.float32)
+    high = np.ones(OBS_SIZE, dtype=np.float32)
+    low[_SIGNED] = -CLIP
+    high[_SIGNED] = CLIP
+    return low, high
+
+
+def describe(index: int) -> str:
+    """Which feature an observation index holds, e.g. 'played_by[60]'."""
+    for name, size in LAYOUT:
+        off = OFFSETS[name]
+        if off <= index < off + size:
+            return f"{name}[{index - off}]"
+    raise IndexError(f"observation index {index} out of range 0..{OBS_SIZE - 1}")
+
+
+__all__ = ["encode", "action_mask", "observation_bounds", "describe", "OBS_SIZE", "NUM_ACTIONS",
+           "ENCODER_VERSION", "LAYOUT", "OFFSETS"]
