@@ -1,0 +1,66 @@
+"""The Gin Rummy action table: one discrete space for draws, discards and knocks.
+
+    0            draw the top card of the stock
+    1            take the top card of the discard pile
+    2 .. 53      discard card id (action - 2), ids as in ``envs.cards``
+    54 .. 105    discard card id (action - 54) and knock (gin when no deadwood is left)
+"""
+
+from __future__ import annotations
+
+from envs import cards
+
+DRAW_STOCK = 0
+TAKE_DISCARD = 1
+DISCARD_OFFSET = 2
+KNOCK_OFFSET = DISCARD_OFFSET + 52
+NUM_ACTIONS = KNOCK_OFFSET + 52
+
+
+def discard_action(card_id: int) -> int:
+    return DISCARD_OFFSET + card_id
+
+
+def knock_action(card_id: int) -> int:
+    return KNOCK_OFFSET + card_id
+
+
+def is_knock(action: int) -> bool:
+    return action >= KNOCK_OFFSET
+
+
+def action_card(action: int) -> int:
+    """The card id a discard or knock action puts on the pile."""
+    return action - KNOCK_OFFSET if action >= KNOCK_OFFSET else action - DISCARD_OFFSET
+
+
+def action_name(action: int) -> str:
+    """'draw stock', 'take discard', 'discard QS' or 'knock QS', for logs and errors."""
+    if isinstance(action, bool) or not isinstance(action, int) or not 0 <= action < NUM_ACTIONS:
+        return repr(action)
+    if action == DRAW_STOCK:
+        return "draw stock"
+    if action == TAKE_DISCARD:
+        return "take discard"
+    return ("knock " if action >= KNOCK_OFFSET else "discard ") + cards.name(action_card(action))
+
+
+def parse_action(text: str | int) -> int:
+    """Action id from 'draw stock' / 'stock', 'take discard' / 'take', 'discard QS' or
+    just 'QS', 'knock QS'."""
+    if isinstance(text, int) and not isinstance(text, bool):
+        if not 0 <= text < NUM_ACTIONS:
+            raise ValueError(f"action {text!r} is out of range; actions run 0..{NUM_ACTIONS - 1}")
+        return text
+    if not isinstance(text, str):
+        raise ValueError(f"an action is an id or a name like 'discard QS', got {text!r}")
+    key = " ".join(text.strip().lower().split())
+    if key in ("draw stock", "draw", "stock"):
+        return DRAW_STOCK
+    if key in ("take discard", "take", "discard pile"):
+        return TAKE_DISCARD
+    knock = key.startswith("knock ")
+    card = cards.parse(key[6:] if knock else key.removeprefix("discard "))
+    if card >= 52:
+        raise ValueError(f"no jokers in Gin Rummy: {text!r}")
+    return knock_action(card) if knock else discard_action(card)

@@ -1,0 +1,157 @@
+"""Gin Rummy observation encoder: ``GinRummyView`` -> float32 vector, and the action mask.
+
+The one place numeric features are made; the env, trained bots and export all
+call it. The layout depends on the number of players (``layout(n)``). Seats are
+relative: block 0 of a per-seat block is always the observing seat, then the
+players after it in turn order. Bump ``ENCODER_VERSION`` (and the env name) when
+the layout changes.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+
+from envs.gin_rummy.actions import NUM_ACTIONS
+from envs.gin_rummy.melds import deadwood, mask_of
+from envs.gin_rummy.view import GinRummyView
+
+ENCODER_VERSION = 1
+SCORE_CLIP = 4.0
+DEADWOOD_SCALE = 100.0
+CARDS = 52
+
+# blocks whose size is per seat: (name, size per seat)
+PER_SEAT = ("known", "discarded", "to_act", "dealer", "scores")
+
+
+def _blocks(n: int) -> tuple[tuple[str, int], ...]:
+    """(name, size) of each block, in order, for ``n`` players."""
+    return (
+        ("phase", 2),  # drawing, discarding
+        ("hand", CARDS),
+        ("taken", CARDS),  # the card the player to act took from the pile this turn
+        ("pile_top", CARDS),
+        ("pile", CARDS),  # every card in the discard pile
+        ("known", n * CARDS),  # per relative seat: cards it took from the pile and still holds
+        ("discarded", n * CARDS),  # per relative seat: cards it discarded this hand
+        ("stock_size", 1),  # / the stock size after the deal
+        ("to_act", n),
+        ("dealer", n),
+        ("scores", n),  # total / target, clipped to SCORE_CLIP
+        ("deadwood", 1),  # own least deadwood as held / 100, clipped to 1
+        ("hand_number", 1),  # hands played / 10, clipped to 1
+        ("rules", 5),  # knock limit / 100 (0 if none), no limit, no discard of the taken
+        # card, layoff, gin bonus > 0
+    )
+
+
+class Layout:
+    """Offsets of every block for ``n`` players (``layout(n)``)."""
+
+    def __init__(self, n: int) -> None:
+        self.num_players = n
+        self.blocks = _blocks(n)
+        self.offsets: dict[str, int] = {}
+        o = 0
+        for name, size in self.blocks:
+            self.offsets[name] = o
+            o += size
+        self.size = o
+
+    def __getitem__(self, name: str) -> int:
+        return self.offsets[name]
+
+    def describe(self, index: int) -> str:
+        """Which feature an observation index holds, e.g. 'known[1][AS]'."""
+        for name, size in self.blocks:
+            off = self.offsets[name]
+            if off <= index < off + size:
+                i = index - off
+                if name in ("known", "discarded"):
+                    return f"{name}[{i // CARDS}][{i % CARDS}]"
+                return f"{name}[{i}]"
+        raise IndexError(f"observation index {index} out of range 0..{self.size - 1}")
+
+    def bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        low = np.zeros(self.size, dtype=np.float32)
+        high = np.ones(self.size, dtype=np.float32)
+        s = self.offsets["scores"]
+        high[s:s + self.num_players] = SCORE_CLIP
+        return low, high
+
+
+@cache
+def layout(n: int) -> Layout:
+    return Layout(n)
+
+
+def obs_size(n: int) -> int:
+    return layout(n).size
+
+
+def encode(view: GinRummyView, out: np.ndarray | None = None) -> np.ndarray:
+    """The observation vector of ``view`` (written into ``out`` if given).
+
+    The definition of every feature: the env's incremental ``GinRummyObserver``
+    is tested to equal it at every step.
+    """
+    n = view.num_players
+    lay = layout(n)
+    o = lay.offsets
+    if out is None:
+        out = np.zeros(lay.size, dtype=np.float32)
+    else:
+        out.fill(0.0)
+    me = view.seat
+    ones = []
+    if view.phase == "draw":
+        ones.append(o["phase"])
+    elif view.phase == "discard":
+        ones.append(o["phase"] + 1)
+    hand = o["hand"]
+    ones.extend(hand + c for c in view.hand)
+    if view.taken is not None:
+        ones.append(o["taken"] + view.taken)
+    if view.pile:
+        ones.append(o["pile_top"] + view.pile[-1])
+    pile = o["pile"]
+    ones.extend(pile + c for c in view.pile)
+    for seat in range(n):
+        rel = (seat - me) % n
+        base = o["known"] + rel * CARDS
+        ones.extend(base + c for c in view.known[seat])
+        base = o["discarded"] + rel * CARDS
+        ones.extend(base + c for c in view.discarded[seat])
+    if view.current_player is not None:
+        ones.append(o["to_act"] + (view.current_player - me) % n)
+    ones.append(o["dealer"] + (view.dealer - me) % n)
+    rules = view.rules
+    r = o["rules"]
+    if rules.knock_limit is None:
+        ones.append(r + 1)
+    if rules.no_discard_of_taken:
+        ones.append(r + 2)
+    if rules.layoff:
+        ones.append(r + 3)
+    if rules.gin_bonus > 0:
+        ones.append(r + 4)
+    out[ones] = 1.0
+    if rules.knock_limit is not None:
+        out[r] = rules.knock_limit / 100.0
+    out[o["stock_size"]] = view.stock_size / rules.stock_size
+    scores = o["scores"]
+    for seat in range(n):
+        out[scores + (seat - me) % n] = min(SCORE_CLIP, view.scores[seat] / rules.target)
+    out[o["deadwood"]] = min(1.0, deadwood(mask_of(view.hand)) / DEADWOOD_SCALE)
+    out[o["hand_number"]] = min(1.0, (view.hand_number - 1) / 10.0)
+    return out
+
+
+def action_mask(legal_actions: list[int]) -> np.ndarray:
+    """int8 mask over the action table, 1 for each legal action."""
+    mask = bytearray(NUM_ACTIONS)  # cheaper than np.zeros + fancy indexing
+    for a in legal_actions:
+        mask[a] = 1
+    return np.frombuffer(mask, np.int8)

@@ -1,0 +1,109 @@
+"""Gin Rummy rules (RULES.md section 2): one frozen dataclass, two named presets.
+
+``seed`` is the course document's game for 2 to 4 players; ``standard`` is the
+usual two-player game of other libraries (OpenSpiel, RLCard): knock at 10 or
+less, gin and undercut bonuses of 25, layoffs onto the knocker's melds.
+Every number the engine uses comes from here; seed rule numbers are quoted.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+HAND_SIZE = 10  # rule 3
+MIN_PLAYERS, MAX_PLAYERS = 2, 4  # "two or more" (rule 2); 4 x 10 leaves a stock of 11
+
+
+class RulesError(ValueError):
+    """A rules field with a value the engine cannot play."""
+
+
+@dataclass(frozen=True)
+class GinRummyRules:
+    """All options of Gin Rummy. Presets: ``SEED`` and ``STANDARD``."""
+
+    preset: str = "custom"
+    num_players: int = 2  # 2..4 (rule 2)
+    first_dealer: int | None = 0  # seat of the first dealer; None = random from the seed
+    knock_limit: int | None = 10  # most deadwood left to knock; None = any (rule 6b)
+    no_discard_of_taken: bool = True  # the card just taken from the pile may not go back
+    dead_stock: int = 0  # a turn ending with this many stock cards or fewer ends the hand (6c)
+    knocker_wins_ties: bool = True  # False: a tied player after the knocker wins (undercut)
+    gin_bonus: int = 0  # extra points for winning with gin (deadwood 0)
+    undercut_bonus: int = 0  # extra points for beating (or, see above, tying) the knocker
+    layoff: bool = False  # others lay deadwood off onto the knocker's melds (not on gin)
+    target: int = 100  # the game ends after a hand where a total reaches it (rule 2)
+    max_hands: int | None = None  # safety cap; None = play on until someone wins
+
+    def __post_init__(self) -> None:
+        def is_int(value) -> bool:
+            return isinstance(value, int) and not isinstance(value, bool)
+
+        if not is_int(self.num_players) or not MIN_PLAYERS <= self.num_players <= MAX_PLAYERS:
+            raise RulesError(f"num_players must be {MIN_PLAYERS}..{MAX_PLAYERS}, "
+                             f"got {self.num_players!r}")
+        if self.first_dealer is not None and (not is_int(self.first_dealer)
+                                              or self.first_dealer not in
+                                              range(self.num_players)):
+            raise RulesError(f"first_dealer must be a seat 0..{self.num_players - 1} or None, "
+                             f"got {self.first_dealer!r}")
+        if self.knock_limit is not None and (not is_int(self.knock_limit)
+                                             or self.knock_limit < 0):
+            raise RulesError(f"knock_limit must be None or an int >= 0, got {self.knock_limit!r}")
+        stock = 52 - HAND_SIZE * self.num_players - 1
+        if not is_int(self.dead_stock) or not 0 <= self.dead_stock < stock:
+            raise RulesError(f"dead_stock must be an int 0..{stock - 1} (the stock holds "
+                             f"{stock} cards), got {self.dead_stock!r}")
+        for name in ("gin_bonus", "undercut_bonus", "target"):
+            value = getattr(self, name)
+            if not is_int(value) or value < 0:
+                raise RulesError(f"{name} must be an int >= 0, got {value!r}")
+        if self.target < 1:
+            raise RulesError(f"target must be at least 1, got {self.target!r}")
+        for name in ("no_discard_of_taken", "knocker_wins_ties", "layoff"):
+            if not isinstance(getattr(self, name), bool):
+                raise RulesError(f"{name} must be true or false, got {getattr(self, name)!r}")
+        if self.max_hands is not None and (not is_int(self.max_hands) or self.max_hands < 1):
+            raise RulesError(f"max_hands must be None or at least 1, got {self.max_hands!r}")
+
+    @property
+    def stock_size(self) -> int:
+        """Cards in the stock once the hands are dealt and the up card is turned."""
+        return 52 - HAND_SIZE * self.num_players - 1
+
+    def may_knock(self, deadwood: int) -> bool:
+        return self.knock_limit is None or deadwood <= self.knock_limit
+
+    def replace(self, **changes) -> GinRummyRules:
+        """A copy with some fields changed (the preset name becomes 'custom')."""
+        unknown = set(changes) - {f.name for f in dataclasses.fields(self)}
+        if unknown:
+            raise RulesError(f"unknown Gin Rummy rules field(s): {sorted(unknown)}")
+        changes.setdefault("preset", "custom")
+        return dataclasses.replace(self, **changes)
+
+
+SEED = GinRummyRules(preset="seed")
+
+STANDARD = GinRummyRules(
+    preset="standard",
+    dead_stock=2,  # the usual rule: the hand is dead when two stock cards are left
+    knocker_wins_ties=False,  # a tie is an undercut
+    gin_bonus=25,
+    undercut_bonus=25,
+    layoff=True,
+)
+
+PRESETS = {"seed": SEED, "standard": STANDARD}
+
+
+def get_rules(preset: str | GinRummyRules = "seed", **changes) -> GinRummyRules:
+    """Rules from a preset name (or rules object), with optional field changes."""
+    if isinstance(preset, GinRummyRules):
+        rules = preset
+    elif preset in PRESETS:
+        rules = PRESETS[preset]
+    else:
+        raise RulesError(f"unknown Gin Rummy preset {preset!r}; choose from {sorted(PRESETS)}")
+    return rules.replace(**changes) if changes else rules
