@@ -1,0 +1,219 @@
+"""The Sevens PettingZoo env: API for 2, 5, 9 players, masks, observation contents, no leaks."""
+
+import numpy as np
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+from pettingzoo.test import api_test, seed_test
+
+from envs import cards
+from envs.sevens import SevensState, encode, env, get_rules, raw_env
+from envs.sevens.encode import OFFSETS, describe
+from tests.sevens_util import fixed_rules, oracle_legal, random_deal
+
+
+@pytest.mark.parametrize("n", [2, 5, 9])
+def test_pettingzoo_api(n):
+    api_test(env(num_players=n), num_cycles=400)
+
+
+@pytest.mark.parametrize("n", [2, 5, 9])
+def test_seed_gives_same_trajectory(n):
+    seed_test(lambda: env(num_players=n), num_cycles=400)
+
+
+def test_metadata_and_one_observation_size_for_every_player_count():
+    for n in range(2, 10):
+        e = env(num_players=n)
+        assert e.metadata["name"] == "sevens_v0"
+        assert e.possible_agents == [f"player_{i}" for i in range(n)]
+        assert e.observation_space("player_0")["observation"].shape == (encode.OBS_SIZE,)
+        assert e.action_space("player_1").n == 104
+
+
+def _random_episode(e, seed, check):
+    rng = np.random.default_rng(seed)
+    e.reset(seed=seed)
+    for agent in e.agent_iter():
+        obs, _, term, trunc, _ = e.last()
+        if term or trunc:
+            e.step(None)
+            continue
+        check(e, agent, obs)
+        e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+
+
+def test_masks_equal_the_oracle_and_observations_stay_in_bounds():
+    checked = 0
+
+    def check(e, agent, obs):
+        nonlocal checked
+        state = e.unwrapped.state_obj
+        seat = state.current_player
+        assert agent == f"player_{seat}"
+        assert np.flatnonzero(obs["action_mask"]).tolist() == oracle_legal(state.view(seat))
+        assert e.observation_space(agent)["observation"].contains(obs["observation"])
+        checked += 1
+
+    for n in range(2, 10):
+        e = env(num_players=n)
+        for seed in range(12):
+            _random_episode(e, seed, check)
+    assert checked > 2000
+
+
+def test_observation_holds_parameters_total_last_card_hand_points_and_sizes():
+    rules = fixed_rules(n=3, values=tuple((r + 2, -(r + 2)) if r == 12 else (r + 2,)
+                                          for r in range(13)), points=(6, -4, 20))
+    state = SevensState(rules, 4)
+    for _ in range(4):
+        state.apply(state.legal_actions()[0])
+    view = state.view(2)
+    obs = encode.encode(view)
+
+    def block(name, size):
+        return obs[OFFSETS[name]:OFFSETS[name] + size]
+
+    assert block("num_players", 8).tolist() == [0, 1, 0, 0, 0, 0, 0, 0]
+    vals = block("values", 39).reshape(13, 3)
+    assert vals[0].tolist() == pytest.approx([2 / 13, 0, 0])
+    assert vals[12].tolist() == pytest.approx([14 / 13, -14 / 13, 1])
+    assert block("points", 3).tolist() == pytest.approx([6 / 20, -4 / 20, 1])
+    assert block("total", 1)[0] == pytest.approx(min(4, view.total / 100))
+    assert np.flatnonzero(block("total_mod7", 7)).tolist() == [view.total % 7]
+    assert np.flatnonzero(block("last_card", 52)).tolist() == [view.last_card]
+    # the last card was played by seat 0, which is 1 seat after seat 2 in a 3-player game
+    assert np.flatnonzero(block("last_by", 10)).tolist() == [1]
+    assert np.flatnonzero(block("hand", 52)).tolist() == list(view.hand)
+    on_table = sorted(list(view.table) + [c for _, c, _ in view.plays])
+    assert np.flatnonzero(block("on_table", 52)).tolist() == on_table
+    played = block("played_by", 9 * 52).reshape(9, 52)
+    for seat, c, _ in view.plays:
+        assert played[(seat - 2) % 3, c] == 1
+    assert played.sum() == 4
+    assert block("hand_sizes", 9).tolist() == pytest.approx(
+        [view.hand_sizes[(2 + r) % 3] / 25 for r in range(3)] + [0] * 6)
+    assert block("scores", 9).tolist() == pytest.approx(
+        [view.scores[(2 + r) % 3] / 50 for r in range(3)] + [0] * 6)
+    assert block("seated", 9).tolist() == [1, 1, 1] + [0] * 6
+    assert np.flatnonzero(block("to_act", 9)).tolist() == [(view.current_player - 2) % 3]
+    assert describe(OFFSETS["hand"] + 5) == "hand[5]"
+
+
+def _trajectory(n, deal, seed):
+    e = raw_env(num_players=n)
+    e.reset(seed=seed, options={"deal": deal})
+    rng = np.random.default_rng(seed)
+    actions = []
+    while not e.state_obj.is_over:
+        legal = e.state_obj.legal_actions()
+        actions.append(legal[int(rng.integers(len(legal)))])
+        e.step(actions[-1])
+    return actions
+
+
+def _observations(n, deal, actions, seat, seed):
+    e = raw_env(num_players=n)
+    e.reset(seed=seed, options={"deal": deal})
+    seen = []
+    for a in actions:
+        o = e.observe(f"player_{seat}")
+        seen.append((o["observation"].copy(), o["action_mask"].copy()))
+        e.step(a)
+    return seen
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**31), n=st.integers(3, 9))
+def test_no_leak_when_same_suit_cards_swap_between_two_other_players(seed, n):
+    rng = np.random.default_rng(seed)
+    deal = random_deal(n, rng)
+    actions = _trajectory(n, deal, seed)
+    seat = seed % n
+    a, b = [s for s in range(n) if s != seat][:2]
+    when = {a_ >> 1: i for i, a_ in enumerate(actions)}  # card -> when it was played
+    pairs = [(x, y) for x in deal[a] for y in deal[b] if x[-1] == y[-1]]
+    assume(pairs)
+    # the pair whose first card is played latest, so many turns are compared
+    x, y = max(pairs, key=lambda p: min(when[cards.parse(p[0])], when[cards.parse(p[1])]))
+    cut = min(when[cards.parse(x)], when[cards.parse(y)])  # both unplayed before this
+    assume(cut >= n)  # every seat, ours included, has had a turn
+    swapped = [list(h) for h in deal]
+    swapped[a][swapped[a].index(x)] = y
+    swapped[b][swapped[b].index(y)] = x
+    before = _observations(n, deal, actions[:cut], seat, seed)
+    after = _observations(n, swapped, actions[:cut], seat, seed)
+    assert len(before) == len(after) == cut
+    for (o1, m1), (o2, m2) in zip(before, after, strict=True):
+        assert np.array_equal(o1, o2)
+        assert np.array_equal(m1, m2)
+
+
+def test_the_leak_test_would_catch_a_leak():
+    """Swapping a card between the seat's own hand and another's changes its observation."""
+    deal = random_deal(4, np.random.default_rng(0))
+    swapped = [list(h) for h in deal]
+    swapped[0][0], swapped[1][0] = swapped[1][0], swapped[0][0]
+    e1, e2 = raw_env(num_players=4), raw_env(num_players=4)
+    e1.reset(seed=0, options={"deal": deal})
+    e2.reset(seed=0, options={"deal": swapped})
+    assert not np.array_equal(e1.observe("player_0")["observation"],
+                              e2.observe("player_0")["observation"])
+
+
+def test_rewards_are_points_over_10_plus_win_bonus():
+    rules = fixed_rules(n=2, points=(10, -5, 30))
+    e = raw_env(rules=rules)
+    e.reset(seed=2)
+    totals = {a: 0.0 for a in e.agents}
+    for agent in e.agent_iter():
+        _, reward, term, _, _ = e.last()
+        totals[agent] += reward
+        if term:
+            e.step(None)
+            continue
+        e.step(e.state_obj.legal_actions()[-1])
+    scores = e.state_obj.scores
+    winners = e.state_obj.winners
+    for seat in range(2):
+        bonus = 1 / len(winners) if seat in winners else -1
+        assert totals[f"player_{seat}"] == pytest.approx(scores[seat] / 10 + bonus)
+
+
+def test_illegal_action_raises_and_changes_nothing():
+    e = env(num_players=4)
+    e.reset(seed=3)
+    agent = e.agent_selection
+    obs = e.observe(agent)["observation"].copy()
+    legal = np.flatnonzero(e.observe(agent)["action_mask"]).tolist()
+    bad = next(a for a in range(104) if a not in legal)
+    with pytest.raises(ValueError, match=f"illegal action {bad}") as err:
+        e.step(bad)
+    assert str(legal) in str(err.value) and agent in str(err.value)
+    assert e.agent_selection == agent
+    assert np.array_equal(e.observe(agent)["observation"], obs)
+
+
+def test_given_deal_and_fixed_parameters_through_reset():
+    deal = random_deal(5, np.random.default_rng(9))
+    e = raw_env(preset="classic", num_players=5)
+    e.reset(seed=1, options={"deal": deal})
+    assert cards.names(e.state_obj.table) == deal[5]
+    assert e.state_obj.params.values == get_rules("classic").values
+    with pytest.raises(cards.CardError, match="dealt twice"):
+        e.reset(options={"deal": [deal[0], deal[1][:-1] + [deal[0][0]]] + deal[2:]})
+
+
+def test_ansi_render_shows_parameters_points_and_only_the_actors_hand():
+    deal = random_deal(3, np.random.default_rng(5))
+    e = env(preset="classic", num_players=3, render_mode="ansi")
+    e.reset(seed=0, options={"deal": deal})
+    e.step(e.unwrapped.state_obj.legal_actions()[0])
+    text = e.render()
+    assert "A=1/11" in text and "divisible by 7 +5" in text and "player_1 to play" in text
+    hand_line = text.split("player_1 hand:")[1]
+    shown = hand_line.split()
+    assert len(shown) == 17
+    seat0 = set(deal[0])
+    assert not any(cards.name(c) in seat0 for c in (cards.parse(x.replace("♣", "C").replace(
+        "♦", "D").replace("♥", "H").replace("♠", "S")) for x in shown))
