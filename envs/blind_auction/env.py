@@ -1,0 +1,156 @@
+"""PettingZoo envs for Blind Auction (``blind_auction_v0``): AEC and Parallel.
+
+    from envs.blind_auction import env, parallel_env
+    e = env(num_players=3, tie_rule="carry")      # or preset="3p"; any rules field
+    e.reset(seed=1, options={"deal": ["2D", "AD", ...]})   # a given prize order
+
+AEC: the seats bid in seat order; an observation never shows another seat's
+bid before the round resolves (the observer's "acted" flags say only who has
+bid). Parallel: every seat bids at once each round. Observations are
+``{"observation": float32[OBS_SIZE], "action_mask": int8[13]}``; a game is one
+hand, so the hand reward (score / ``score_scale``, by default the prize total,
+so a share of the prizes) and the win bonus come together at the end.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from pettingzoo import ParallelEnv
+
+from envs.aec import CardGameEnv, split_env_options
+from envs.blind_auction import encode
+from envs.blind_auction.actions import NUM_ACTIONS, action_name
+from envs.blind_auction.engine import BlindAuctionState
+from envs.blind_auction.render import render
+from envs.blind_auction.rules import BlindAuctionRules, get_rules
+
+ENV_NAME = "blind_auction_v0"
+
+
+class raw_env(CardGameEnv):  # noqa: N801 - PettingZoo naming
+    metadata = {**CardGameEnv.metadata, "name": ENV_NAME}
+    obs_size = encode.OBS_SIZE
+    num_actions = NUM_ACTIONS
+
+    def __init__(
+        self,
+        preset: str = "2p",
+        rules: BlindAuctionRules | None = None,
+        render_mode: str | None = None,
+        **options,
+    ) -> None:
+        env_options, rule_changes = split_env_options(options)
+        self.rules = get_rules(rules if rules is not None else preset, **rule_changes)
+        self.num_players = self.rules.num_players
+        self.default_score_scale = float(self.rules.prize_total)
+        super().__init__(render_mode=render_mode, **env_options)
+
+    def _new_state(self, seed, options):
+        return BlindAuctionState(self.rules, seed, deal=options.get("deal"))
+
+    def _encode(self, view):
+        return encode.encode(view)
+
+    def _make_observer(self):
+        return encode.BlindAuctionObserver(self.num_players)
+
+    _mask = staticmethod(encode.action_mask)
+
+    def _render_view(self, view):
+        return render(view)
+
+    def _action_name(self, action):
+        return action_name(action)
+
+
+def env(**kwargs) -> raw_env:
+    """The Blind Auction AEC env (unwrapped: ``raw_env`` checks the call order itself)."""
+    return raw_env(**kwargs)
+
+
+class parallel_raw_env(ParallelEnv):  # noqa: N801 - PettingZoo naming
+    """Blind Auction through PettingZoo's Parallel API: every seat bids at once.
+
+    Built on the AEC env (same options, rewards and illegal-action handling):
+    a step checks every action first, so an illegal one raises naming the agent
+    and changes nothing (or, with ``illegal_action="penalty"``, is replaced as
+    in the AEC env), then plays the bids in seat order. Every live agent's mask
+    is its own hand.
+    """
+
+    metadata = {"render_modes": ["ansi", "human"], "name": ENV_NAME, "is_parallelizable": True}
+
+    def __init__(self, **kwargs) -> None:
+        self.aec = raw_env(**kwargs)
+        self.rules = self.aec.rules
+        self.render_mode = self.aec.render_mode
+        self.possible_agents = list(self.aec.possible_agents)
+        self.agents: list[str] = []
+
+    def observation_space(self, agent):  # the same object every call, as PettingZoo requires
+        return self.aec.observation_space(agent)
+
+    def action_space(self, agent):
+        return self.aec.action_space(agent)
+
+    @property
+    def state_obj(self) -> BlindAuctionState | None:
+        return self.aec.state_obj
+
+    def _observations(self) -> dict:
+        state = self.aec.state_obj
+        observe = self.aec._observation
+        mask = encode.action_mask
+        return {a: {"observation": observe(state, seat), "action_mask": mask(state.legal_for(seat))}
+                for seat, a in enumerate(self.possible_agents)}
+
+    def reset(self, seed: int | None = None, options: dict | None = None):
+        self.aec.reset(seed=seed, options=options)
+        self.agents = list(self.possible_agents)
+        return self._observations(), {a: {} for a in self.agents}
+
+    def step(self, actions: dict):
+        if not self.agents:
+            raise ValueError("step() after the game ended: call reset()")
+        missing = [a for a in self.agents if a not in actions]
+        if missing:
+            raise ValueError(f"actions missing for {missing}; every live agent bids each step")
+        state = self.aec.state_obj
+        if self.aec.illegal_action == "raise":
+            for seat, agent in enumerate(self.agents):
+                legal = state.legal_for(seat)
+                action = actions[agent]
+                if type(action) is bool or action not in legal:
+                    raise ValueError(f"illegal action {action!r} by {agent} "
+                                     f"({action_name(action)}); legal actions: {legal}")
+        rewards = {a: 0.0 for a in self.agents}
+        aec = self.aec
+        for agent in self.agents:
+            aec.step(actions[agent] if not isinstance(actions[agent], np.integer)
+                     else int(actions[agent]))
+            for a in self.agents:
+                rewards[a] += aec.rewards[a]
+        terminations = dict(aec.terminations)
+        truncations = dict(aec.truncations)
+        obs = self._observations()
+        infos = {a: {} for a in self.agents}
+        if all(terminations.values()):
+            self.agents = []
+        return obs, rewards, terminations, truncations, infos
+
+    def render(self):
+        return self.aec.render()
+
+    def close(self) -> None:
+        self.aec.close()
+
+    def state(self) -> np.ndarray:
+        """The global state: every seat's observation side by side (a critic's input)."""
+        state = self.aec.state_obj
+        return np.concatenate([self.aec._observation(state, s)
+                               for s in range(len(self.possible_agents))])
+
+
+def parallel_env(**kwargs) -> parallel_raw_env:
+    """The Blind Auction Parallel env (same options as ``env``)."""
+    return parallel_raw_env(**kwargs)
