@@ -1,0 +1,42 @@
+"""What the web table may tell everyone about a game, per game.
+
+A seat always gets its own ``view(seat).to_dict()``: that is the PlayerView,
+safe by construction. Two things need game knowledge and live here:
+
+* ``spectator_view(state)``: the public part of the game for a watcher;
+* ``public_event(before, state, seat, action)``: what everyone at the table
+  may learn about a move that was just made (``before`` is what
+  ``snapshot(state, seat)`` returned just before it).
+
+The default adapter reveals nothing it cannot know to be public: spectators
+get no view and a move is announced only as "seat N moved" (a sealed bid or a
+drawn card stays secret). A game gets a richer table by adding a module here
+and a line in ``_MODULES``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+
+class WebAdapter:
+    """The safe default for any game."""
+
+    def spectator_view(self, state: Any) -> dict | None:
+        return None
+
+    def snapshot(self, state: Any, seat: int) -> Any:
+        return None
+
+    def public_event(self, before: Any, state: Any, seat: int, action: int) -> dict:
+        return {"seat": seat}
+
+
+_MODULES = {"spades": "web.adapters.spades"}
+_DEFAULT = WebAdapter()
+
+
+def adapter_for(game: str) -> WebAdapter:
+    module = _MODULES.get(game)
+    return importlib.import_module(module).ADAPTER if module else _DEFAULT

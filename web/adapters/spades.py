@@ -1,0 +1,47 @@
+"""Spades on the web table: everything but the four hands is public.
+
+A card played, a bid, the trick on the table and its winner are seen by all
+(RULES.md section 1). The event of the card that ends a trick carries the four
+cards and the winner, because the view after it may already belong to the
+next hand, and the table keeps a finished trick in sight until the player
+asks for the next one (A3.3).
+"""
+
+from __future__ import annotations
+
+from envs import cards
+from envs.spades.actions import action_card, action_name, is_bid
+from envs.spades.engine import SpadesState
+from envs.spades.rules import NUM_PLAYERS
+from envs.spades.view import SpadesView
+from web.adapters import WebAdapter
+
+
+class SpadesAdapter(WebAdapter):
+    def spectator_view(self, state: SpadesState) -> dict:
+        view = state.view(0).to_dict()
+        view["seat"] = None
+        view["hand"] = []
+        return view
+
+    def snapshot(self, state: SpadesState, seat: int) -> SpadesView:
+        return state.view(seat)
+
+    def public_event(self, before: SpadesView, state: SpadesState, seat: int,
+                     action: int) -> dict:
+        event = {"seat": seat, "action": action, "name": action_name(action)}
+        if is_bid(action) or len(before.trick) < NUM_PLAYERS - 1:
+            return event
+        plays = [*before.trick, (seat, action_card(action))]
+        if state.hand_number == before.hand_number:
+            winner = state.last_trick_winner
+        else:  # the trick ended the hand: its winner is the seat whose count went up
+            taken = state.results[-1].tricks
+            winner = next(s for s in range(NUM_PLAYERS) if taken[s] > before.tricks[s])
+        event["trick"] = [[s, cards.name(c)] for s, c in plays]
+        event["winner"] = winner
+        event["hand_over"] = state.hand_number != before.hand_number or state.is_over
+        return event
+
+
+ADAPTER = SpadesAdapter()

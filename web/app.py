@@ -1,0 +1,249 @@
+"""The ASGI app: accounts, the lobby's JSON API, the websocket and the static page.
+
+    create_app("sqlite:///runs/web/web.db")     # then serve it with uvicorn
+
+Accounts: names and scrypt-hashed passwords; a sign-in sets an HttpOnly
+session cookie holding a random token (only its SHA-256 is stored). State-
+changing requests must be ``application/json`` (a cross-site form cannot send
+that), and a websocket must come from this server's own page (Origin check).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import re
+import secrets
+import time
+from collections.abc import Callable
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse
+from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from web.db import Store
+from web.hub import Conn
+from web.lobby import Lobby
+from web.passwords import hash_password, verify_password
+from web.table import RefusedError
+
+STATIC = Path(__file__).resolve().parent / "static"
+COOKIE = "cardrl_session"
+SESSION_DAYS = 30
+NAME_RE = re.compile(r"^[A-Za-z0-9_.-]{3,24}$")
+DEFAULT_DB = "sqlite:///runs/web/web.db"
+
+
+def _token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def create_app(db_url: str = DEFAULT_DB, *, clock: Callable[[], float] = time.time,
+               tick_seconds: float = 1.0, bot_delay: float = 0.0,
+               secure_cookies: bool = False, password_cost: int | None = None) -> Starlette:
+    """The server app; the store opens (and unfinished games resume) at startup."""
+
+    def lobby(request) -> Lobby:
+        return request.app.state.lobby
+
+    def user_of(conn_or_request) -> dict | None:
+        token = conn_or_request.cookies.get(COOKIE)
+        if not token:
+            return None
+        return lobby(conn_or_request).store.session_user(_token_hash(token), clock())
+
+    async def body(request: Request) -> dict:
+        if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
+            raise RefusedError("send requests as application/json")
+        try:
+            data = await request.json()
+        except ValueError:
+            raise RefusedError("the request body is not JSON") from None
+        if not isinstance(data, dict):
+            raise RefusedError("the request body must be a JSON object")
+        return data
+
+    def signed_in(handler):
+        async def wrapper(request: Request):
+            user = user_of(request)
+            if user is None:
+                return JSONResponse({"error": "sign in first"}, status_code=401)
+            try:
+                return await handler(request, user)
+            except RefusedError as err:
+                return JSONResponse({"error": str(err)}, status_code=400)
+        return wrapper
+
+    def session_response(user_id: int, name: str) -> JSONResponse:
+        token = secrets.token_urlsafe(32)
+        lobby_ = app.state.lobby
+        lobby_.store.add_session(_token_hash(token), user_id,
+                                 clock() + SESSION_DAYS * 86400)
+        response = JSONResponse({"name": name})
+        response.set_cookie(COOKIE, token, max_age=SESSION_DAYS * 86400, httponly=True,
+                            samesite="lax", secure=secure_cookies, path="/")
+        return response
+
+    def credentials(data: dict) -> tuple[str, str]:
+        name, password = data.get("name"), data.get("password")
+        if not isinstance(name, str) or not NAME_RE.match(name):
+            raise RefusedError("a user name is 3 to 24 letters, digits, '.', '_' or '-'")
+        if not isinstance(password, str) or not 8 <= len(password) <= 200:
+            raise RefusedError("a password has 8 to 200 characters")
+        return name, password
+
+    async def signup(request: Request):
+        try:
+            name, password = credentials(await body(request))
+        except RefusedError as err:
+            return JSONResponse({"error": str(err)}, status_code=400)
+        cost = {} if password_cost is None else {"n": password_cost}
+        hashed = await run_in_threadpool(hash_password, password, **cost)
+        user_id = lobby(request).store.create_user(name, hashed, clock())
+        if user_id is None:
+            return JSONResponse({"error": f"the name {name!r} is taken"}, status_code=409)
+        return session_response(user_id, name)
+
+    async def signin(request: Request):
+        try:
+            name, password = credentials(await body(request))
+        except RefusedError as err:
+            return JSONResponse({"error": str(err)}, status_code=400)
+        user = lobby(request).store.user_by_name(name)
+        ok = user is not None and await run_in_threadpool(verify_password, password,
+                                                          user["password"])
+        if not ok:
+            return JSONResponse({"error": "wrong user name or password"}, status_code=401)
+        return session_response(user["id"], user["name"])
+
+    async def signout(request: Request):
+        token = request.cookies.get(COOKIE)
+        if token:
+            lobby(request).store.drop_session(_token_hash(token))
+        response = JSONResponse({"ok": True})
+        response.delete_cookie(COOKIE, path="/")
+        return response
+
+    @signed_in
+    async def me(request: Request, user: dict):
+        return JSONResponse({"name": user["name"], "id": user["id"]})
+
+    @signed_in
+    async def games(request: Request, user: dict):
+        return JSONResponse({"games": lobby(request).games()})
+
+    @signed_in
+    async def listing(request: Request, user: dict):
+        return JSONResponse(lobby(request).listing(user["id"]))
+
+    def table_answer(table) -> JSONResponse:
+        return JSONResponse({"table": table.id, "status": table.status})
+
+    @signed_in
+    async def create_table(request: Request, user: dict):
+        d = await body(request)
+        return table_answer(lobby(request).create_table(
+            user["id"], d.get("game"), d.get("preset"), d.get("rules"), d.get("seats")))
+
+    @signed_in
+    async def quick_match(request: Request, user: dict):
+        d = await body(request)
+        return table_answer(lobby(request).quick_match(
+            user["id"], d.get("game"), d.get("preset"), d.get("fill_after"), d.get("bot")))
+
+    @signed_in
+    async def schedule(request: Request, user: dict):
+        d = await body(request)
+        return table_answer(lobby(request).schedule(
+            user["id"], d.get("game"), d.get("starts_at"), d.get("players"), d.get("preset"),
+            d.get("rules"), d.get("absent", "bot"), d.get("bot")))
+
+    def path_table(request: Request) -> int:
+        return int(request.path_params["table_id"])
+
+    @signed_in
+    async def sit(request: Request, user: dict):
+        d = await body(request)
+        return table_answer(lobby(request).sit(user["id"], path_table(request), d.get("seat")))
+
+    @signed_in
+    async def stand(request: Request, user: dict):
+        await body(request)
+        return table_answer(lobby(request).stand(user["id"], path_table(request)))
+
+    async def index(request: Request):
+        return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
+
+    async def websocket(ws: WebSocket):
+        origin = ws.headers.get("origin")
+        if origin is not None and urlsplit(origin).netloc != ws.headers.get("host"):
+            await ws.close(code=4403, reason="cross-site websocket refused")
+            return
+        await ws.accept()
+        user = user_of(ws)
+        if user is None:
+            await ws.send_json({"type": "error", "table": None, "error": "sign in first"})
+            await ws.close(code=4401)
+            return
+        hub = ws.app.state.lobby
+        conn = Conn(user["id"], user["name"], ws.send_text)
+        hub.connect(conn)
+        pump = asyncio.get_running_loop().create_task(conn.pump())
+        try:
+            while True:
+                message = await ws.receive()
+                if message["type"] == "websocket.disconnect":
+                    break
+                text = message.get("text")
+                hub.handle(conn, text if text is not None else message.get("bytes", b""))
+        except WebSocketDisconnect:
+            pass
+        finally:
+            hub.disconnect(conn)
+            conn.close()
+            pump.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await pump
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette):
+        store = Store(db_url)
+        lobby_ = Lobby(store, clock=clock, bot_delay=bot_delay)
+        app.state.lobby = lobby_
+        lobby_.resume()
+        ticker = asyncio.get_running_loop().create_task(lobby_.run_clock(tick_seconds))
+        try:
+            yield
+        finally:
+            ticker.cancel()
+            for table in lobby_.tables.values():
+                if table.bot_task is not None:
+                    table.bot_task.cancel()
+            lobby_.pool.shutdown(wait=False, cancel_futures=True)
+            store.close()
+
+    routes = [
+        Route("/", index),
+        Route("/api/signup", signup, methods=["POST"]),
+        Route("/api/signin", signin, methods=["POST"]),
+        Route("/api/signout", signout, methods=["POST"]),
+        Route("/api/me", me),
+        Route("/api/games", games),
+        Route("/api/lobby", listing),
+        Route("/api/tables", create_table, methods=["POST"]),
+        Route("/api/tables/{table_id:int}/sit", sit, methods=["POST"]),
+        Route("/api/tables/{table_id:int}/stand", stand, methods=["POST"]),
+        Route("/api/quickmatch", quick_match, methods=["POST"]),
+        Route("/api/schedule", schedule, methods=["POST"]),
+        WebSocketRoute("/ws", websocket),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ]
+    app = Starlette(routes=routes, lifespan=lifespan)
+    return app

@@ -1,0 +1,213 @@
+"""Storage of users, sessions, tables, seats and every move.
+
+SQLite by default (``sqlite:///path.db``); a ``postgresql://`` URL uses
+PostgreSQL through psycopg (installed separately). The SQL is the common subset
+of both, with ``?`` placeholders rewritten for psycopg and ``RETURNING id`` for
+new rows. Every write commits at once: a move is on disk before anyone hears
+of it, so a restarted server replays every unfinished game exactly.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS users (
+    id {serial},
+    name TEXT NOT NULL UNIQUE,
+    password TEXT NOT NULL,
+    created {real} NOT NULL
+);
+CREATE TABLE IF NOT EXISTS sessions (
+    token_hash TEXT PRIMARY KEY,
+    user_id BIGINT NOT NULL REFERENCES users(id),
+    expires {real} NOT NULL
+);
+CREATE TABLE IF NOT EXISTS game_tables (
+    id {serial},
+    game TEXT NOT NULL,
+    preset TEXT NOT NULL,
+    rules TEXT NOT NULL,
+    seed BIGINT NOT NULL,
+    kind TEXT NOT NULL,
+    status TEXT NOT NULL,
+    host BIGINT REFERENCES users(id),
+    created {real} NOT NULL,
+    starts_at {real},
+    absent TEXT,
+    bot_spec TEXT,
+    fill_at {real},
+    result TEXT
+);
+CREATE TABLE IF NOT EXISTS seats (
+    table_id BIGINT NOT NULL REFERENCES game_tables(id),
+    seat INTEGER NOT NULL,
+    user_id BIGINT REFERENCES users(id),
+    bot TEXT,
+    arrived {real},
+    PRIMARY KEY (table_id, seat)
+);
+CREATE TABLE IF NOT EXISTS moves (
+    table_id BIGINT NOT NULL REFERENCES game_tables(id),
+    ply INTEGER NOT NULL,
+    seat INTEGER NOT NULL,
+    action INTEGER NOT NULL,
+    at {real} NOT NULL,
+    PRIMARY KEY (table_id, ply)
+);
+CREATE INDEX IF NOT EXISTS game_tables_status ON game_tables(status);
+"""
+
+_DIALECTS = {
+    "sqlite": {"serial": "INTEGER PRIMARY KEY AUTOINCREMENT", "real": "REAL"},
+    "postgresql": {"serial": "BIGSERIAL PRIMARY KEY", "real": "DOUBLE PRECISION"},
+}
+
+UNFINISHED = ("waiting", "scheduled", "playing")
+
+
+class Database:
+    """One connection, used from the server's event loop thread only."""
+
+    def __init__(self, url: str) -> None:
+        if not isinstance(url, str):
+            raise ValueError(f"a database URL is a string, got {url!r}")
+        if url.startswith("sqlite://"):
+            path = url.removeprefix("sqlite://").removeprefix("/") or ":memory:"
+            if path != ":memory:":
+                Path(path).parent.mkdir(parents=True, exist_ok=True)
+            self.dialect = "sqlite"
+            self.conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+            self.conn.row_factory = sqlite3.Row
+            self.conn.execute("PRAGMA journal_mode=WAL")
+            self.conn.execute("PRAGMA synchronous=NORMAL")
+            self.conn.execute("PRAGMA foreign_keys=ON")
+        elif url.startswith(("postgresql://", "postgres://")):
+            try:
+                import psycopg
+                from psycopg.rows import dict_row
+            except ImportError:
+                raise ValueError("a PostgreSQL URL needs psycopg: pip install 'psycopg[binary]'") \
+                    from None
+            self.dialect = "postgresql"
+            self.conn = psycopg.connect(url, autocommit=True, row_factory=dict_row)
+        else:
+            raise ValueError(f"unsupported database URL {url!r}: use sqlite:///file.db "
+                             "or postgresql://user:pass@host/db")
+        for statement in _SCHEMA.format(**_DIALECTS[self.dialect]).split(";"):
+            if statement.strip():
+                self.conn.execute(statement)
+
+    def _sql(self, sql: str) -> str:
+        return sql if self.dialect == "sqlite" else sql.replace("?", "%s")
+
+    def execute(self, sql: str, params: tuple = ()) -> None:
+        self.conn.execute(self._sql(sql), params)
+
+    def rows(self, sql: str, params: tuple = ()) -> list[dict[str, Any]]:
+        return [dict(r) for r in self.conn.execute(self._sql(sql), params).fetchall()]
+
+    def row(self, sql: str, params: tuple = ()) -> dict[str, Any] | None:
+        r = self.conn.execute(self._sql(sql), params).fetchone()
+        return None if r is None else dict(r)
+
+    def insert(self, sql: str, params: tuple = ()) -> int:
+        rows = self.conn.execute(self._sql(sql + " RETURNING id"), params).fetchall()
+        return int(rows[0][0] if self.dialect == "sqlite" else rows[0]["id"])
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+class Store:
+    """The queries the server needs, named by what they do."""
+
+    def __init__(self, url: str) -> None:
+        self.db = Database(url)
+
+    # ------------------------------------------------------------- users
+    def create_user(self, name: str, password_hash: str, now: float) -> int | None:
+        """The new user's id, or None when the name is taken."""
+        if self.db.row("SELECT id FROM users WHERE lower(name) = lower(?)", (name,)):
+            return None
+        return self.db.insert("INSERT INTO users (name, password, created) VALUES (?, ?, ?)",
+                              (name, password_hash, now))
+
+    def user_by_name(self, name: str) -> dict | None:
+        return self.db.row("SELECT * FROM users WHERE lower(name) = lower(?)", (name,))
+
+    def user_names(self, ids) -> dict[int, str]:
+        ids = sorted(set(ids))
+        if not ids:
+            return {}
+        marks = ",".join("?" * len(ids))
+        return {r["id"]: r["name"]
+                for r in self.db.rows(f"SELECT id, name FROM users WHERE id IN ({marks})",
+                                      tuple(ids))}
+
+    def add_session(self, token_hash: str, user_id: int, expires: float) -> None:
+        self.db.execute("INSERT INTO sessions (token_hash, user_id, expires) VALUES (?, ?, ?)",
+                        (token_hash, user_id, expires))
+
+    def session_user(self, token_hash: str, now: float) -> dict | None:
+        return self.db.row(
+            "SELECT users.id, users.name FROM sessions JOIN users ON users.id = sessions.user_id"
+            " WHERE token_hash = ? AND expires > ?", (token_hash, now))
+
+    def drop_session(self, token_hash: str) -> None:
+        self.db.execute("DELETE FROM sessions WHERE token_hash = ?", (token_hash,))
+
+    # ------------------------------------------------------------ tables
+    def create_table(self, *, game: str, preset: str, rules: dict, seed: int, kind: str,
+                     status: str, host: int | None, created: float, starts_at: float | None,
+                     absent: str | None, bot_spec: str | None, fill_at: float | None,
+                     seats: list[tuple[int | None, str | None]]) -> int:
+        table_id = self.db.insert(
+            "INSERT INTO game_tables (game, preset, rules, seed, kind, status, host, created,"
+            " starts_at, absent, bot_spec, fill_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (game, preset, json.dumps(rules), seed, kind, status, host, created, starts_at,
+             absent, bot_spec, fill_at))
+        for seat, (user_id, bot) in enumerate(seats):
+            self.db.execute("INSERT INTO seats (table_id, seat, user_id, bot) VALUES (?, ?, ?, ?)",
+                            (table_id, seat, user_id, bot))
+        return table_id
+
+    def set_seat(self, table_id: int, seat: int, user_id: int | None, bot: str | None,
+                 arrived: float | None = None) -> None:
+        self.db.execute("UPDATE seats SET user_id = ?, bot = ?, arrived = ? "
+                        "WHERE table_id = ? AND seat = ?", (user_id, bot, arrived, table_id, seat))
+
+    def set_status(self, table_id: int, status: str, result: dict | None = None) -> None:
+        self.db.execute("UPDATE game_tables SET status = ?, result = ? WHERE id = ?",
+                        (status, None if result is None else json.dumps(result), table_id))
+
+    def set_fill_at(self, table_id: int, fill_at: float | None) -> None:
+        self.db.execute("UPDATE game_tables SET fill_at = ? WHERE id = ?", (fill_at, table_id))
+
+    def add_move(self, table_id: int, ply: int, seat: int, action: int, at: float) -> None:
+        self.db.execute("INSERT INTO moves (table_id, ply, seat, action, at) "
+                        "VALUES (?, ?, ?, ?, ?)", (table_id, ply, seat, action, at))
+
+    def table(self, table_id: int) -> dict | None:
+        """A table row with its ``seats`` and ``moves`` (ply order), or None."""
+        row = self.db.row("SELECT * FROM game_tables WHERE id = ?", (table_id,))
+        if row is None:
+            return None
+        row["rules"] = json.loads(row["rules"])
+        row["result"] = json.loads(row["result"]) if row["result"] else None
+        row["seats"] = self.db.rows("SELECT * FROM seats WHERE table_id = ? ORDER BY seat",
+                                    (table_id,))
+        row["moves"] = [(r["seat"], r["action"]) for r in self.db.rows(
+            "SELECT seat, action FROM moves WHERE table_id = ? ORDER BY ply", (table_id,))]
+        return row
+
+    def unfinished_table_ids(self) -> list[int]:
+        marks = ",".join("?" * len(UNFINISHED))
+        return [r["id"] for r in self.db.rows(
+            f"SELECT id FROM game_tables WHERE status IN ({marks}) ORDER BY id", UNFINISHED)]
+
+    def close(self) -> None:
+        self.db.close()

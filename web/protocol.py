@@ -1,0 +1,62 @@
+"""The websocket protocol: JSON text frames, one object each.
+
+Client to server::
+
+    {"type": "join",  "table": 7}               watch table 7 (and play, if seated)
+    {"type": "leave", "table": 7}               stop receiving table 7
+    {"type": "move",  "table": 7, "action": 31, "ply": 12}
+    {"type": "ping"}
+
+``ply`` is optional: the number of moves the client had seen; a move sent for
+an older position is refused instead of landing on a newer one. Any message
+may carry an ``"id"``, echoed in the answer.
+
+Server to client::
+
+    {"type": "table", "table": 7, "seat": 2, "ply": 13, "status": "playing",
+     "players": [...], "view": {...}, "legal": [[action, name], ...], "event": {...}}
+    {"type": "error", "table": 7, "error": "not your turn at table 7: ...", "id": ...}
+    {"type": "pong"}
+
+A refused message changes nothing and is answered only to its sender.
+"""
+
+from __future__ import annotations
+
+import json
+
+from web.table import RefusedError
+
+MAX_MESSAGE = 4096
+_FIELDS = {"join": ("table",), "leave": ("table",), "move": ("table", "action"), "ping": ()}
+
+
+def _is_int(x) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def parse_message(text: str | bytes) -> dict:
+    """The checked message, or RefusedError naming what is wrong with it."""
+    if isinstance(text, bytes):
+        raise RefusedError("malformed message: send JSON text frames, not binary")
+    if len(text) > MAX_MESSAGE:
+        raise RefusedError(f"malformed message: {len(text)} characters, at most {MAX_MESSAGE}")
+    try:
+        msg = json.loads(text)
+    except ValueError as err:
+        raise RefusedError(f"malformed message: not JSON ({err.msg} at character {err.pos})") \
+            from None
+    if not isinstance(msg, dict):
+        raise RefusedError(f"malformed message: expected a JSON object, got {type(msg).__name__}")
+    kind = msg.get("type")
+    if kind not in _FIELDS:
+        raise RefusedError(f"malformed message: unknown type {kind!r}; "
+                           f"expected one of {', '.join(_FIELDS)}")
+    for name in _FIELDS[kind]:
+        if name not in msg:
+            raise RefusedError(f"malformed message: a {kind!r} message needs {name!r}")
+        if not _is_int(msg[name]):
+            raise RefusedError(f"malformed message: {name!r} must be an integer, got {msg[name]!r}")
+    if "ply" in msg and not _is_int(msg["ply"]):
+        raise RefusedError(f"malformed message: 'ply' must be an integer, got {msg['ply']!r}")
+    return msg
