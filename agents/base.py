@@ -29,6 +29,25 @@ class Bot:
     def act(self, view: Any, legal_actions: Sequence[int]) -> int:
         raise NotImplementedError
 
+    # Optional calls of a tournament's control program (the course seed's interface
+    # between control program and player module). A bot that keeps its own state can
+    # follow the game through them; one that reads the view can ignore them. The
+    # tournament calls them in this order: reset, start_game, receive_cards (again at
+    # every new hand), then act for its own moves and observe_move for every other
+    # player's, and report_score once the game is over.
+    def start_game(self, seat: int, num_players: int, parameters: dict) -> None:
+        """A game begins: this bot's seat and the game's public parameters (JSON-ready)."""
+
+    def receive_cards(self, cards: list[int]) -> None:
+        """The cards dealt to this bot (card ids as in ``envs.cards``)."""
+
+    def observe_move(self, seat: int, action: int) -> None:
+        """Another player, at ``seat``, played ``action``."""
+
+    def report_score(self) -> float | None:
+        """This bot's own count of its score when the game is over (logged); None = no count."""
+        return None
+
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name}>"
 

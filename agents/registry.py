@@ -2,12 +2,24 @@
 
 A spec is ``name[:key=value,key=value]``; values are parsed as int, float,
 bool or left as strings, and passed to the bot's constructor.
+
+A name ending in ``.py`` is a path to a Python file that defines a bot, the way
+a course team hands in its player module (``make("teams/red.py:depth=2")``).
+The file defines one of, looked up in this order: a function ``make_bot(**options)``
+returning a ``Bot``; a ``Bot`` instance named ``BOT`` (no options); or exactly
+one ``Bot`` subclass, built with the options as keywords. Loading a file runs
+its code: tournaments load such files in a separate process (``eval``).
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib
+import importlib.util
+import inspect
+import sys
 from collections.abc import Callable
+from pathlib import Path
 
 from agents.base import Bot, RandomBot
 
@@ -64,9 +76,63 @@ def parse_spec(spec: str) -> tuple[str, dict]:
     return name, kwargs
 
 
+def is_file_spec(spec: str) -> bool:
+    """Whether a spec names a Python file ('path/to/bot.py[:options]') rather than a bot."""
+    return isinstance(spec, str) and spec.strip().partition(":")[0].strip().endswith(".py")
+
+
+def check_file(path: str) -> Path:
+    """The path of a bot file, checked to exist (without running it)."""
+    p = Path(path)
+    if p.suffix != ".py":
+        raise ValueError(f"a bot file must be a .py file, got {path!r}")
+    if not p.is_file():
+        raise ValueError(f"bot file {path!r} does not exist")
+    return p
+
+
+def load_file(path: str, **options) -> Bot:
+    """A bot from a Python file (see the module docstring); raises what the file raises."""
+    p = check_file(path).resolve()
+    digest = hashlib.sha256(str(p).encode()).hexdigest()[:8]
+    module_name = f"cardrl_bot_file_{p.stem}_{digest}"
+    module = sys.modules.get(module_name)
+    if module is None:
+        spec = importlib.util.spec_from_file_location(module_name, p)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[module_name] = module  # before running it: dataclasses, pickle need it
+        try:
+            spec.loader.exec_module(module)
+        except BaseException:
+            del sys.modules[module_name]
+            raise
+    if callable(getattr(module, "make_bot", None)):
+        bot = module.make_bot(**options)
+    elif isinstance(getattr(module, "BOT", None), Bot):
+        if options:
+            raise ValueError(f"{path}: a BOT instance takes no options, got {options}")
+        bot = module.BOT
+    else:
+        classes = [c for c in vars(module).values() if inspect.isclass(c)
+                   and issubclass(c, Bot) and c.__module__ == module_name]
+        if len(classes) != 1:
+            raise ValueError(f"bot file {path!r} must define make_bot(), a Bot instance BOT, "
+                             f"or exactly one Bot subclass; found "
+                             f"{[c.__name__ for c in classes] or 'none'}")
+        bot = classes[0](**options)
+    if not isinstance(bot, Bot):
+        raise ValueError(f"bot file {path!r} made {bot!r}, which is not an agents.Bot")
+    return bot
+
+
 def make(spec: str, **kwargs) -> Bot:
-    """A new bot from a registry spec; keyword arguments override spec options."""
+    """A new bot from a registry spec or bot file; keyword arguments override spec options."""
     name, opts = parse_spec(spec)
+    if name.endswith(".py"):
+        opts.update(kwargs)
+        bot = load_file(name, **opts)
+        bot.name = spec.strip()
+        return bot
     _load_game_bots(name)
     if name not in _FACTORIES:
         raise ValueError(f"unknown bot {name!r}; registered bots: {', '.join(names())}")

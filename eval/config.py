@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,10 +21,15 @@ import numpy as np
 import agents
 from agents.registry import parse_value
 from envs.games import Game, game_names, get_game
+from eval.schedule import balanced_tables, seat_entries
 
 
 class ConfigError(ValueError):
-    """Bad tournament input (game, preset, rule, bot, lineup, deals, output dir)."""
+    """Bad tournament input (game, preset, rule, bot, lineup, seats, deals, output dir)."""
+
+
+DEFAULT_FILE_BOT_TIME_LIMIT = 10.0  # seconds per answer of a bot file when none is given
+OPTIONAL_FIELDS = {"seats": None, "time_limit": None, "disqualify": False}  # as before if unset
 
 
 @dataclass(frozen=True)
@@ -34,29 +40,77 @@ class TournamentConfig:
     rule_changes: dict[str, Any] = field(default_factory=dict)
     max_hands: int | None = 100  # safety cap passed as the rule max_hands; None = no cap
     seed: int = 0
+    # seat counts the deals cycle through, each table drawn from the lineup (eval.schedule);
+    # None = the whole lineup at every table (the duplicate format)
+    seats: tuple[int, ...] | None = None
+    # seconds a bot may take per answer; given, every bot runs in its own process (bot
+    # files always do, with DEFAULT_FILE_BOT_TIME_LIMIT if this is None)
+    time_limit: float | None = None
+    # a bot that raises, plays an illegal action, fails to load or times out is
+    # disqualified and the tournament rerun without it (else such a bot stops the run)
+    disqualify: bool = False
 
     # ----------------------------------------------------------- the game
     def get_game(self) -> Game:
         return get_game(self.game)
 
-    def rules(self) -> Any:
+    def rules(self, num_seats: int | None = None) -> Any:
+        """The rules of a game at a table of ``num_seats`` (default: the whole lineup, or
+        the preset's own count when tables are drawn). A game whose rules have a
+        ``num_players`` field is played at any size its rules accept."""
         changes = dict(self.rule_changes)
         if self.max_hands is not None:
             changes["max_hands"] = self.max_hands
+        if num_seats is None and self.seats is None:
+            num_seats = len(self.bots)
+        if num_seats is not None and self.varies_seats() and "num_players" not in changes:
+            changes["num_players"] = num_seats
         return self.get_game().get_rules(self.preset, **changes)
+
+    def varies_seats(self) -> bool:
+        """Whether the game's rules set their player count (a ``num_players`` field)."""
+        return hasattr(self.get_game().get_rules(self.preset), "num_players")
 
     @property
     def num_seats(self) -> int:
         return len(self.bots)
 
-    # -------------------------------------------------------------- seats
-    def seat_entries(self, rotation: int) -> list[int]:
-        """Lineup index sitting at each seat: entry i sits at seat (i + rotation) % n."""
-        n = self.num_seats
-        return [(seat - rotation) % n for seat in range(n)]
+    def runs_in_own_process(self, spec: str) -> bool:
+        return self.time_limit is not None or agents.registry.is_file_spec(spec)
 
-    def seat_bots(self, rotation: int) -> list[str]:
-        return [self.bots[i] for i in self.seat_entries(rotation)]
+    def answer_limit(self, spec: str) -> float | None:
+        """Seconds ``spec`` may take per answer; None = not timed (runs in this process)."""
+        if self.time_limit is not None:
+            return self.time_limit
+        return DEFAULT_FILE_BOT_TIME_LIMIT if agents.registry.is_file_spec(spec) else None
+
+    # -------------------------------------------------------------- seats
+    def seat_entries(self, rotation: int, table: Sequence[int] | None = None) -> list[int]:
+        """Lineup index sitting at each seat: the table's i-th entry sits at seat
+        (i + rotation) % n; the table is the whole lineup unless given."""
+        return seat_entries(tuple(range(self.num_seats)) if table is None else tuple(table),
+                            rotation)
+
+    def seat_bots(self, rotation: int, table: Sequence[int] | None = None) -> list[str]:
+        return [self.bots[i] for i in self.seat_entries(rotation, table)]
+
+    def tables(self, deals: int, excluded: Sequence[int] = ()) -> list[tuple[int, ...]]:
+        """Each deal's table (lineup entries, rotation 0) with ``excluded`` entries out."""
+        active = [i for i in range(self.num_seats) if i not in set(excluded)]
+        counts = self.seat_counts(len(active))
+        if self.seats is None:
+            return [tuple(active)] * deals
+        return balanced_tables(active, counts, deals, _derive(self.seed, 2))
+
+    def seat_counts(self, playing: int) -> tuple[int, ...]:
+        """Table sizes when ``playing`` bots are left: the given counts that fit."""
+        if self.seats is None:
+            return (playing,)
+        fits = tuple(n for n in self.seats if n <= playing)
+        if not fits:
+            raise ConfigError(f"only {playing} bots are left, too few for a table of "
+                              f"{min(self.seats)}")
+        return fits
 
     # -------------------------------------------------------------- seeds
     def deal_seed(self, deal: int) -> int:
@@ -68,9 +122,13 @@ class TournamentConfig:
 
     # ------------------------------------------------------- persistence
     def to_dict(self) -> dict:
-        return as_json({"game": self.game, "preset": self.preset, "bots": list(self.bots),
-                "rule_changes": dict(self.rule_changes), "max_hands": self.max_hands,
-                "seed": self.seed, "rules": rules_dict(self.rules())})
+        d = {"game": self.game, "preset": self.preset, "bots": list(self.bots),
+             "rule_changes": dict(self.rule_changes), "max_hands": self.max_hands,
+             "seed": self.seed, "rules": rules_dict(self.rules())}
+        for name, default in OPTIONAL_FIELDS.items():  # only when set: older runs still match
+            if getattr(self, name) != default:
+                d[name] = getattr(self, name)
+        return as_json(d)
 
     def key(self) -> str:
         """Short hash of the config, for default output directory names."""
@@ -96,24 +154,63 @@ class TournamentConfig:
         try:
             rules = self.rules()
         except (ValueError, TypeError) as err:
-            raise ConfigError(f"bad rule change {self.rule_changes!r}: {err}") from None
+            if self.seats is not None or "num_players" in self.rule_changes \
+                    or not self.varies_seats():
+                raise ConfigError(f"bad rule change {self.rule_changes!r}: {err}") from None
+            try:  # the rule changes are fine: the lineup is not a possible table
+                self.get_game().get_rules(self.preset, **self.rule_changes)
+            except (ValueError, TypeError) as err2:
+                raise ConfigError(f"bad rule change {self.rule_changes!r}: {err2}") from None
+            raise ConfigError(f"{self.game} cannot be played by {len(self.bots)} players "
+                              f"({err}); lineup: {','.join(self.bots)}") from None
         preset_rules = game.get_rules(self.preset)
         for key, value in self.rule_changes.items():
             default = getattr(preset_rules, key, None)
             if None not in (default, value) and _kind(value) != _kind(default):
                 raise ConfigError(f"bad rule {key}={value!r}: expected a {_kind(default)} "
                                   f"like the preset's {default!r}")
-        seats = game.num_players(rules)
-        if len(self.bots) != seats:
-            raise ConfigError(f"{self.game} is played by {seats} players but the lineup has "
-                              f"{len(self.bots)} bots: {','.join(self.bots)}")
+        self._validate_seats(game, rules)
+        if self.time_limit is not None and (isinstance(self.time_limit, bool) or not isinstance(
+                self.time_limit, int | float) or not self.time_limit > 0):
+            raise ConfigError(f"time_limit must be a positive number of seconds, "
+                              f"got {self.time_limit!r}")
+        if not isinstance(self.disqualify, bool):
+            raise ConfigError(f"disqualify must be True or False, got {self.disqualify!r}")
         for spec in self.bots:
+            if agents.registry.is_file_spec(spec):  # not run here: it loads in its own process
+                try:
+                    agents.registry.check_file(agents.parse_spec(spec)[0])
+                except ValueError as err:
+                    raise ConfigError(f"bad bot {spec!r}: {err}") from None
+                continue
             try:
                 bot = agents.make(spec)
             except ValueError as err:
                 raise ConfigError(f"bad bot {spec!r}: {err}") from None
             if bot.game not in (None, self.game):
                 raise ConfigError(f"bot {spec!r} plays {bot.game}, not {self.game}")
+
+    def _validate_seats(self, game: Game, rules: Any) -> None:
+        if self.seats is None:
+            seats = game.num_players(rules)
+            if len(self.bots) != seats:
+                raise ConfigError(f"{self.game} is played by {seats} players but the lineup has "
+                                  f"{len(self.bots)} bots: {','.join(self.bots)}")
+            return
+        if isinstance(self.seats, str | bytes) or not self.seats or not all(
+                isinstance(n, int) and not isinstance(n, bool) for n in self.seats):
+            raise ConfigError(f"seats must be a list of table sizes, got {self.seats!r}")
+        for n in self.seats:
+            if n > len(self.bots):
+                raise ConfigError(f"a table of {n} seats needs {n} bots; the lineup has "
+                                  f"{len(self.bots)}: {','.join(self.bots)}")
+            try:
+                size = game.num_players(self.rules(n))
+            except (ValueError, TypeError) as err:
+                raise ConfigError(f"bad table size {n} for {self.game}: {err}") from None
+            if size != n:
+                raise ConfigError(f"{self.game} is played by {size} players, not {n}; "
+                                  f"choose seats {size}")
 
 
 def _derive(*words: int) -> int:

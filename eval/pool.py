@@ -19,16 +19,17 @@ from eval.config import TournamentConfig, as_json
 from eval.logs import write_game_log
 from eval.play import game_record, play_game
 
-Task = tuple[int, int]  # (deal, rotation)
+Task = tuple[int, int, tuple[int, ...]]  # (deal, rotation, the deal's table)
 
 
-def play_and_save(cfg: TournamentConfig, out: Path, deal: int, rotation: int) -> dict:
-    log = play_game(cfg, deal, rotation)
+def play_and_save(cfg: TournamentConfig, out: Path, deal: int, rotation: int,
+                  table: tuple[int, ...] | None = None, excluded: Sequence[int] = ()) -> dict:
+    log = play_game(cfg, deal, rotation, table, excluded)
     write_game_log(out, log)
     return as_json(game_record(log))
 
 
-def _worker(args: tuple[TournamentConfig, Path, int, int]) -> dict:
+def _worker(args: tuple) -> dict:
     return play_and_save(*args)
 
 
@@ -37,17 +38,19 @@ def _ignore_sigint() -> None:
 
 
 def play_games(cfg: TournamentConfig, out: Path, tasks: Sequence[Task],
-               workers: int) -> Iterator[dict]:
+               workers: int, excluded: Sequence[int] = ()) -> Iterator[dict]:
     """Play and log ``tasks``; yield each game's record as it finishes (any order)."""
+    excluded = tuple(excluded)
     if workers <= 1 or len(tasks) <= 1:
-        for deal, rotation in tasks:
-            yield play_and_save(cfg, out, deal, rotation)
+        for deal, rotation, table in tasks:
+            yield play_and_save(cfg, out, deal, rotation, table, excluded)
         return
     ctx = multiprocessing.get_context("spawn")
     chunk = max(1, min(8, len(tasks) // (workers * 32)))
     pool = ctx.Pool(min(workers, len(tasks)), initializer=_ignore_sigint)
     try:
-        yield from pool.imap_unordered(_worker, [(cfg, out, d, r) for d, r in tasks], chunk)
+        yield from pool.imap_unordered(
+            _worker, [(cfg, out, d, r, t, excluded) for d, r, t in tasks], chunk)
     except BaseException:  # an error, Ctrl-C, or the caller stopped early: stop the workers
         pool.terminate()
         raise

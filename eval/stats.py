@@ -113,3 +113,23 @@ def head_to_head(games: Sequence[dict]) -> dict[tuple[str, str], Estimate]:
                 per_deal.setdefault((name_a, name_b), {}).setdefault(g["deal"], []).append(above)
     return {pair: mean_ci([statistics.fmean(deals[d]) for d in sorted(deals)])
             for pair, deals in per_deal.items()}
+
+
+def seating_balance(games: Sequence[dict]) -> dict:
+    """How evenly drawn tables spread the bots: [min, max] games per lineup entry, and
+    [min, max] games shared by each pair of entries (over entries that played)."""
+    played: dict[int, int] = defaultdict(int)
+    pairs: dict[tuple[int, int], int] = defaultdict(int)
+    for g in games:
+        entries = g["lineup_entries"]
+        for e in entries:
+            played[e] += 1
+        for i, a in enumerate(entries):
+            for b in entries[i + 1:]:
+                pairs[min(a, b), max(a, b)] += 1
+    if not played:
+        return {"games": [0, 0], "pairs": [0, 0]}
+    keys = sorted(played)
+    shared = [pairs.get((a, b), 0) for i, a in enumerate(keys) for b in keys[i + 1:]] or [0]
+    return {"games": [min(played.values()), max(played.values())],
+            "pairs": [min(shared), max(shared)]}

@@ -2,6 +2,8 @@
 
     python -m eval.tournament spades --preset killer \\
         --bots spades/count-bid,spades/spade-count,random,random --deals 200
+    python -m eval.tournament sevens --seats 2-9 --disqualify --time-limit 1 \\
+        --bots sevens/lookahead,sevens/greedy,random,teams/red.py,... --deals 100
 
 Each deal is one engine seed, so it fixes the cards of every hand of the game.
 It is played once per cyclic rotation of the lineup (every bot in every seat),
@@ -9,6 +11,13 @@ so the luck of the cards cancels. Every finished game is logged as JSON under
 ``<out>/games``; running the same command again reads those logs instead of
 replaying, so an interrupted run loses nothing it finished, and a larger
 ``--deals`` extends an earlier run. See ``eval.stats`` for the intervals.
+
+``--seats`` draws each deal's table from a larger lineup (``eval.schedule``),
+for games of 2-9 players. Bot files run in their own process, as every bot
+does under ``--time-limit`` (``eval.bot_process``); with ``--disqualify`` a bot
+that raises, plays an illegal action, fails to load or answers too late is
+disqualified, the reason reported, and the tournament rerun without it (the
+course seed's section 5); the void games are kept under ``<out>/voided``.
 """
 
 from __future__ import annotations
@@ -18,12 +27,13 @@ import json
 import os
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from tqdm import tqdm
 
-from eval import logs
+from eval import bot_process, logs
+from eval.bot_process import ProcessBotError
 from eval.config import (
     ConfigError,
     TournamentConfig,
@@ -33,6 +43,7 @@ from eval.config import (
 from eval.play import BotError, game_record
 from eval.pool import play_games
 from eval.report import summarize, summary_text
+from eval.schedule import parse_seat_counts
 
 RUNS_DIR = Path("runs/tournaments")
 
@@ -42,8 +53,9 @@ class TournamentRun:
     out: Path
     summary: dict
     text: str
-    played: int  # games played by this call
+    played: int  # games of the final lineup played by this call
     loaded: int  # games read back from an earlier run's logs
+    disqualified: list[dict] = field(default_factory=list)  # in the order it happened
 
 
 def default_workers() -> int:
@@ -58,7 +70,12 @@ def default_out(cfg: TournamentConfig) -> Path:
 def run_tournament(cfg: TournamentConfig, deals: int, out: str | Path | None = None,
                    workers: int = 1, progress: bool = False, fresh: bool = False,
                    quiet: bool = True) -> TournamentRun:
-    """Play (or read back) deals 0..deals-1 in every rotation; write and return the summary."""
+    """Play (or read back) deals 0..deals-1 in every rotation; write and return the summary.
+
+    With ``cfg.disqualify`` a bot that fails (``BotError``) is recorded in
+    ``<out>/disqualified.json`` and the tournament rerun without it, until one
+    round finishes with no failure; otherwise the error is raised.
+    """
     if not isinstance(deals, int) or deals < 1:
         raise ConfigError(f"deals must be at least 1, got {deals!r}")
     if not isinstance(workers, int) or workers < 1:
@@ -69,35 +86,96 @@ def run_tournament(cfg: TournamentConfig, deals: int, out: str | Path | None = N
         logs.clear(out)
     logs.check_or_write_config(out, cfg)
     logs.remove_stale_temp_files(out)
+    try:
+        while True:
+            disqualified = logs.read_disqualified(out) if cfg.disqualify else []
+            try:
+                return _run_round(cfg, deals, out, workers, progress, quiet, disqualified)
+            except BotError as err:
+                if not cfg.disqualify or err.entry is None:
+                    raise
+                if not quiet:
+                    print(f"disqualified: {err}; rerunning without it", file=sys.stderr)
+                logs.add_disqualified(out, err.record(), err.log)
+    finally:
+        bot_process.close_all()
+
+
+def _check_tables(cfg: TournamentConfig, active: list[int], disqualified: list[dict]) -> None:
+    """After disqualifications: the bots left must still fill the game's tables."""
+    game = cfg.get_game()
+    gone = ", ".join(d["bot"] for d in disqualified)
+    for n in cfg.seat_counts(len(active)):
+        try:
+            ok = game.num_players(cfg.rules(n)) == n
+        except (ValueError, TypeError):
+            ok = False
+        if not ok:
+            raise ConfigError(f"after disqualifying {gone}, {len(active)} bots are left: too few "
+                              f"for a table of {cfg.game}; use a larger lineup with --seats")
+
+
+def _load_check(cfg: TournamentConfig, active: list[int], workers: int) -> None:
+    """Start every bot that runs in its own process, so one that cannot load fails first."""
+    for entry in active:
+        spec = cfg.bots[entry]
+        if not cfg.runs_in_own_process(spec):
+            continue
+        try:
+            bot = bot_process.get(entry, spec, cfg.game, cfg.answer_limit(spec))
+        except ProcessBotError as err:
+            raise BotError(f"bot {spec!r} could not be loaded: {err}", "load", spec,
+                           entry) from None
+        if bot.game not in (None, cfg.game):
+            bot_process.discard(bot)
+            raise BotError(f"bot {spec!r} plays {bot.game}, not {cfg.game}", "load", spec, entry)
+    if workers > 1:
+        bot_process.close_all()  # the workers start their own
+
+
+def _run_round(cfg: TournamentConfig, deals: int, out: Path, workers: int, progress: bool,
+               quiet: bool, disqualified: list[dict]) -> TournamentRun:
+    excluded = sorted({d["entry"] for d in disqualified})
+    active = [i for i in range(cfg.num_seats) if i not in excluded]
+    if cfg.disqualify:
+        if excluded:
+            _check_tables(cfg, active, disqualified)
+        voided = logs.void_stale_logs(out, excluded)
+        if voided and not quiet:
+            print(f"{voided} games played before the last disqualification moved to "
+                  f"{out / logs.VOIDED_DIR}", file=sys.stderr)
+        _load_check(cfg, active, workers)
+    tables = cfg.tables(deals, excluded)
 
     records: dict[tuple[int, int], dict] = {}
     todo = []
-    for deal in range(deals):
-        for rotation in range(cfg.num_seats):
-            log = logs.read_game_log(out, cfg, deal, rotation)
+    for deal, table in enumerate(tables):
+        for rotation in range(len(table)):
+            log = logs.read_game_log(out, cfg, deal, rotation, table, excluded)
             if log is None:
-                todo.append((deal, rotation))
+                todo.append((deal, rotation, table))
             else:
                 records[deal, rotation] = game_record(log)
     loaded = len(records)
+    total = loaded + len(todo)
     if loaded and not quiet:
-        print(f"resuming {out}: {loaded} of {deals * cfg.num_seats} games already played",
-              file=sys.stderr)
+        print(f"resuming {out}: {loaded} of {total} games already played", file=sys.stderr)
 
-    bar = tqdm(total=deals * cfg.num_seats, initial=loaded, unit="game", file=sys.stderr,
+    bar = tqdm(total=total, initial=loaded, unit="game", file=sys.stderr,
                desc=f"{cfg.game} {cfg.preset}", disable=not progress, dynamic_ncols=True)
     try:
-        for rec in play_games(cfg, out, todo, workers):
+        for rec in play_games(cfg, out, todo, workers, excluded):
             records[rec["deal"], rec["rotation"]] = rec
             bar.update()
     finally:
         bar.close()
 
-    summary = summarize(cfg, deals, list(records.values()))
+    summary = summarize(cfg, deals, list(records.values()), disqualified)
     text = summary_text(summary)
     logs.write_atomic(out / "summary.json", json.dumps(summary, indent=2) + "\n")
     logs.write_atomic(out / "summary.txt", text)
-    return TournamentRun(out, summary, text, played=len(todo), loaded=loaded)
+    return TournamentRun(out, summary, text, played=len(todo), loaded=loaded,
+                         disqualified=list(disqualified))
 
 
 # --------------------------------------------------------------------------- CLI
@@ -111,7 +189,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--preset", default=None, help="rules preset (default: the game's first)")
     p.add_argument("--bots", required=True,
                    help="comma-separated bot specs in seat order, one per seat, e.g. "
-                        "spades/expert:nil=set-safe,random,random,random")
+                        "spades/expert:nil=set-safe,random,random,random; a path ending in "
+                        ".py is a bot file (a team's player module)")
     p.add_argument("--deals", type=int, default=100,
                    help="deals to play; each is played once per seat rotation")
     p.add_argument("--seed", type=int, default=0, help="tournament seed (deal and bot seeds)")
@@ -123,6 +202,17 @@ def build_parser() -> argparse.ArgumentParser:
                    help="safety cap on hands per game, passed as rule max_hands; 0 = no cap")
     p.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",
                    help="change a rules field of the preset (repeatable), e.g. target=300")
+    p.add_argument("--seats", default=None, metavar="COUNTS",
+                   help="table sizes, e.g. 4, 2-9 or 3,5: each deal seats a balanced draw of "
+                        "that many bots from the lineup, cycling through the sizes (default: "
+                        "the whole lineup at every deal)")
+    p.add_argument("--time-limit", type=float, default=None, metavar="SECONDS",
+                   help="seconds a bot may take per answer; every bot then runs in its own "
+                        "process (bot files always do, with a 10 s limit by default)")
+    p.add_argument("--disqualify", action="store_true",
+                   help="disqualify a bot that raises, plays an illegal action, fails to load "
+                        "or runs out of time, and rerun the tournament without it (default: "
+                        "such a bot stops the tournament)")
     p.add_argument("--fresh", action="store_true",
                    help="delete this output directory's earlier games instead of resuming")
     p.add_argument("--quiet", action="store_true", help="no progress bar or notes on stderr")
@@ -137,6 +227,12 @@ def config_from_args(args: argparse.Namespace) -> TournamentConfig:
     preset = args.preset if args.preset is not None else get_game(args.game).presets[0]
     if args.max_hands < 0:
         raise ConfigError(f"--max-hands must be 0 (no cap) or more, got {args.max_hands}")
+    seats = None
+    if args.seats is not None:
+        try:
+            seats = parse_seat_counts(args.seats)
+        except ValueError as err:
+            raise ConfigError(f"--seats: {err}") from None
     return TournamentConfig(
         game=args.game,
         bots=tuple(split_bot_list(args.bots)),
@@ -144,6 +240,9 @@ def config_from_args(args: argparse.Namespace) -> TournamentConfig:
         rule_changes=parse_rule_changes(args.rule),
         max_hands=args.max_hands or None,
         seed=args.seed,
+        seats=seats,
+        time_limit=args.time_limit,
+        disqualify=args.disqualify,
     )
 
 
@@ -166,7 +265,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except BotError as err:
         print(f"error: {err}\nfinished games are saved in {out}; fix the bot and rerun to "
-              "resume", file=sys.stderr)
+              "resume, or run with --disqualify", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         saved = len(list((out / logs.GAMES_DIR).glob("*.json"))) if out else 0
