@@ -45,7 +45,9 @@ class ProcessBotError(RuntimeError):
 
 class ProcessBot(Bot):
     def __init__(self, spec: str, game: str, time_limit: float,
-                 load_limit: float = LOAD_TIME_LIMIT) -> None:
+                 load_limit: float = LOAD_TIME_LIMIT, wait: bool = True) -> None:
+        """Start the process and ask it to load the bot; with ``wait`` (default) wait for
+        it here, else in ``wait_loaded`` (so several bots can start at once)."""
         super().__init__()
         self.name = spec
         self.spec = spec
@@ -57,15 +59,34 @@ class ProcessBot(Bot):
         self._proc = subprocess.Popen(
             [sys.executable, "-m", "eval.bot_server"], stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, env=env, cwd=os.getcwd())
+        self._load_limit = load_limit
+        self._loaded = False
         try:
-            info = self._request({"load": spec, "game": game}, load_limit, "load")
+            self._send({"load": spec, "game": game}, "load")
         except BaseException:
             self.close()
             raise
+        if wait:
+            self.wait_loaded()
+
+    def wait_loaded(self) -> None:
+        """Wait for the load answer (raises ``ProcessBotError`` of kind load)."""
+        if self._loaded:
+            return
+        try:
+            info = self._answer(self._load_limit, "load")
+        except BaseException:
+            self.close()
+            raise
+        self._loaded = True
         self.game = info.get("game") if isinstance(info, dict) else None
 
     # ------------------------------------------------------------ transport
     def _request(self, msg: dict, limit: float, kind_on_error: str = "raised") -> Any:
+        self._send(msg, kind_on_error)
+        return self._answer(limit, kind_on_error)
+
+    def _send(self, msg: dict, kind_on_error: str) -> None:
         if self._proc.poll() is not None:
             raise ProcessBotError("crashed", f"crashed: its process had exited (code "
                                              f"{self._proc.returncode})")
@@ -76,6 +97,8 @@ class ProcessBot(Bot):
             raise ProcessBotError("load" if kind_on_error == "load" else "crashed",
                                   f"crashed: its process exited (code {self._proc.wait()})") \
                 from None
+
+    def _answer(self, limit: float, kind_on_error: str) -> Any:
         line = self._read_line(limit, kind_on_error)
         reply = json.loads(line)
         if "error" in reply:
@@ -92,7 +115,7 @@ class ProcessBot(Bot):
                 self.close()
                 what = "load" if kind_on_error == "load" else "answer"
                 raise ProcessBotError("load" if kind_on_error == "load" else "timeout",
-                                 f"did not {what} within the time limit of {limit:g} s")
+                                      f"did not {what} within the time limit of {limit:g} s")
             chunk = os.read(fd, 1 << 16)
             if not chunk:
                 code = self._proc.wait()
@@ -152,7 +175,34 @@ def get(entry: int, spec: str, game: str, time_limit: float) -> ProcessBot:
         _PROCESSES.pop(key, None)
         bot = ProcessBot(spec, game, time_limit)
         _PROCESSES[key] = bot
+    bot.wait_loaded()
     return bot
+
+
+def start_all(bots: list[tuple[int, str, str, float]]) -> list[ProcessBot | ProcessBotError]:
+    """``get`` for several (entry, spec, game, time_limit) at once: the processes start in
+    parallel. Each item's bot, or the error that kept it from loading."""
+    started = []
+    for entry, spec, game, limit in bots:
+        key = (entry, spec, game, limit)
+        bot = _PROCESSES.get(key)
+        if bot is None or not bot.alive:
+            try:
+                bot = _PROCESSES[key] = ProcessBot(spec, game, limit, wait=False)
+            except ProcessBotError as err:
+                started.append(err)
+                continue
+        started.append(bot)
+    out = []
+    for item, (entry, spec, game, limit) in zip(started, bots, strict=True):
+        if isinstance(item, ProcessBot):
+            try:
+                item.wait_loaded()
+            except ProcessBotError as err:
+                _PROCESSES.pop((entry, spec, game, limit), None)
+                item = err
+        out.append(item)
+    return out
 
 
 def discard(bot: Bot) -> None:

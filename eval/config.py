@@ -29,7 +29,8 @@ class ConfigError(ValueError):
 
 
 DEFAULT_FILE_BOT_TIME_LIMIT = 10.0  # seconds per answer of a bot file when none is given
-OPTIONAL_FIELDS = {"seats": None, "time_limit": None, "disqualify": False}  # as before if unset
+OPTIONAL_FIELDS = {"seats": None, "time_limit": None, "isolate": False,
+                   "disqualify": False}  # written to the config only when set
 
 
 @dataclass(frozen=True)
@@ -43,9 +44,11 @@ class TournamentConfig:
     # seat counts the deals cycle through, each table drawn from the lineup (eval.schedule);
     # None = the whole lineup at every table (the duplicate format)
     seats: tuple[int, ...] | None = None
-    # seconds a bot may take per answer; given, every bot runs in its own process (bot
-    # files always do, with DEFAULT_FILE_BOT_TIME_LIMIT if this is None)
+    # seconds a bot in its own process may take per answer (None: the default,
+    # DEFAULT_FILE_BOT_TIME_LIMIT); bot files always run in their own process
     time_limit: float | None = None
+    # every bot in its own process and timed, registered ones too (else those play here)
+    isolate: bool = False
     # a bot that raises, plays an illegal action, fails to load or times out is
     # disqualified and the tournament rerun without it (else such a bot stops the run)
     disqualify: bool = False
@@ -76,13 +79,13 @@ class TournamentConfig:
         return len(self.bots)
 
     def runs_in_own_process(self, spec: str) -> bool:
-        return self.time_limit is not None or agents.registry.is_file_spec(spec)
+        return self.isolate or agents.registry.is_file_spec(spec)
 
     def answer_limit(self, spec: str) -> float | None:
         """Seconds ``spec`` may take per answer; None = not timed (runs in this process)."""
-        if self.time_limit is not None:
-            return self.time_limit
-        return DEFAULT_FILE_BOT_TIME_LIMIT if agents.registry.is_file_spec(spec) else None
+        if not self.runs_in_own_process(spec):
+            return None
+        return DEFAULT_FILE_BOT_TIME_LIMIT if self.time_limit is None else self.time_limit
 
     # -------------------------------------------------------------- seats
     def seat_entries(self, rotation: int, table: Sequence[int] | None = None) -> list[int]:
@@ -174,8 +177,9 @@ class TournamentConfig:
                 self.time_limit, int | float) or not self.time_limit > 0):
             raise ConfigError(f"time_limit must be a positive number of seconds, "
                               f"got {self.time_limit!r}")
-        if not isinstance(self.disqualify, bool):
-            raise ConfigError(f"disqualify must be True or False, got {self.disqualify!r}")
+        for name in ("isolate", "disqualify"):
+            if not isinstance(getattr(self, name), bool):
+                raise ConfigError(f"{name} must be True or False, got {getattr(self, name)!r}")
         for spec in self.bots:
             if agents.registry.is_file_spec(spec):  # not run here: it loads in its own process
                 try:

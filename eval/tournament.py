@@ -2,7 +2,7 @@
 
     python -m eval.tournament spades --preset killer \\
         --bots spades/count-bid,spades/spade-count,random,random --deals 200
-    python -m eval.tournament sevens --seats 2-9 --disqualify --time-limit 1 \\
+    python -m eval.tournament sevens --seats 2-9 --disqualify --time-limit 2 \\
         --bots sevens/lookahead,sevens/greedy,random,teams/red.py,... --deals 100
 
 Each deal is one engine seed, so it fixes the cards of every hand of the game.
@@ -13,8 +13,8 @@ replaying, so an interrupted run loses nothing it finished, and a larger
 ``--deals`` extends an earlier run. See ``eval.stats`` for the intervals.
 
 ``--seats`` draws each deal's table from a larger lineup (``eval.schedule``),
-for games of 2-9 players. Bot files run in their own process, as every bot
-does under ``--time-limit`` (``eval.bot_process``); with ``--disqualify`` a bot
+for games of 2-9 players. Bot files run in their own process, timed, as every
+bot does with ``--isolate`` (``eval.bot_process``); with ``--disqualify`` a bot
 that raises, plays an illegal action, fails to load or answers too late is
 disqualified, the reason reported, and the tournament rerun without it (the
 course seed's section 5); the void games are kept under ``<out>/voided``.
@@ -94,6 +94,10 @@ def run_tournament(cfg: TournamentConfig, deals: int, out: str | Path | None = N
             except BotError as err:
                 if not cfg.disqualify or err.entry is None:
                     raise
+                failures = [err]
+            except _LoadFailures as many:
+                failures = many.errors
+            for err in failures:
                 if not quiet:
                     print(f"disqualified: {err}; rerunning without it", file=sys.stderr)
                 logs.add_disqualified(out, err.record(), err.log)
@@ -115,20 +119,30 @@ def _check_tables(cfg: TournamentConfig, active: list[int], disqualified: list[d
                               f"for a table of {cfg.game}; use a larger lineup with --seats")
 
 
+class _LoadFailures(Exception):  # noqa: N818 - not an error to report: a list of them
+    def __init__(self, errors: list[BotError]) -> None:
+        super().__init__(errors)
+        self.errors = errors
+
+
 def _load_check(cfg: TournamentConfig, active: list[int], workers: int) -> None:
-    """Start every bot that runs in its own process, so one that cannot load fails first."""
-    for entry in active:
+    """Start every bot that runs in its own process (all at once), so the ones that cannot
+    load fail before any game: raise ``_LoadFailures`` with them, in lineup order."""
+    entries = [e for e in active if cfg.runs_in_own_process(cfg.bots[e])]
+    started = bot_process.start_all([(e, cfg.bots[e], cfg.game, cfg.answer_limit(cfg.bots[e]))
+                                     for e in entries])
+    failures = []
+    for entry, bot in zip(entries, started, strict=True):
         spec = cfg.bots[entry]
-        if not cfg.runs_in_own_process(spec):
-            continue
-        try:
-            bot = bot_process.get(entry, spec, cfg.game, cfg.answer_limit(spec))
-        except ProcessBotError as err:
-            raise BotError(f"bot {spec!r} could not be loaded: {err}", "load", spec,
-                           entry) from None
-        if bot.game not in (None, cfg.game):
+        if isinstance(bot, ProcessBotError):
+            failures.append(BotError(f"bot {spec!r} could not be loaded: {bot}", "load", spec,
+                                     entry))
+        elif bot.game not in (None, cfg.game):
             bot_process.discard(bot)
-            raise BotError(f"bot {spec!r} plays {bot.game}, not {cfg.game}", "load", spec, entry)
+            failures.append(BotError(f"bot {spec!r} plays {bot.game}, not {cfg.game}", "load",
+                                     spec, entry))
+    if failures:
+        raise _LoadFailures(failures)
     if workers > 1:
         bot_process.close_all()  # the workers start their own
 
@@ -207,8 +221,11 @@ def build_parser() -> argparse.ArgumentParser:
                         "that many bots from the lineup, cycling through the sizes (default: "
                         "the whole lineup at every deal)")
     p.add_argument("--time-limit", type=float, default=None, metavar="SECONDS",
-                   help="seconds a bot may take per answer; every bot then runs in its own "
-                        "process (bot files always do, with a 10 s limit by default)")
+                   help="seconds a bot in its own process may take per answer (default 10); "
+                        "bot files always run in their own process")
+    p.add_argument("--isolate", action="store_true",
+                   help="run every bot in its own process under the time limit, registered "
+                        "ones too (by default they play in the tournament's process)")
     p.add_argument("--disqualify", action="store_true",
                    help="disqualify a bot that raises, plays an illegal action, fails to load "
                         "or runs out of time, and rerun the tournament without it (default: "
@@ -242,6 +259,7 @@ def config_from_args(args: argparse.Namespace) -> TournamentConfig:
         seed=args.seed,
         seats=seats,
         time_limit=args.time_limit,
+        isolate=args.isolate,
         disqualify=args.disqualify,
     )
 
