@@ -1,1 +1,20 @@
-"""Bots for gin_rummy (registered on import)."""
+"""Gin Rummy rule bots (registered as ``gin_rummy/...``).
+
+    gin_rummy/simple   the simple baseline of the Gin Rummy AI challenges
+    gin_rummy/expert   tracks the others' picks and discards, looks one draw ahead,
+                       discards safely, knocks early or waits for gin by the rules
+"""
+
+from agents.gin_rummy.expert import ExpertBot
+from agents.gin_rummy.simple import SimpleBot
+from agents.registry import register
+
+register("gin_rummy/simple", SimpleBot,
+         "simple baseline: take the up card only to meld, discard to least deadwood (highest "
+         "unmatched card), knock at once")
+register("gin_rummy/expert", ExpertBot,
+         "card tracking, one-draw look-ahead discards avoiding cards the next player wants, "
+         "knocks by the rules (early, or waits for gin where undercuts pay); options "
+         "knock=auto|early|gin|patient, patience=, danger=, ready=, take_margin=")
+
+__all__ = ["SimpleBot", "ExpertBot"]

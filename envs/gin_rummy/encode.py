@@ -155,3 +155,158 @@ def action_mask(legal_actions: list[int]) -> np.ndarray:
     for a in legal_actions:
         mask[a] = 1
     return np.frombuffer(mask, np.int8)
+
+
+# ------------------------------------------------------------------ observer
+class _Tables:
+    """Flat indices for ``GinRummyObserver`` with ``n`` players: where a feature
+    sits in each observer's row of the (n, size) buffer, seat ``me``'s row
+    starting at ``me * size``. ``*_ALL`` tuples name one feature in every row."""
+
+    def __init__(self, n: int) -> None:
+        lay = layout(n)
+        o, size = lay.offsets, lay.size
+
+        def every_row(offset: int) -> tuple[int, ...]:
+            return tuple(me * size + offset for me in range(n))
+
+        def relative(offset: int, seat: int, stride: int) -> tuple[int, ...]:
+            return tuple(me * size + offset + ((seat - me) % n) * stride for me in range(n))
+
+        self.size = size
+        self.hand = tuple(tuple(s * size + o["hand"] + c for c in range(CARDS)) for s in range(n))
+        self.deadwood = tuple(s * size + o["deadwood"] for s in range(n))
+        self.draw_phase = every_row(o["phase"])
+        self.discard_phase = every_row(o["phase"] + 1)
+        self.stock = every_row(o["stock_size"])
+        self.taken = tuple(every_row(o["taken"] + c) for c in range(CARDS))
+        self.top = tuple(every_row(o["pile_top"] + c) for c in range(CARDS))
+        self.pile = tuple(every_row(o["pile"] + c) for c in range(CARDS))
+        self.known = tuple(tuple(relative(o["known"] + c, s, CARDS) for c in range(CARDS))
+                           for s in range(n))
+        self.discarded = tuple(tuple(relative(o["discarded"] + c, s, CARDS)
+                                     for c in range(CARDS)) for s in range(n))
+        self.to_act = tuple(relative(o["to_act"], s, 1) for s in range(n))
+
+
+@cache
+def _tables(n: int) -> _Tables:
+    return _Tables(n)
+
+
+class GinRummyObserver:
+    """Every seat's observation vector, kept equal to ``encode(state.view(seat))``.
+
+    The env's hot path: instead of building a view and encoding it at every
+    step, each move flips only the features it changes (a card into or out of a
+    hand, the pile's top, the phase, the player to act). A new hand, the end of
+    the game, or any move the observer did not see re-encodes every seat with
+    ``encode``, so ``encode`` stays the one definition of the features; the
+    tests check that the two agree for every seat at every step. One observer
+    belongs to one env. Single values are stored through a ``memoryview`` of the
+    (n, size) float32 buffer: a scalar store there costs a fraction of numpy's.
+    """
+
+    def __init__(self, num_players: int) -> None:
+        self.n = num_players
+        self.t = _tables(num_players)
+        self._obs = np.zeros((num_players, self.t.size), dtype=np.float32)
+        self._pile = None  # no state yet: the first call re-encodes
+        self._make_views()
+
+    def _make_views(self) -> None:
+        """Views of ``_obs`` (not pickled: a memoryview cannot be)."""
+        self._rows = list(self._obs)
+        self._mv = memoryview(self._obs.reshape(-1))
+
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        del state["_rows"], state["_mv"]
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._make_views()
+
+    def reset(self, state) -> None:
+        """Encode every seat afresh from ``state``."""
+        for seat, row in enumerate(self._rows):
+            encode(state.view(seat), out=row)
+        self._sync(state)
+
+    def _sync(self, state) -> None:
+        self._pile = state.pile
+        self._moves = state.moves
+        self._player = state.current_player
+        self._taken = state.taken
+        self._top = state.pile[-1] if state.pile else None
+
+    def after_apply(self, state, player: int, action: int) -> None:
+        """Update the vectors after ``player``'s ``action`` was applied to ``state``.
+
+        Anything but the next move of this hand from where the last call left off
+        (a new hand, the end of the game, moves applied to the state directly,
+        another state) re-encodes every seat.
+        """
+        pile = state.pile
+        if (pile is not self._pile or state.moves != self._moves + 1 or player != self._player
+                or state.phase == "over"):
+            self.reset(state)  # a new hand, the end, missed moves or another state
+            return
+        t, mv = self.t, self._mv
+        if action < 2:  # a draw: now the player discards
+            mv[t.hand[player][state.drawn]] = 1.0
+            if action == 0:
+                for i in t.stock:
+                    mv[i] = len(state.stock) / state.rules.stock_size
+            else:
+                card = state.taken
+                for i in t.top[card]:
+                    mv[i] = 0.0
+                if pile:
+                    for i in t.top[pile[-1]]:
+                        mv[i] = 1.0
+                for i in t.pile[card]:
+                    mv[i] = 0.0
+                for i in t.known[player][card]:
+                    mv[i] = 1.0
+                for i in t.taken[card]:
+                    mv[i] = 1.0
+            for i in t.draw_phase:
+                mv[i] = 0.0
+            for i in t.discard_phase:
+                mv[i] = 1.0
+        else:  # a plain discard (a knock ends the hand: re-encoded above)
+            card = pile[-1]
+            mv[t.hand[player][card]] = 0.0
+            if self._top is not None:
+                for i in t.top[self._top]:
+                    mv[i] = 0.0
+            for i in t.top[card]:
+                mv[i] = 1.0
+            for i in t.pile[card]:
+                mv[i] = 1.0
+            for i in t.discarded[player][card]:
+                mv[i] = 1.0
+            for i in t.known[player][card]:
+                mv[i] = 0.0
+            if self._taken is not None:
+                for i in t.taken[self._taken]:
+                    mv[i] = 0.0
+            for i in t.discard_phase:
+                mv[i] = 0.0
+            for i in t.draw_phase:
+                mv[i] = 1.0
+            for i in t.to_act[player]:
+                mv[i] = 0.0
+            for i in t.to_act[state.current_player]:
+                mv[i] = 1.0
+        mv[t.deadwood[player]] = min(1.0, deadwood(state.masks[player]) / DEADWOOD_SCALE)
+        self._sync(state)
+
+    def observation(self, state, seat: int) -> np.ndarray:
+        """A new copy of ``seat``'s vector: ``encode(state.view(seat))``."""
+        if (state.pile is not self._pile or state.moves != self._moves
+                or state.current_player != self._player):
+            self.reset(state)  # moved without after_apply (e.g. state.apply called directly)
+        return self._rows[seat].copy()

@@ -103,6 +103,7 @@ class GinRummyState:
         self.current_player: int | None = (self.dealer + 1) % n  # left of dealer (rule 3)
         self.phase = "draw"
         self.taken: int | None = None
+        self.drawn: int | None = None  # the card the player to act drew or took (private)
         self.moves = 0  # actions applied this hand
         self._legal: tuple[int, ...] | None = None
 
@@ -161,6 +162,7 @@ class GinRummyState:
         else:
             self._discard(seat, action)
             return
+        self.drawn = card
         insort(self.hands[seat], card)
         self.masks[seat] |= CARD_BIT[card]
         self.phase = "discard"
@@ -174,7 +176,7 @@ class GinRummyState:
         self.discarded[seat].append(card)
         if card in self.known[seat]:
             self.known[seat].remove(card)
-        self.taken = None
+        self.taken = self.drawn = None
         if knock:
             self._end_hand(seat)
         elif len(self.stock) <= self.rules.dead_stock:

@@ -47,6 +47,10 @@ class raw_env(CardGameEnv):  # noqa: N801 - PettingZoo naming
     def _encode(self, view):
         return encode.encode(view)
 
+    def _make_observer(self):
+        # keeps each seat's vector current move by move: no view + encode per step
+        return encode.GinRummyObserver(self.num_players)
+
     _mask = staticmethod(encode.action_mask)  # one call less per observe than a method
 
     def _observation_bounds(self):

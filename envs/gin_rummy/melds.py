@@ -240,7 +240,29 @@ def best_splits(mask: int) -> list[tuple[int, ...]]:
 
 def best_split(mask: int) -> tuple[int, ...]:
     """One split of the hand with the least deadwood (the first ``best_splits`` finds)."""
-    return best_splits(mask)[0]
+    chosen: list[int] = []
+    h = meldable(mask)
+    need = _melded(h)
+    while need:
+        h = meldable(h)
+        x = h & -h
+        if _melded(h ^ x) == need:
+            h ^= x
+            continue
+        for meld, value in _melds_with_lowest(h):
+            if value + _melded(h ^ meld) == need:
+                chosen.append(meld)
+                h ^= meld
+                need -= value
+                break
+    return tuple(chosen)
+
+
+def unmelded(mask: int) -> int:
+    """The deadwood cards of ``best_split(mask)``."""
+    for meld in best_split(mask):
+        mask ^= meld
+    return mask
 
 
 def is_set(meld: int) -> bool:

@@ -1,0 +1,123 @@
+"""What a Gin Rummy seat can infer from its view: unseen cards, what the others
+hold and want, how dangerous a discard is, and how many cards would help a hand.
+
+Everything here reads the view only (A4.2): the own hand, the discard pile, and
+each player's picks from the pile and its discards.
+"""
+
+from __future__ import annotations
+
+from envs.gin_rummy.melds import (
+    CARD_BIT,
+    CARD_VALUE,
+    deadwood,
+    deadwood_after_discards,
+    mask_of,
+    meldable,
+    rank_low,
+    unmelded,
+)
+from envs.gin_rummy.view import GinRummyView
+
+ALL = mask_of(range(52))
+_BIT_CARD = {CARD_BIT[c]: c for c in range(52)}
+_BIT_VALUE = {CARD_BIT[c]: CARD_VALUE[c] for c in range(52)}
+
+
+def _bits(mask: int):
+    while mask:
+        b = mask & -mask
+        yield b
+        mask ^= b
+
+
+def neighbours(bit: int) -> int:
+    """Cards that could share a meld with ``bit`` directly: its rank in other suits and
+    the two cards either side of it in its suit."""
+    c = _BIT_CARD[bit]
+    r = rank_low(c)
+    same = 0
+    for other in range(4):
+        same |= 1 << (16 * other + r)
+    side = (bit << 1 | bit << 2 | bit >> 1 | bit >> 2) & ALL
+    # keep the side cards within the suit (the 16-bit fields leave gaps at 13..15)
+    side &= 0x1FFF << (16 * (c // 13))
+    return (same | side) & ~bit
+
+
+class Knowledge:
+    """Card tracking for one seat, from its view."""
+
+    def __init__(self, view: GinRummyView) -> None:
+        self.view = view
+        self.seat = view.seat
+        self.n = view.num_players
+        self.hand = mask_of(view.hand)
+        self.known = [mask_of(k) for k in view.known]  # taken from the pile, still held
+        self.discarded = [mask_of(d) for d in view.discarded]
+        self.pile = mask_of(view.pile)
+        held_elsewhere = 0
+        for s, k in enumerate(self.known):
+            if s != self.seat:
+                held_elsewhere |= k
+        # neither in the own hand, nor in the pile, nor known in another hand
+        self.unseen = ALL & ~self.hand & ~self.pile & ~held_elsewhere
+        self.next_seat = (self.seat + 1) % self.n
+
+    def danger(self, card: int, seat: int | None = None) -> float:
+        """How likely ``seat`` (default: the next player, the only one who can take
+        our discard) wants ``card``: 0 when it can meld with nothing that seat could
+        hold; high when it completes a meld with cards the seat is known to hold."""
+        seat = self.next_seat if seat is None else seat
+        bit = CARD_BIT[card]
+        known = self.known[seat]
+        possible = self.unseen | known | bit  # what that seat's melds could be made of
+        if not meldable(possible) & bit:
+            return 0.0  # dead: no meld is left for it
+        if meldable(known | bit) & bit:
+            return 3.0  # makes a meld with its known cards: it takes it
+        near = neighbours(bit)
+        risk = 0.5 + (near & known).bit_count()
+        risk -= 0.5 * (near & self.discarded[seat]).bit_count()  # it threw such cards away
+        return max(0.1, risk)
+
+    def outs(self, mask: int) -> int:
+        """Unseen cards that would be in a meld of ``mask`` plus that card."""
+        count = 0
+        candidates = self.unseen & ~mask
+        near = 0
+        for b in _bits(mask):
+            near |= neighbours(b)
+        for b in _bits(candidates & near):
+            if meldable(mask | b) & b:
+                count += 1
+        return count
+
+    def expected_deadwood(self, mask: int, limit: int | None = None,
+                          bonus: float = 0.0) -> float:
+        """Mean least deadwood of the 10-card hand ``mask`` after one more draw of an
+        unseen card and the best discard (one step of look-ahead), less ``bonus``
+        for each draw that leaves at most ``limit`` (a knock)."""
+        base = deadwood(mask)
+        spare = unmelded(mask)  # the best split's deadwood: the cards to throw first
+        top = max((_BIT_VALUE[b] for b in _bits(spare)), default=0)
+        near = 0
+        for b in _bits(mask):
+            near |= neighbours(b)
+        total, count = 0.0, 0
+        for b in _bits(self.unseen & ~mask):
+            count += 1
+            v = _BIT_VALUE[b]
+            if b & near and meldable(mask | b) & b:  # an out: search
+                best = min(deadwood_after_discards(mask | b).values())
+            else:  # melds nothing: keep it only to throw a higher spare card
+                best = base - max(0, top - v)
+            total += best
+            if limit is not None and best <= limit:
+                total -= bonus
+        return total / count if count else float(base)
+
+    def value_of_taking(self, card: int) -> int:
+        """Least deadwood after taking ``card`` and discarding another card."""
+        mask = self.hand | CARD_BIT[card]
+        return min(d for c, d in deadwood_after_discards(mask).items() if c != card)
