@@ -2,9 +2,11 @@
 
     import agents
     bot = agents.make("spades/count-bid")
+    bot = agents.load("checkpoints/spades-killer.onnx")   # a trained bot (onnxruntime)
 """
 
 from agents.base import Bot, RandomBot
+from agents.learned import load
 from agents.registry import describe, make, names, parse_spec, register
 
-__all__ = ["Bot", "RandomBot", "make", "names", "register", "describe", "parse_spec"]
+__all__ = ["Bot", "RandomBot", "make", "load", "names", "register", "describe", "parse_spec"]

@@ -1,0 +1,164 @@
+"""Serve any bot over stdin/stdout as JSON lines, so a program in any language can use it.
+
+    python -m agents.server spades/expert            # a registry bot
+    python -m agents.server checkpoints/spades-killer.onnx   # an exported bot (or onnx:path=...)
+    python -m agents.server --example spades         # print one request line for the game
+
+Protocol: one JSON object per line in, one JSON object per line out, in order.
+
+Request ``{"view": VIEW, "legal": [ACTION, ...]}`` -> ``{"action": A, "name": "..."}``.
+``VIEW`` is the acting seat's PlayerView in its JSON form (``view.to_dict()``;
+its ``"game"`` field picks the game, and ``Game.view_from_dict`` reads it
+back); ``legal`` is the list of legal action ids (ints; each game's action
+table is in its ``envs/<game>/actions.py``, and ``--example`` prints a real
+view and the names of its legal actions). ``A`` is one of ``legal``; ``name``
+is the action's readable name (e.g. ``"bid 3"``, ``"play QH"``).
+
+Request ``{"reset": SEED}`` (SEED an int or null) -> ``{"ok": true}``: a new
+game starts (the bot's own randomness is reseeded).
+
+Anything else - a line that is not JSON, a view that does not parse, a
+``legal`` list that is empty, holds a non-int or an id outside the game's
+action table, a view of another game than the bot plays, or a bot that raises
+- is answered by ``{"error": "..."}`` naming the problem; the server keeps
+serving. Blank lines are ignored; end of input ends the server (exit 0).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any, TextIO
+
+import agents
+from agents.base import Bot
+from envs.games import game_names, get_game
+
+_NUM_ACTIONS: dict[str, int] = {}
+
+
+class RequestError(ValueError):
+    """A request line the server cannot answer with an action."""
+
+
+def make_bot(spec: str) -> Bot:
+    """A registry spec, an ``onnx:path=...`` spec, or a path to an exported ``.onnx``/``.json``."""
+    if spec.endswith((".onnx", ".json")) and ":" not in spec.split("/", 1)[0]:
+        return agents.load(spec)
+    return agents.make(spec)
+
+
+def num_actions(game: str) -> int:
+    """Size of the game's action table (from its env's action space)."""
+    if game not in _NUM_ACTIONS:
+        env = get_game(game).env()
+        _NUM_ACTIONS[game] = int(env.action_space(env.possible_agents[0]).n)
+    return _NUM_ACTIONS[game]
+
+
+def parse_request(bot: Bot, request: Any) -> tuple[Any, list[int]]:
+    """(view, legal actions) of an action request, checked."""
+    if not isinstance(request, dict) or "view" not in request or "legal" not in request:
+        raise RequestError('a request is {"view": {...}, "legal": [...]} or {"reset": seed}')
+    data, legal = request["view"], request["legal"]
+    if not isinstance(data, dict):
+        raise RequestError(f"view must be a JSON object, got {type(data).__name__}")
+    game = data.get("game")
+    if game not in game_names():
+        raise RequestError(f"view has unknown game {game!r}; games: {game_names()}")
+    if bot.game not in (None, game):
+        raise RequestError(f"this server's bot plays {bot.game}, the view is {game}")
+    if (not isinstance(legal, list) or not legal
+            or any(not isinstance(a, int) or isinstance(a, bool) for a in legal)):
+        raise RequestError(f"legal must be a non-empty list of action ids (ints), got {legal!r}")
+    n = num_actions(game)
+    bad = [a for a in legal if not 0 <= a < n]
+    if bad:
+        raise RequestError(f"legal actions {bad} are outside the {game} action table 0..{n - 1}")
+    try:
+        view = get_game(game).view_from_dict(data)
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as err:
+        raise RequestError(f"bad {game} view: {type(err).__name__}: {err}") from None
+    return view, legal
+
+
+def answer(bot: Bot, line: str) -> dict | None:
+    """The reply to one request line (None for a blank line)."""
+    if not line.strip():
+        return None
+    try:
+        request = json.loads(line)
+    except json.JSONDecodeError as err:
+        return {"error": f"not JSON: {err}"}
+    if isinstance(request, dict) and "reset" in request and len(request) == 1:
+        seed = request["reset"]
+        if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
+            return {"error": f"reset seed must be an int or null, got {seed!r}"}
+        bot.reset(seed)
+        return {"ok": True}
+    try:
+        view, legal = parse_request(bot, request)
+    except RequestError as err:
+        return {"error": str(err)}
+    try:
+        action = bot.act(view, legal)
+    except Exception as err:  # a bot bug must not kill the server
+        return {"error": f"bot {bot.name!r} raised {type(err).__name__}: {err}"}
+    if action not in legal or isinstance(action, bool):
+        return {"error": f"bot {bot.name!r} chose {action!r}, not in legal {legal}"}
+    return {"action": int(action), "name": get_game(view.game).action_name(int(action))}
+
+
+def serve(bot: Bot, inp: TextIO, out: TextIO) -> int:
+    for line in inp:
+        reply = answer(bot, line)
+        if reply is not None:
+            out.write(json.dumps(reply) + "\n")
+            out.flush()
+    return 0
+
+
+def example(game: str, seed: int = 0) -> str:
+    """One request line of ``game``: the first decision of a seeded deal, with action names."""
+    g = get_game(game)
+    state = g.new_state(g.get_rules(g.presets[0]), seed)
+    seat = state.current_player
+    legal = state.legal_actions()
+    request = {"view": state.view(seat).to_dict(), "legal": legal}
+    names = ", ".join(f"{a}={g.action_name(a)}" for a in legal)
+    return json.dumps(request) + f"\n# legal actions: {names}\n"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m agents.server",
+                                description="Serve a bot over JSON lines (see the module doc).")
+    p.add_argument("bot", nargs="?", help="bot spec (spades/expert, onnx:path=X.onnx) or an "
+                                          "exported .onnx file")
+    p.add_argument("--seed", type=int, default=None, help="seed of the bot's own randomness")
+    p.add_argument("--example", metavar="GAME", help="print an example request and exit")
+    args = p.parse_args(argv)
+    if args.example:
+        if args.example not in game_names():
+            print(f"error: unknown game {args.example!r}; games: {game_names()}", file=sys.stderr)
+            return 2
+        sys.stdout.write(example(args.example))
+        return 0
+    if not args.bot:
+        p.error("give a bot to serve, or --example GAME")
+    try:
+        bot = make_bot(args.bot)
+    except ValueError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    bot.reset(args.seed)
+    print(f"serving {bot.name} ({bot.game or 'any game'}); one JSON request per line",
+          file=sys.stderr)
+    return serve(bot, sys.stdin, sys.stdout)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+
+

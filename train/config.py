@@ -1,0 +1,166 @@
+"""What a training run is: every knob, saved as ``config.json`` beside the run.
+
+A run is fully described by a ``TrainConfig``; ``train.run`` builds one from
+its command line and ``--resume`` reads it back. ``validate`` checks user input
+before anything is built and names the bad value.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+RUNS_DIR = Path("runs")
+CONFIG_FILE = "config.json"
+
+
+@dataclass
+class TrainConfig:
+    game: str = "spades"
+    preset: str | None = None  # None: the game's first preset
+    rule_changes: dict[str, Any] = field(default_factory=dict)  # the rules the bot is for
+    steps: int = 200_000  # learner environment steps (all envs together)
+    seed: int = 0
+    opponents: str = "self@0.4,snapshot@0.2,rules@0.4"  # see train.opponents
+    net: tuple[int, ...] = (256, 256)  # hidden layers of the policy and value MLPs
+    activation: str = "tanh"
+    n_envs: int = 1  # env processes (SubprocVecEnv when > 1)
+    n_steps: int = 1024  # rollout length per env between updates
+    batch_size: int = 256
+    n_epochs: int = 4
+    learning_rate: float = 3e-4
+    gamma: float = 0.995
+    gae_lambda: float = 0.95
+    ent_coef: float = 0.01
+    clip_range: float = 0.2
+    episode: str = "game"  # "game" or "hand" (RULES.md section 5)
+    max_hands: int | None = 40  # safety cap on a training game (untrained self-play may not end)
+    eval_every: int = 50_000  # steps between duplicate matches against each rule bot; 0 = never
+    eval_deals: int = 8  # deals per match (each in every seat rotation)
+    eval_bots: tuple[str, ...] = ()  # () = every rule bot of the game
+    eval_workers: int = 1
+    checkpoint_every: int = 20_000
+    snapshot_every: int = 50_000  # frozen copies of the policy join the opponent pool
+    max_snapshots: int = 10
+    torch_threads: int = 0  # 0 = the cores the envs leave free (at least 1)
+    minutes: float | None = None  # wall-clock limit of this call (the run can be resumed)
+    name: str = ""  # run directory runs/<name>; "" = <game>-<preset>-s<seed>-<time>
+
+    def __post_init__(self) -> None:
+        self.net = tuple(self.net)
+        self.eval_bots = tuple(self.eval_bots)
+
+    # ------------------------------------------------------------ derived
+    def resolved(self) -> TrainConfig:
+        """A copy with the defaults that depend on the game filled in."""
+        from envs.games import get_game
+        from train.opponents import rule_bots
+
+        cfg = dataclasses.replace(self)
+        if cfg.preset is None:
+            cfg.preset = get_game(cfg.game).presets[0]
+        if not cfg.eval_bots:
+            cfg.eval_bots = tuple(rule_bots(cfg.game))
+        if not cfg.name:
+            cfg.name = f"{cfg.game}-{cfg.preset}-s{cfg.seed}-{time.strftime('%Y%m%d-%H%M%S')}"
+        return cfg
+
+    @property
+    def run_dir(self) -> Path:
+        return RUNS_DIR / self.name
+
+    def env_rule_changes(self) -> dict[str, Any]:
+        changes = dict(self.rule_changes)
+        if self.max_hands is not None:
+            changes["max_hands"] = self.max_hands
+        return changes
+
+    def env_options(self) -> dict[str, Any]:
+        return {"episode": self.episode}
+
+    def threads(self) -> int:
+        if self.torch_threads:
+            return self.torch_threads
+        return max(1, (os.cpu_count() or 1) - self.n_envs)
+
+    # --------------------------------------------------------- validation
+    def validate(self) -> None:
+        from envs.games import game_names, get_game
+        from train.opponents import parse_mix
+
+        if self.game not in game_names():
+            raise ValueError(f"unknown game {self.game!r}; choose from {game_names()}")
+        game = get_game(self.game)
+        preset = self.preset if self.preset is not None else game.presets[0]
+        if preset not in game.presets:
+            raise ValueError(f"unknown preset {preset!r} for {self.game}; "
+                             f"choose from {list(game.presets)}")
+        if "max_hands" in self.rule_changes:
+            raise ValueError("give the training hand cap with --max-hands, not as a rule change")
+        game.get_rules(preset, **self.env_rule_changes())  # raises on a bad rule change
+        for key in ("steps", "n_envs", "n_steps", "batch_size", "n_epochs", "eval_deals",
+                    "eval_workers", "checkpoint_every", "max_snapshots"):
+            value = getattr(self, key)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise ValueError(f"{key} must be a positive int, got {value!r}")
+        for key in ("eval_every", "snapshot_every", "torch_threads", "seed"):
+            value = getattr(self, key)
+            if not isinstance(value, int) or value < 0:
+                raise ValueError(f"{key} must be a non-negative int, got {value!r}")
+        if not self.net or any(not isinstance(h, int) or h < 1 for h in self.net):
+            raise ValueError(f"net must be hidden layer sizes like 256,256, got {self.net!r}")
+        if self.activation not in ("tanh", "relu"):
+            raise ValueError(f"activation must be tanh or relu, got {self.activation!r}")
+        if self.episode not in ("game", "hand"):
+            raise ValueError(f"episode must be 'game' or 'hand', got {self.episode!r}")
+        if self.max_hands is not None and (not isinstance(self.max_hands, int)
+                                           or self.max_hands < 1):
+            raise ValueError(f"max_hands must be a positive int or None, got {self.max_hands!r}")
+        if self.minutes is not None and not self.minutes > 0:
+            raise ValueError(f"minutes must be positive, got {self.minutes!r}")
+        for key in ("learning_rate", "gamma", "gae_lambda", "clip_range"):
+            if not 0 < getattr(self, key) <= 1:
+                raise ValueError(f"{key} must be in (0, 1], got {getattr(self, key)!r}")
+        if self.ent_coef < 0:
+            raise ValueError(f"ent_coef must be >= 0, got {self.ent_coef!r}")
+        parse_mix(self.opponents, self.game)
+        from train.opponents import rule_bots
+        known = set(rule_bots(self.game))
+        for bot in self.eval_bots:
+            if bot.split(":", 1)[0] not in known:
+                raise ValueError(f"eval bot {bot!r} is not a rule bot of {self.game}; "
+                                 f"choose from {sorted(known)}")
+        if "/" in self.name or self.name.startswith("."):
+            raise ValueError(f"a run name is one directory name, got {self.name!r}")
+
+    # -------------------------------------------------------- persistence
+    def to_dict(self) -> dict:
+        d = dataclasses.asdict(self)
+        d["net"], d["eval_bots"] = list(self.net), list(self.eval_bots)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict) -> TrainConfig:
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = set(d) - known
+        if unknown:
+            raise ValueError(f"unknown training config fields {sorted(unknown)}")
+        return cls(**d)
+
+    def save(self, run_dir: Path) -> None:
+        run_dir.mkdir(parents=True, exist_ok=True)
+        tmp = run_dir / (CONFIG_FILE + ".tmp")
+        tmp.write_text(json.dumps(self.to_dict(), indent=2) + "\n")
+        os.replace(tmp, run_dir / CONFIG_FILE)
+
+    @classmethod
+    def load(cls, run_dir: str | Path) -> TrainConfig:
+        path = Path(run_dir) / CONFIG_FILE
+        if not path.is_file():
+            raise ValueError(f"no training run at {str(run_dir)!r} (missing {CONFIG_FILE})")
+        return cls.from_dict(json.loads(path.read_text()))

@@ -1,0 +1,57 @@
+"""Small duplicate matches of an exported bot against each rule bot, as training runs them.
+
+The learner sits with ``n - 1`` copies of one rule bot; every deal is played
+in every seat rotation (``eval.tournament``), so the learner's win rate has a
+no-edge line at ``1 / n`` (25% in 4-player Spades) and a duplicate-honest 95%
+interval. The game's own metrics (``train.metrics``) are read from the logs.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from eval import logs
+from eval.config import TournamentConfig
+from eval.tournament import run_tournament
+from train.metrics import hand_counts, rates
+
+
+def onnx_spec(path: str | Path) -> str:
+    """The registry spec of an exported bot (what a tournament lineup takes)."""
+    return f"onnx:path={path}"
+
+
+def match(game: str, preset: str, bot: str, opponent: str, deals: int, out: Path,
+          rule_changes: dict | None = None, seed: int = 0, workers: int = 1,
+          max_hands: int | None = 100, progress: bool = False) -> dict:
+    """``bot`` against ``n - 1`` copies of ``opponent``; the bot's row plus game metrics."""
+    from envs.games import get_game
+
+    g = get_game(game)
+    n = g.num_players(g.get_rules(preset, **dict(rule_changes or {})))
+    cfg = TournamentConfig(game=game, preset=preset, bots=(bot,) + (opponent,) * (n - 1),
+                           rule_changes=dict(rule_changes or {}), max_hands=max_hands, seed=seed)
+    run = run_tournament(cfg, deals, out, workers=workers, fresh=True, progress=progress)
+    row = next(b for b in run.summary["bots"] if b["bot"] == bot)
+    game_logs = [json.loads(p.read_text()) for p in sorted((out / logs.GAMES_DIR).glob("*.json"))]
+    return {
+        "opponent": opponent, "deals": deals, "games": run.summary["games"],
+        "no_edge_win": 1 / n,
+        "win": row["win"]["mean"], "win_ci95": row["win"]["ci95"],
+        "score": row["score"]["mean"], "score_ci95": row["score"]["ci95"],
+        "rank": row["rank"]["mean"], "rank_ci95": row["rank"]["ci95"],
+        **rates(game, hand_counts(game, game_logs, bot)),
+    }
+
+
+def evaluate(game: str, preset: str, bot: str, opponents: list[str], deals: int, out: Path,
+             **kwargs) -> dict[str, dict]:
+    """``match`` against each opponent, keyed by opponent spec."""
+    return {opp: match(game, preset, bot, opp, deals, Path(out) / opp.replace("/", "_")
+                       .replace(":", "_"), **kwargs) for opp in opponents}
+
+
+def hardest(results: dict[str, dict]) -> str:
+    """The opponent the bot wins least against (the 'best rule bot' for the curve)."""
+    return min(results, key=lambda opp: (results[opp]["win"], -results[opp]["rank"]))

@@ -1,0 +1,119 @@
+"""Export a trained MaskablePPO policy: ONNX for bots, numpy weights for opponent seats.
+
+The ONNX graph takes ``observation`` (float32, batch x obs_size) and
+``action_mask`` (float32, batch x num_actions, 1 = legal) and returns
+``logits`` with every illegal action set to -1e8, exactly as sb3-contrib's
+``MaskableCategorical`` masks them; the action is their argmax, which is what
+``policy.predict(..., deterministic=True)`` plays. A JSON card beside the file
+(same name, ``.json``) says what the network is for: game, preset, seats,
+``env_name`` (the encoder version), training steps and time, evaluation results.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import time
+import warnings
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from train.numpy_policy import MASKED, NumpyPolicy
+
+CARD_FORMAT = "cardrl-bot-card/1"
+OPSET = 17
+
+
+def _actor_modules(policy: Any) -> list[nn.Module]:
+    """The actor path of an SB3 MLP policy: hidden layers, then the action head."""
+    extractor = policy.features_extractor if policy.share_features_extractor \
+        else policy.pi_features_extractor
+    if type(extractor).__name__ != "FlattenExtractor":
+        raise ValueError(f"only MLP policies over flat observations export; got {extractor!r}")
+    return [*policy.mlp_extractor.policy_net, policy.action_net]
+
+
+def policy_weights(policy: Any) -> NumpyPolicy:
+    """The actor network of an SB3 MLP policy as a ``NumpyPolicy`` (a copy)."""
+    layers, activation = [], None
+    for module in _actor_modules(policy):
+        if isinstance(module, nn.Linear):
+            layers.append((module.weight.detach().cpu().numpy().copy(),
+                           module.bias.detach().cpu().numpy().copy()))
+        elif isinstance(module, nn.Tanh | nn.ReLU):
+            name = "tanh" if isinstance(module, nn.Tanh) else "relu"
+            if activation not in (None, name):
+                raise ValueError("mixed activations do not export")
+            activation = name
+        else:
+            raise ValueError(f"cannot export layer {module!r}")
+    return NumpyPolicy(layers, activation or "tanh")
+
+
+class MaskedLogits(nn.Module):
+    """(observation, action_mask) -> masked logits of an SB3 actor, the graph ONNX gets."""
+
+    def __init__(self, policy: Any) -> None:
+        super().__init__()
+        self.actor = nn.Sequential(*_actor_modules(policy))
+
+    def forward(self, observation: torch.Tensor, action_mask: torch.Tensor) -> torch.Tensor:
+        logits = self.actor(observation)
+        return torch.where(action_mask > 0.5, logits, torch.full_like(logits, MASKED))
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+
+
+def export_onnx(policy: Any, path: str | Path, card: dict) -> Path:
+    """Write ``policy`` as ONNX at ``path`` and ``card`` (plus the tensor names and sizes) beside
+    it as ``<path>.json``; both atomically. Returns the card's path."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    obs_size = int(policy.observation_space.shape[0])
+    num_actions = int(policy.action_space.n)
+    module = MaskedLogits(policy).cpu().eval()
+    args = (torch.zeros(1, obs_size), torch.ones(1, num_actions))
+    buf = io.BytesIO()
+    with torch.no_grad(), warnings.catch_warnings():
+        # the TorchScript exporter needs only the onnx package (no onnxscript)
+        warnings.simplefilter("ignore", DeprecationWarning)
+        torch.onnx.export(module, args, buf, dynamo=False, opset_version=OPSET,
+                          input_names=["observation", "action_mask"], output_names=["logits"],
+                          dynamic_axes={"observation": {0: "batch"}, "action_mask": {0: "batch"},
+                                        "logits": {0: "batch"}})
+    write_atomic(path, buf.getvalue())
+    card = {"format": CARD_FORMAT, "onnx": path.name, "obs_size": obs_size,
+            "num_actions": num_actions, "inputs": ["observation", "action_mask"],
+            "output": "logits", "exported": time.strftime("%Y-%m-%dT%H:%M:%S"), **card}
+    card_path = path.with_suffix(".json")
+    write_atomic(card_path, (json.dumps(card, indent=2, default=_json_default) + "\n").encode())
+    return card_path
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, tuple | set):
+        return list(value)
+    raise TypeError(f"not JSON-serialisable: {value!r}")
+
+
+def base_card(game: str, preset: str, rule_changes: dict | None = None) -> dict:
+    """The card fields that say which game the network plays."""
+    from envs.games import get_game
+    from eval.config import rules_dict
+
+    g = get_game(game)
+    rules = g.get_rules(preset, **dict(rule_changes or {}))
+    return {"game": game, "preset": preset, "rule_changes": dict(rule_changes or {}),
+            "rules": rules_dict(rules), "num_players": g.num_players(rules),
+            "env_name": g.env_name}

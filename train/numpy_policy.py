@@ -1,0 +1,80 @@
+"""The policy network as plain numpy: what opponent seats run inside env worker processes.
+
+Self-play and frozen snapshots act in the SB3 env workers, which must stay
+torch-free (cheap to start, no thread fights with the learner). The learner's
+actor network (MLP + action head, masked argmax or masked sampling) is copied
+out as arrays by ``train.export.policy_weights`` and evaluated here; the layout
+is a plain dict so it pickles to workers and saves as ``.npz``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+ACTIVATIONS = {
+    "tanh": np.tanh,
+    "relu": lambda x: np.maximum(x, 0.0),
+}
+MASKED = -1e8  # what a masked logit becomes, as in sb3-contrib's MaskableCategorical
+
+
+class NumpyPolicy:
+    """Masked MLP policy: ``layers`` = [(W, b), ...] (W is out x in), hidden activation."""
+
+    def __init__(self, layers: list[tuple[np.ndarray, np.ndarray]], activation: str) -> None:
+        if activation not in ACTIVATIONS:
+            raise ValueError(f"unknown activation {activation!r}; choose from {list(ACTIVATIONS)}")
+        if not layers:
+            raise ValueError("a policy needs at least one layer")
+        self.layers = [(np.ascontiguousarray(w, np.float32).T.copy(),
+                        np.asarray(b, np.float32)) for w, b in layers]
+        self.activation = activation
+        self._act = ACTIVATIONS[activation]
+
+    @property
+    def obs_size(self) -> int:
+        return self.layers[0][0].shape[0]
+
+    def logits(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Masked logits of one observation (illegal actions get ``MASKED``)."""
+        x = np.asarray(obs, np.float32)
+        last = len(self.layers) - 1
+        for i, (w, b) in enumerate(self.layers):
+            x = x @ w + b
+            if i < last:
+                x = self._act(x)
+        return np.where(np.asarray(mask) > 0, x, np.float32(MASKED))
+
+    def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator | None = None,
+            deterministic: bool = True) -> int:
+        """Masked argmax, or a sample from the masked softmax when not ``deterministic``."""
+        z = self.logits(obs, mask)
+        if deterministic or rng is None:
+            return int(np.argmax(z))
+        z = z - z.max()
+        p = np.exp(z)
+        p /= p.sum()
+        return int(np.searchsorted(np.cumsum(p), rng.random() * p.sum() * (1 - 1e-9)))
+
+    # ----------------------------------------------------------- persistence
+    def to_dict(self) -> dict:
+        return {"activation": self.activation,
+                "layers": [(w.T.copy(), b.copy()) for w, b in self.layers]}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> NumpyPolicy:
+        return cls(d["layers"], d["activation"])
+
+    def save(self, path: str | Path) -> None:
+        arrays = {}
+        for i, (w, b) in enumerate(self.layers):
+            arrays[f"w{i}"], arrays[f"b{i}"] = w.T, b
+        np.savez(path, activation=np.array(self.activation), **arrays)
+
+    @classmethod
+    def load(cls, path: str | Path) -> NumpyPolicy:
+        with np.load(path) as f:
+            n = sum(1 for k in f.files if k.startswith("w"))
+            return cls([(f[f"w{i}"], f[f"b{i}"]) for i in range(n)], str(f["activation"]))

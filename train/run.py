@@ -1,0 +1,121 @@
+"""Command line of one training run (CleanRL-style: every knob a flag, saved beside the run).
+
+    python -m train.run --game spades --preset killer --steps 300000 --seed 1 \\
+        --opponents "self@0.4,snapshot@0.2,rules@0.4" --net 256,256 --n-envs 2 \\
+        --eval-every 50000 --name spades-killer-a --export checkpoints/spades-killer.onnx
+    python -m train.run --resume spades-killer-a --steps 600000     # continue a run
+    tensorboard --logdir runs/spades-killer-a
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+from collections.abc import Sequence
+
+from train.config import RUNS_DIR, TrainConfig
+
+_DEFAULTS = TrainConfig()
+
+
+def _ints(text: str) -> tuple[int, ...]:
+    try:
+        return tuple(int(x) for x in text.split(",") if x.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected sizes like 256,256, got {text!r}") from None
+
+
+def build_parser() -> argparse.ArgumentParser:
+    d = _DEFAULTS
+    p = argparse.ArgumentParser(prog="python -m train.run", description=__doc__.splitlines()[0])
+    p.add_argument("--game", default=d.game, help="a registered game")
+    p.add_argument("--preset", default=None, help="rules preset (default: the game's first)")
+    p.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",
+                   help="change a rules field of the preset (repeatable)")
+    p.add_argument("--steps", type=int, default=d.steps, help="total learner steps of the run")
+    p.add_argument("--seed", type=int, default=d.seed)
+    p.add_argument("--opponents", default=d.opponents,
+                   help="opponent mix: what@weight entries; what = a bot spec, self, snapshot "
+                        "or rules (every rule bot of the game)")
+    p.add_argument("--net", type=_ints, default=d.net, help="hidden layer sizes, e.g. 256,256")
+    p.add_argument("--activation", default=d.activation, choices=["tanh", "relu"])
+    p.add_argument("--n-envs", type=int, default=d.n_envs,
+                   help="env processes (each a SubprocVecEnv worker when > 1)")
+    p.add_argument("--n-steps", type=int, default=d.n_steps, help="rollout length per env")
+    p.add_argument("--batch-size", type=int, default=d.batch_size)
+    p.add_argument("--n-epochs", type=int, default=d.n_epochs)
+    p.add_argument("--lr", dest="learning_rate", type=float, default=d.learning_rate)
+    p.add_argument("--gamma", type=float, default=d.gamma)
+    p.add_argument("--gae-lambda", type=float, default=d.gae_lambda)
+    p.add_argument("--ent-coef", type=float, default=d.ent_coef)
+    p.add_argument("--clip-range", type=float, default=d.clip_range)
+    p.add_argument("--episode", default=d.episode, choices=["game", "hand"])
+    p.add_argument("--max-hands", type=int, default=d.max_hands,
+                   help="safety cap on hands per training game; 0 = none")
+    p.add_argument("--eval-every", type=int, default=d.eval_every,
+                   help="steps between duplicate matches against each rule bot; 0 = never")
+    p.add_argument("--eval-deals", type=int, default=d.eval_deals)
+    p.add_argument("--eval-bots", default="",
+                   help="comma-separated rule bots to evaluate against (default: all)")
+    p.add_argument("--eval-workers", type=int, default=d.eval_workers)
+    p.add_argument("--checkpoint-every", type=int, default=d.checkpoint_every)
+    p.add_argument("--snapshot-every", type=int, default=d.snapshot_every)
+    p.add_argument("--max-snapshots", type=int, default=d.max_snapshots)
+    p.add_argument("--torch-threads", type=int, default=d.torch_threads,
+                   help="0 = the cores the env workers leave free")
+    p.add_argument("--minutes", type=float, default=None,
+                   help="stop after this much wall time (resume to continue)")
+    p.add_argument("--name", default="", help=f"run directory {RUNS_DIR}/<name>")
+    p.add_argument("--resume", default=None, metavar="NAME",
+                   help="continue runs/NAME from its checkpoint (--steps/--minutes may change)")
+    p.add_argument("--export", default=None, metavar="PATH.onnx",
+                   help="also export the final policy here (with its .json card)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar or eval lines")
+    return p
+
+
+def config_from_args(args: argparse.Namespace) -> TrainConfig:
+    from eval.config import parse_rule_changes, split_bot_list
+
+    if args.resume:
+        cfg = TrainConfig.load(RUNS_DIR / args.resume)
+        if args.steps != _DEFAULTS.steps:
+            cfg.steps = args.steps
+        cfg.minutes = args.minutes
+        return cfg
+    fields = {f.name for f in dataclasses.fields(TrainConfig)}
+    values = {k: v for k, v in vars(args).items() if k in fields}
+    values["rule_changes"] = parse_rule_changes(args.rule)
+    values["max_hands"] = args.max_hands or None
+    values["eval_bots"] = tuple(split_bot_list(args.eval_bots)) if args.eval_bots else ()
+    return TrainConfig(**values)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        cfg = config_from_args(args)
+        from train.trainer import Trainer  # torch is imported only once the input is good
+
+        trainer = Trainer(cfg, resume=bool(args.resume), progress=not args.quiet and
+                          sys.stderr.isatty(), quiet=args.quiet)
+    except ValueError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    print(f"run {trainer.run_dir}  (config: {trainer.run_dir / 'config.json'}; "
+          f"tensorboard --logdir {trainer.run_dir})", file=sys.stderr)
+    result = trainer.run()
+    if result.interrupted:
+        print(f"\ninterrupted at {result.steps:,} steps; checkpoint saved. Continue with: "
+              f"python -m train.run --resume {trainer.cfg.name}", file=sys.stderr)
+        return 130
+    if args.export:
+        trainer.export(args.export)
+        print(f"exported {args.export} (+ .json card)")
+    print(f"{result.steps:,} steps in {result.wall_time_s / 60:.1f} min; policy: {result.onnx}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
