@@ -57,8 +57,8 @@ def check_deal(deal, num_players: int) -> tuple[list[list[int]], list[int] | Non
     if extra or missing or len(rest) != len(set(rest)):
         raise cards.CardError(
             f"the cards after the hands must be the other {52 - len(dealt)} cards once each; "
-            f"extra or repeated: {cards.names(extra) or 'none'}, missing: "
-            f"{cards.names(sorted(missing)) or 'none'}, got {len(rest)}")
+            f"extra or repeated: {' '.join(cards.names(extra)) or 'none'}, missing: "
+            f"{' '.join(cards.names(sorted(missing))) or 'none'}, got {len(rest)}")
     return hands, rest
 
 

@@ -1,0 +1,234 @@
+"""The Gin Rummy PettingZoo env: API, determinism, masks, observer, no leaks, rewards."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pettingzoo.test import api_test, seed_test
+
+from envs import cards
+from envs.gin_rummy.actions import DRAW_STOCK, NUM_ACTIONS, TAKE_DISCARD, knock_action
+from envs.gin_rummy.encode import GinRummyObserver, encode, layout
+from envs.gin_rummy.engine import GinRummyState
+from envs.gin_rummy.env import env, raw_env
+from envs.gin_rummy.rules import get_rules
+from tests.gin_rummy_util import C, full_deal, hands_of, oracle_legal
+
+GAMES = [("seed", 2), ("seed", 3), ("seed", 4), ("standard", 2)]
+
+
+@pytest.mark.parametrize(("preset", "n"), GAMES + [("standard", 3)])
+@pytest.mark.parametrize("episode", ["hand", "game"])
+def test_pettingzoo_api(preset, n, episode):
+    api_test(env(preset=preset, num_players=n, episode=episode, max_hands=2), num_cycles=300)
+
+
+@pytest.mark.parametrize(("preset", "n"), GAMES)
+def test_seed_gives_same_trajectory(preset, n):
+    seed_test(lambda: env(preset=preset, num_players=n, max_hands=2), num_cycles=300)
+
+
+def test_metadata_and_spaces():
+    for n in (2, 3, 4):
+        e = env(num_players=n)
+        assert e.metadata["name"] == "gin_rummy_v0" and e.unwrapped is e
+        assert e.possible_agents == [f"player_{i}" for i in range(n)]
+        assert e.observation_space("player_0")["observation"].shape == (layout(n).size,)
+        assert e.action_space(f"player_{n - 1}").n == NUM_ACTIONS == 106
+
+
+def _check_every_seat(e) -> None:
+    """Each seat's observation equals encode(its view); only the actor has a mask."""
+    state = e.unwrapped.state_obj
+    for seat, agent in enumerate(e.possible_agents):
+        o = e.observe(agent)
+        expected = encode(state.view(seat))
+        if not np.array_equal(o["observation"], expected):
+            bad = np.flatnonzero(o["observation"] != expected)[:5]
+            lay = layout(len(e.possible_agents))
+            raise AssertionError(f"seat {seat}, {state!r}: " + ", ".join(
+                f"{lay.describe(i)} is {o['observation'][i]}, encode gives {expected[i]}"
+                for i in bad))
+        mask = np.flatnonzero(o["action_mask"]).tolist()
+        assert mask == (oracle_legal(state) if seat == state.current_player else [])
+
+
+@settings(max_examples=16, deadline=None)
+@given(seed=st.integers(0, 2**31), game=st.sampled_from(GAMES), no_limit=st.booleans(),
+       episode=st.sampled_from(["game", "hand"]))
+def test_observer_and_masks_equal_encode_and_the_oracle_at_every_step(seed, game, no_limit,
+                                                                      episode):
+    preset, n = game
+    e = env(preset=preset, num_players=n, max_hands=2, episode=episode,
+            knock_limit=None if no_limit else 10, illegal_action="penalty")
+    rng = np.random.default_rng(seed)
+    for _ in range(2):  # the second reset reuses the env and its observer
+        e.reset(seed=int(rng.integers(2**31)))
+        for _agent in e.agent_iter():
+            _check_every_seat(e)
+            obs, _, term, trunc, _ = e.last()
+            if term or trunc:
+                e.step(None)
+                continue
+            legal = np.flatnonzero(obs["action_mask"])
+            if rng.random() < 0.02:  # an illegal action: penalised, a random legal one played
+                e.step(int(np.flatnonzero(obs["action_mask"] == 0)[0]))
+            else:
+                e.step(int(rng.choice(legal)))
+
+
+def test_observer_follows_moves_applied_to_the_state_directly():
+    e = raw_env(preset="standard")
+    e.reset(seed=5)
+    state = e.state_obj
+    state.apply(DRAW_STOCK)  # behind the env's back
+    _check_every_seat(e)
+    e.step(state.legal_actions()[0])
+    _check_every_seat(e)
+    obs = GinRummyObserver(2)
+    other = GinRummyState(get_rules("seed"), 1)
+    assert np.array_equal(obs.observation(other, 1), encode(other.view(1)))
+
+
+# ----------------------------------------------------------------- no leaks
+def _trajectory(rules, deal, seed):
+    state = GinRummyState(rules, 0, deal=deal)
+    rng = np.random.default_rng(seed)
+    actions = []
+    while state.hand_number == 1 and not state.is_over:
+        legal = state.legal_actions()
+        actions.append(legal[int(rng.integers(len(legal)))])
+        state.apply(actions[-1])
+    return actions
+
+
+def _observations(rules, deal, actions, seat):
+    """The seat's (observation, mask) after every action that replays legally."""
+    e = raw_env(rules=rules, episode="hand")
+    e.reset(seed=0, options={"deal": deal})
+    agent = f"player_{seat}"
+    seen = [(e.observe(agent)["observation"].copy(), e.observe(agent)["action_mask"].copy())]
+    for a in actions:
+        if a not in e.state_obj.legal_actions():
+            break  # the other hand's knock limit may differ: stop comparing here
+        e.step(a)
+        o = e.observe(agent)
+        seen.append((o["observation"].copy(), o["action_mask"].copy()))
+    return seen
+
+
+@settings(max_examples=50, deadline=None)
+@given(seed=st.integers(0, 2**31), game=st.sampled_from(GAMES))
+def test_no_leak_when_an_opponent_card_swaps_with_an_undrawn_stock_card(seed, game):
+    preset, n = game
+    rules = get_rules(preset, num_players=n)
+    rng = np.random.default_rng(seed)
+    order = [cards.name(c) for c in cards.shuffled(range(52), rng)]
+    deal = [order[i * 10:(i + 1) * 10] for i in range(n)] + [order[n * 10:]]
+    actions = _trajectory(rules, deal, seed)
+    seat = seed % n
+    other = (seat + 1 + seed // n % (n - 1)) % n
+    # when each card leaves the other's hand (a discard), and stock draws in order
+    state = GinRummyState(rules, 0, deal=deal)
+    gone_at, drawn = {}, []
+    for i, a in enumerate(actions):
+        if a == DRAW_STOCK:
+            drawn.append((i, state.stock[-1]))
+        elif a >= 2 and state.current_player == other:
+            gone_at.setdefault(a - 2 if a < 54 else a - 54, i)
+        state.apply(a)
+    end = len(actions) - 1  # the hand ends: a showdown may show hands (legitimately)
+    x = max(deal[other], key=lambda c: gone_at.get(C(c), end))  # held longest
+    undrawn = [c for c in deal[n][1:] if C(c) not in {d for _, d in drawn}]
+    y = undrawn[0] if undrawn else deal[n][-1]
+    cut = min([gone_at.get(C(x), end), end] + [i for i, d in drawn if d == C(y)])
+    swapped = [list(h) for h in deal]
+    swapped[other][swapped[other].index(x)] = y
+    swapped[n][swapped[n].index(y)] = x
+    before = _observations(rules, deal, actions[:cut], seat)
+    after = _observations(rules, swapped, actions[:cut], seat)
+    n_cmp = min(len(before), len(after))
+    assert n_cmp >= min(cut, 2)
+    for (o1, m1), (o2, m2) in zip(before[:n_cmp], after[:n_cmp], strict=True):
+        assert np.array_equal(o1, o2)
+        assert np.array_equal(m1, m2)
+
+
+def test_the_leak_test_would_catch_a_leak():
+    """Swapping a card between the seat's own hand and the stock changes its observation."""
+    rules = get_rules("seed")
+    deal = full_deal(hands_of("AC 2C 3C 4D 4H 4S 9S 10S JS 5H",
+                              "5C 6C 7C 8H 8S 8D KH KS KD 3H"), "QD", "QS")
+    swapped = [list(h) for h in deal]
+    swapped[0][0], swapped[2][-1] = swapped[2][-1], swapped[0][0]
+    o1 = _observations(rules, deal, [], 0)
+    o2 = _observations(rules, swapped, [], 0)
+    assert not np.array_equal(o1[0][0], o2[0][0])
+
+
+# ------------------------------------------------------------ errors, rewards
+def test_illegal_action_raises_and_changes_nothing():
+    e = env(preset="standard")
+    e.reset(seed=3)
+    agent = e.agent_selection
+    before = {a: e.observe(a)["observation"].copy() for a in e.agents}
+    with pytest.raises(ValueError) as err:
+        e.step(40)
+    msg = str(err.value)
+    assert agent in msg and "40" in msg and "[0, 1]" in msg
+    assert e.agent_selection == agent
+    for a in e.agents:
+        assert np.array_equal(e.observe(a)["observation"], before[a])
+
+
+def test_illegal_action_penalty_option_plays_a_random_legal_move():
+    e = env(illegal_action="penalty", illegal_penalty=-0.5)
+    e.reset(seed=3)
+    agent = e.agent_selection
+    e.step(40)
+    assert e.unwrapped.state_obj.phase == "discard" and e.rewards[agent] == -0.5
+
+
+def test_given_deal_is_dealt_and_checked():
+    e = raw_env(num_players=3)
+    deal = hands_of("AC 2C 3C 4D 4H 4S 9S 10S JS 5H", "5C 6C 7C 8H 8S 8D KH KS KD 3H",
+                    "JC QC KC 9C 9D 9H 6H 6S 6D 3S")
+    e.reset(seed=1, options={"deal": deal})
+    assert cards.names(e.state_obj.view(2).hand) == sorted(deal[2], key=C)
+    with pytest.raises(cards.CardError, match="misdeal: hand 2 has 9 cards"):
+        e.reset(options={"deal": deal[:2] + [deal[2][:9]]})
+
+
+def test_rewards_are_hand_points_over_100_plus_the_win_bonus():
+    deal = full_deal(hands_of("2D 3S 5D 6S 7D 10C JD QH KC AH",
+                              "AC 2C 3C 4D 4H 4S 9S 10S JS 5H"), "QC", "KH")
+    e = raw_env(preset="standard", episode="hand")
+    e.reset(seed=0, options={"deal": deal})
+    e.step(DRAW_STOCK)
+    e.step(knock_action(C("KH")))  # seat 1 knocks with 5 against 64
+    assert e.rewards == pytest.approx({"player_0": 0.0 - 1, "player_1": 0.59 + 1})
+    assert all(e.terminations.values())
+    e = raw_env(preset="standard", episode="hand", score_scale=0, win_reward=2.0)
+    e.reset(seed=0, options={"deal": deal})
+    e.step(TAKE_DISCARD)
+    e.step(knock_action(C("5H")))  # takes QC, knocks with 0? no: QC is deadwood 10
+    assert e.rewards == pytest.approx({"player_0": -2.0, "player_1": 2.0})
+
+
+def test_a_dead_hand_in_hand_episodes_is_a_shared_win():
+    e = raw_env(preset="seed", episode="hand", num_players=3)
+    e.reset(seed=2)
+    state = e.state_obj
+    while not all(e.terminations.values()):
+        e.step(DRAW_STOCK if state.phase == "draw" else state.legal_actions()[0])
+    assert state.results[0].dead
+    assert e._cumulative_rewards == pytest.approx({f"player_{i}": 1 / 3 for i in range(3)})
+
+
+def test_ansi_render_shows_the_table_and_only_the_actors_hand():
+    deal = hands_of("AC 2C 3C 4D 4H 4S 9S 10S JS 5H", "5C 6C 7C 8H 8S 8D KH KS KD 3H")
+    e = env(preset="standard", render_mode="ansi")
+    e.reset(seed=0, options={"deal": deal})
+    text = e.render()
+    assert "standard" in text and "player_1 hand" in text and "deadwood 3" in text
+    assert "♣ 5 6 7" in text and "A 2 3" not in text  # seat 0's cards are not shown
