@@ -1,0 +1,106 @@
+"""Acceptance: train a few thousand steps on each game, export to ONNX, reload through
+``agents.load`` and check that the ONNX bot plays what the torch policy plays on 1000 views."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import torch
+
+import agents
+from envs.games import get_game
+from train.config import TrainConfig
+from train.export import policy_weights
+from train.games import ready_games
+from train.trainer import Trainer
+
+GAMES = ready_games()
+STEPS = 2048
+
+
+def decision_points(game: str, count: int, seed: int = 0) -> list[tuple]:
+    """``count`` (view, legal) pairs from random play of seeded short games, every seat."""
+    g = get_game(game)
+    rules = g.get_rules(g.presets[0], max_hands=3)
+    rng = np.random.default_rng(seed)
+    points = []
+    while len(points) < count:
+        state = g.new_state(rules, int(rng.integers(2**31)))
+        while not state.is_over and len(points) < count:
+            seat, legal = state.current_player, state.legal_actions()
+            points.append((state.view(seat), legal))
+            state.apply(int(rng.choice(legal)))
+    return points
+
+
+@pytest.fixture(scope="module", params=GAMES)
+def trained(request, tmp_path_factory):
+    game = request.param
+    root = tmp_path_factory.mktemp(f"train-{game}")
+    cfg = TrainConfig(game=game, steps=STEPS, seed=3, opponents="self@1,random@1",
+                      net=(32, 32), n_steps=512, batch_size=128, n_epochs=2, max_hands=3,
+                      eval_every=0, checkpoint_every=1024, snapshot_every=1024,
+                      name=f"export-{game}")
+    mp = pytest.MonkeyPatch()
+    mp.chdir(root)  # runs/ under the test's own directory
+    try:
+        trainer = Trainer(cfg, progress=False, quiet=True)
+        result = trainer.run()
+        yield game, trainer, result, root
+    finally:
+        mp.undo()
+
+
+def test_onnx_bot_plays_the_torch_policy_actions_on_1000_views(trained):
+    game, trainer, result, root = trained
+    assert result.steps >= STEPS and not result.interrupted
+    bot = agents.load(root / result.onnx)
+    g = get_game(game)
+    points = decision_points(game, 1000)
+    obs = np.stack([g.encode(view) for view, _ in points]).astype(np.float32)
+    masks = np.zeros((len(points), bot.card["num_actions"]), dtype=bool)
+    for i, (_, legal) in enumerate(points):
+        masks[i, legal] = True
+    torch_actions, _ = trainer.model.policy.predict(obs, action_masks=masks, deterministic=True)
+    onnx_actions = np.array([bot.act(view, legal) for view, legal in points])
+    assert (onnx_actions == torch_actions).all()
+    assert all(a in legal for a, (_, legal) in zip(onnx_actions, points, strict=True))
+    # the logits themselves agree, not only their argmax
+    with torch.no_grad():
+        dist = trainer.model.policy.get_distribution(torch.as_tensor(obs[:50]),
+                                                     action_masks=masks[:50])
+    raw = dist.distribution.logits.numpy()  # normalised masked logits (log-probabilities)
+    ours = np.stack([bot.logits(v, legal) for v, legal in points[:50]])
+    legal_logits = np.where(masks[:50], ours, -np.inf)
+    norm = legal_logits - np.logaddexp.reduce(legal_logits, axis=1, keepdims=True)
+    assert np.allclose(np.where(masks[:50], norm, 0), np.where(masks[:50], raw, 0), atol=1e-4)
+
+
+def test_numpy_opponent_policy_matches_torch(trained):
+    game, trainer, _, _ = trained
+    g = get_game(game)
+    weights = policy_weights(trainer.model.policy)
+    points = decision_points(game, 200, seed=1)
+    for view, legal in points:
+        obs = g.encode(view)
+        mask = np.zeros(trainer.model.action_space.n, dtype=bool)
+        mask[legal] = True
+        action, _ = trainer.model.policy.predict(obs[None], action_masks=mask[None],
+                                                 deterministic=True)
+        assert weights.act(obs, mask) == int(action[0])
+
+
+def test_card_describes_the_bot(trained):
+    game, trainer, result, root = trained
+    card = json.loads((root / result.onnx).with_suffix(".json").read_text())
+    g = get_game(game)
+    rules = g.get_rules(card["preset"])
+    assert card["game"] == game and card["preset"] == g.presets[0]
+    assert card["env_name"] == g.env_name
+    assert card["num_players"] == g.num_players(rules)
+    assert card["training"]["steps"] == result.steps
+    assert 0 < card["training"]["wall_time_s"] == pytest.approx(result.wall_time_s, abs=5)
+    assert card["obs_size"] == len(g.encode(decision_points(game, 1)[0][0]))
+    assert card["training"]["config"]["game"] == game
