@@ -117,3 +117,20 @@ def base_card(game: str, preset: str, rule_changes: dict | None = None) -> dict:
     return {"game": game, "preset": preset, "rule_changes": dict(rule_changes or {}),
             "rules": rules_dict(rules), "num_players": g.num_players(rules),
             "env_name": g.env_name}
+
+
+def export_untrained(game: str, path: str | Path, preset: str | None = None,
+                     net: tuple[int, ...] = (16,), seed: int = 0) -> Path:
+    """A freshly initialised policy of ``game`` exported with its card: a quick way to check
+    a game's export/load/serve path end to end (tests, new games) without training."""
+    from sb3_contrib import MaskablePPO
+
+    from train.single_seat import SingleSeatEnv
+
+    env = SingleSeatEnv(game, preset, "random")
+    model = MaskablePPO("MlpPolicy", env, policy_kwargs={"net_arch": list(net)}, seed=seed,
+                        device="cpu", n_steps=64, batch_size=64)
+    card = {**base_card(game, env.preset),
+            "training": {"steps": 0, "wall_time_s": 0.0}, "evaluation": {}}
+    export_onnx(model.policy, path, card)
+    return Path(path)

@@ -1,0 +1,146 @@
+"""Exported bots: agents.load runs the ONNX file without torch, checks its card, refuses a
+card of another env version clearly, and plays in tournaments through the registry."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import agents
+from agents.learned import BotLoadError
+from envs.games import get_game
+from eval.config import TournamentConfig
+from eval.tournament import run_tournament
+from train.export import export_untrained
+from train.games import ready_games
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory) -> Path:
+    return export_untrained("spades", tmp_path_factory.mktemp("bot") / "spades-test.onnx",
+                            net=(16,), seed=1)
+
+
+def first_decisions(game: str, count: int) -> list[tuple]:
+    g = get_game(game)
+    state = g.new_state(g.get_rules(g.presets[0]), 5)
+    rng = np.random.default_rng(0)
+    out = []
+    while len(out) < count and not state.is_over:
+        legal = state.legal_actions()
+        out.append((state.view(state.current_player), legal))
+        state.apply(int(rng.choice(legal)))
+    return out
+
+
+def test_loading_and_playing_imports_no_torch(exported):
+    code = f"""
+import sys, agents
+from envs.games import get_game
+bot = agents.load({str(exported)!r})
+g = get_game("spades")
+state = g.new_state(g.get_rules("killer"), 1)
+moves = 0
+while not state.is_over and moves < 60:
+    a = bot.act(state.view(state.current_player), state.legal_actions())
+    assert a in state.legal_actions()
+    state.apply(a); moves += 1
+print(moves, "torch" in sys.modules, "train" in sys.modules)
+"""
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["60", "False", "False"]
+
+
+def test_bot_plays_masked_argmax_of_its_logits(exported):
+    bot = agents.load(exported)
+    for view, legal in first_decisions("spades", 40):
+        logits = bot.logits(view, legal)
+        action = bot.act(view, legal)
+        assert action in legal
+        assert logits[action] == max(logits[legal])
+        illegal = np.setdiff1d(np.arange(len(logits)), legal)
+        assert (logits[illegal] == -1e8).all()
+
+
+def test_card_path_and_onnx_path_load_the_same_bot(exported):
+    a, b = agents.load(exported), agents.load(exported.with_suffix(".json"))
+    assert a.game == b.game == "spades" and a.path == b.path
+    made = agents.make(f"onnx:path={exported}")
+    assert made.game == "spades" and made.name == f"onnx:path={exported}"
+
+
+def copy_bot(src: Path, dst_dir: Path, **card_changes) -> Path:
+    dst = dst_dir / src.name
+    dst.write_bytes(src.read_bytes())
+    card = json.loads(src.with_suffix(".json").read_text())
+    card.update(card_changes)
+    dst.with_suffix(".json").write_text(json.dumps(card))
+    return dst
+
+
+def test_card_of_another_env_version_is_refused_clearly(exported, tmp_path):
+    old = copy_bot(exported, tmp_path, env_name="spades_v99")
+    with pytest.raises(BotLoadError, match=r"trained on 'spades_v99' but the installed spades "
+                                           r"env is 'spades_v0'"):
+        agents.load(old)
+    with pytest.raises(ValueError, match="spades_v99"):
+        agents.make(f"onnx:path={old}")
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"game": "chess"}, "unknown game 'chess'"),
+    ({"format": "other/1"}, "is not a cardrl-bot-card/1 card"),
+    ({"onnx": "missing.onnx"}, "does not exist"),
+])
+def test_bad_cards_are_refused_naming_the_problem(exported, tmp_path, change, message):
+    with pytest.raises(BotLoadError, match=message):
+        agents.load(copy_bot(exported, tmp_path, **change))
+
+
+def test_missing_or_broken_files_are_refused(exported, tmp_path):
+    with pytest.raises(BotLoadError, match="no bot card"):
+        agents.load(tmp_path / "nothing.onnx")
+    bad = copy_bot(exported, tmp_path)
+    bad.with_suffix(".json").write_text("{not json")
+    with pytest.raises(BotLoadError, match="not readable JSON"):
+        agents.load(bad)
+    bad.with_suffix(".json").write_text(exported.with_suffix(".json").read_text())
+    bad.write_bytes(b"not an onnx model")
+    with pytest.raises(BotLoadError, match="not a loadable ONNX model"):
+        agents.load(bad)
+
+
+def test_illegal_action_ids_are_refused(exported):
+    bot = agents.load(exported)
+    view, _ = first_decisions("spades", 1)[0]
+    with pytest.raises(ValueError, match="outside 0..67"):
+        bot.act(view, [3, 99])
+    with pytest.raises(ValueError, match="no legal actions"):
+        bot.act(view, [])
+
+
+def test_exported_bot_plays_a_duplicate_tournament(exported, tmp_path):
+    spec = f"onnx:path={exported}"
+    cfg = TournamentConfig(game="spades", preset="killer",
+                           bots=(spec, "spades/count-bid", "random", "random"), max_hands=3)
+    run = run_tournament(cfg, 2, tmp_path / "t")
+    row = next(b for b in run.summary["bots"] if b["bot"] == spec)
+    assert row["games"] == 8 and run.summary["games"] == 8
+
+
+@pytest.mark.parametrize("game", ready_games())
+def test_every_game_exports_and_loads(game, tmp_path):
+    path = export_untrained(game, tmp_path / f"{game}.onnx")
+    bot = agents.load(path)
+    assert bot.game == game and bot.card["env_name"] == get_game(game).env_name
+    for view, legal in first_decisions(game, 20):
+        assert bot.act(view, legal) in legal
