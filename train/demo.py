@@ -53,16 +53,17 @@ def rule_bots_ranked(game: str) -> list[str]:
 
 
 def lineups(fresh: str, shipped: str | None, rules: list[str], seats: int) -> list[tuple]:
-    """One lineup with everyone when they fit, else each learned bot against each rule bot."""
+    """One lineup with everyone when the learned bots and a rule bot fit at the table (rule
+    bots fill the rest, the strongest repeated); else one match per pairing: the fresh bot
+    against the shipped one and each rule bot, the shipped bot against each rule bot."""
+    rules = rules or ["random"]
     learned = [fresh] + ([shipped] if shipped else [])
-    if not rules:
-        rules = ["random"]
-    everyone = learned + rules
-    if len(everyone) <= seats or len(learned) + 1 <= seats:
+    if len(learned) + 1 <= seats:
         lineup = (learned + rules)[:seats]
-        lineup += [rules[0]] * (seats - len(lineup))
-        return [tuple(lineup)]
-    return [tuple([bot] + [opp] * (seats - 1)) for bot in learned for opp in rules]
+        return [tuple(lineup + [rules[0]] * (seats - len(lineup)))]
+    pairs = [(fresh, opp) for opp in learned[1:] + rules]
+    pairs += [(shipped, opp) for opp in rules] if shipped else []
+    return [tuple([bot] + [opp] * (seats - 1)) for bot, opp in pairs]
 
 
 def build_parser() -> argparse.ArgumentParser:

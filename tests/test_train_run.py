@@ -1,0 +1,129 @@
+"""Training runs: interrupt and resume lose nothing, evaluations reach tensorboard and the
+learning curve, game metrics follow their definitions, the command line checks its input."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+import pytest
+import torch
+
+from train import run as run_cli
+from train.config import TrainConfig
+from train.demo import lineups
+from train.metrics import rates, spades_hand
+from train.plots import learning_curve
+from train.trainer import EVALS, STATE, TrainCallback, Trainer, read_evals
+
+
+def tiny(**changes) -> TrainConfig:
+    base = dict(game="spades", steps=1024, seed=2, opponents="random@1,self@1", net=(16,),
+                n_steps=256, batch_size=64, n_epochs=1, max_hands=2, eval_every=0,
+                checkpoint_every=256, snapshot_every=512, name="tiny")
+    return TrainConfig(**{**base, **changes})
+
+
+def test_interrupt_then_resume_loses_nothing(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    original = TrainCallback._on_step
+
+    def interrupt_at_600(self):
+        if self.num_timesteps >= 600:
+            raise KeyboardInterrupt
+        return original(self)
+
+    monkeypatch.setattr(TrainCallback, "_on_step", interrupt_at_600)
+    first = Trainer(tiny(), progress=False, quiet=True)
+    result = first.run()
+    assert result.interrupted and result.steps == 600 and result.onnx is None
+    state = json.loads((result.run_dir / STATE).read_text())
+    assert state["steps"] == 600 and state["wall_time_s"] > 0
+    weights = {k: v.clone() for k, v in first.model.policy.state_dict().items()}
+
+    monkeypatch.setattr(TrainCallback, "_on_step", original)
+    resumed = Trainer(TrainConfig.load(result.run_dir), resume=True, progress=False, quiet=True)
+    assert resumed.model.num_timesteps == 600
+    for key, value in resumed.model.policy.state_dict().items():
+        assert torch.equal(value, weights[key]), key  # the interrupted weights, exactly
+    assert len(resumed.state.snapshots) == 1  # the snapshot at 512 comes back
+    done = resumed.run()
+    assert not done.interrupted and done.steps >= 1024
+    assert done.wall_time_s > state["wall_time_s"]
+    assert sorted(p.name for p in result.run_dir.glob("tb_*")) == ["tb_0"]  # one TB run
+    card = json.loads(done.onnx.with_suffix(".json").read_text())
+    assert card["training"]["steps"] == done.steps
+
+
+def test_a_new_run_does_not_overwrite_an_old_one(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    tiny().save(tmp_path / "runs" / "tiny")
+    with pytest.raises(ValueError, match="exists; resume it or pick a new --name"):
+        Trainer(tiny(), progress=False)
+    with pytest.raises(ValueError, match="nothing to resume"):
+        Trainer(tiny(name="other"), resume=True, progress=False)
+
+
+def test_evaluations_reach_tensorboard_and_the_curve(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    cfg = tiny(steps=512, eval_every=512, eval_deals=1, eval_bots=("spades/count-bid",))
+    result = Trainer(cfg, progress=False, quiet=True).run()
+    evals = read_evals(result.run_dir)
+    assert [e["step"] for e in evals] == [0, 512]
+    r = evals[-1]["results"]["spades/count-bid"]
+    assert r["games"] == 4 and 0 <= r["win"] <= 1 and r["no_edge_win"] == 0.25
+    acc = EventAccumulator(str(result.run_dir / "tb_0"))
+    acc.Reload()
+    tags = acc.Tags()["scalars"]
+    assert "eval_spades_count-bid/win" in tags and "train/policy_gradient_loss" in tags
+    assert [e.step for e in acc.Scalars("eval_spades_count-bid/win")] == [0, 512]
+    assert [e.value for e in acc.Scalars("eval_spades_count-bid/win")] == \
+        pytest.approx([e["results"]["spades/count-bid"]["win"] for e in evals])
+    card = json.loads(result.onnx.with_suffix(".json").read_text())
+    assert card["evaluation"]["results"] == evals[-1]["results"]
+    png = learning_curve(evals, tmp_path / "curve.png")
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (result.run_dir / EVALS).is_file()
+
+
+def test_spades_hand_metrics_follow_their_definitions():
+    # seat 0 bids 3 takes 3 (exact), seat 1 bids 4 takes 5 (made, not exact),
+    # seat 2 nil takes 0 (nil made), seat 3 nil takes 5 (nil failed)
+    hand = {"bids": [3, 4, 0, 0], "tricks": [3, 5, 0, 5]}
+    counts = Counter()
+    for seat in range(4):
+        counts.update(spades_hand(hand, seat))
+    assert counts == Counter(hands=4, bids=2, bid_exact=1, bid_made=2, nil_bids=2, nil_made=1)
+    assert rates("spades", counts) == {"bid_accuracy": 0.5, "bid_made_rate": 1.0,
+                                       "nil_success": 0.5, "nil_rate": 0.5}
+    assert rates("spades", Counter(hands=1, bids=1, bid_exact=0)) == {
+        "bid_accuracy": 0.0, "bid_made_rate": 0.0, "nil_rate": 0.0}  # no nil: no nil success
+
+
+def test_demo_lineups_fill_the_table():
+    rules = ["g/best", "g/next", "g/third"]
+    assert lineups("fresh", "shipped", rules, 4) == [("fresh", "shipped", "g/best", "g/next")]
+    assert lineups("fresh", None, rules[:1], 4) == [("fresh", "g/best", "g/best", "g/best")]
+    assert lineups("fresh", "shipped", rules[:2], 2) == [
+        ("fresh", "shipped"), ("fresh", "g/best"), ("fresh", "g/next"),
+        ("shipped", "g/best"), ("shipped", "g/next")]
+    assert lineups("fresh", None, [], 2) == [("fresh", "random")]
+    assert lineups("fresh", "shipped", rules, 3) == [("fresh", "shipped", "g/best")]
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--game", "chess"], "unknown game 'chess'"),
+    (["--preset", "nope"], "unknown preset 'nope'"),
+    (["--opponents", "nobody/bot@1"], "bad opponent 'nobody/bot'"),
+    (["--net", "0"], "net must be hidden layer sizes"),
+    (["--eval-bots", "random"], "eval bot 'random' is not a rule bot"),
+    (["--resume", "no-such-run"], "no training run"),
+    (["--steps", "0"], "steps must be a positive int"),
+])
+def test_command_line_refuses_bad_input(argv, message, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert run_cli.main(argv) == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "runs").exists() or argv[0] == "--resume"
