@@ -232,3 +232,38 @@ def test_ansi_render_shows_the_table_and_only_the_actors_hand():
     text = e.render()
     assert "standard" in text and "player_1 hand" in text and "deadwood 3" in text
     assert "♣ 5 6 7" in text and "A 2 3" not in text  # seat 0's cards are not shown
+
+
+# ------------------------------------------------------------ encoder tables
+def _ones(vec, lay, name, per_seat=False):
+    off = lay[name]
+    size = dict(lay.blocks)[name]
+    idx = [int(i) for i in np.flatnonzero(vec[off:off + size] == 1)]
+    return [(i // 52, i % 52) for i in idx] if per_seat else idx
+
+
+def test_encoder_blocks_are_relative_to_the_observer():
+    deal = full_deal(hands_of("AC 2C 3C 4D 4H 4S 9S 10S JS 5H",
+                              "5C 6C 7C 8H 8S 8D KH KS KD 3H",
+                              "JC QC KC 9C 9D 9H 6H 6S 6D 3S"), "QD", "2S")
+    state = GinRummyState(get_rules("seed", num_players=3), 0, deal=deal)
+    lay = layout(3)
+    state.apply(TAKE_DISCARD)  # seat 1 takes QD
+    vec = encode(state.view(2))
+    assert _ones(vec, lay, "phase") == [1] and _ones(vec, lay, "taken") == [C("QD")]
+    assert _ones(vec, lay, "known", True) == [(2, C("QD"))]  # seat 1 is 2 after seat 2
+    assert _ones(vec, lay, "hand") == sorted(C(c) for c in deal[2])
+    assert _ones(vec, lay, "to_act") == [2] and _ones(vec, lay, "dealer") == [1]
+    state.apply(2 + C("KH"))
+    vec = encode(state.view(0))
+    assert _ones(vec, lay, "pile_top") == [C("KH")] and _ones(vec, lay, "pile") == [C("KH")]
+    assert _ones(vec, lay, "discarded", True) == [(1, C("KH"))]
+    assert _ones(vec, lay, "known", True) == [(1, C("QD"))] and _ones(vec, lay, "taken") == []
+    assert vec[lay["stock_size"]] == np.float32(21 / 21)
+    assert vec[lay["deadwood"]] == np.float32(5 / 100)  # seat 0 holds 5H dead
+    assert vec[lay["rules"]:lay["rules"] + 5].tolist() == pytest.approx([0.1, 0, 1, 0, 0])
+    view = state.view(1)
+    scores = encode(type(view)(**{**{k: getattr(view, k) for k in view.__slots__},
+                                  "scores": (50, 500, 0)}))
+    assert scores[lay["scores"]:lay["scores"] + 3].tolist() == pytest.approx([4.0, 0.0, 0.5])
+    assert lay.describe(lay["known"] + 52 + 3) == "known[1][3]"
