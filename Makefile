@@ -29,9 +29,10 @@ setup: $(VENV)/.core
 setup-dev: $(VENV)/.dev
 setup-bench: $(VENV)/.bench
 
-## main job: a Monte Carlo tournament of the Spades rule bots (A1.4)
-demo: setup
-	$(BIN)/python -m eval.demo
+## main job: train a Spades killer bot for a few minutes, export it to ONNX, and play it
+## against the shipped bot and the rule bots (train.demo; the rule-bot tournament is eval.demo)
+demo: setup-dev
+	$(BIN)/python -m train.demo
 
 ## the test suite (what CI runs)
 test: setup-dev
