@@ -134,3 +134,12 @@ def export_untrained(game: str, path: str | Path, preset: str | None = None,
             "training": {"steps": 0, "wall_time_s": 0.0}, "evaluation": {}}
     export_onnx(model.policy, path, card)
     return Path(path)
+
+
+def update_card(path: str | Path, **fields: Any) -> dict:
+    """Add or replace top-level fields of a bot's card (e.g. tournament results), atomically."""
+    card_path = Path(path).with_suffix(".json")
+    card = json.loads(card_path.read_text())
+    card.update(fields)
+    write_atomic(card_path, (json.dumps(card, indent=2, default=_json_default) + "\n").encode())
+    return card
