@@ -2,7 +2,7 @@
 
     import agents
     bot = agents.load("checkpoints/spades-killer.onnx")      # or the .json card
-    bot = agents.make("onnx:path=checkpoints/spades-killer.onnx")   # tournaments, servers
+    bot = agents.make("checkpoints/spades-killer.onnx")   # the same, as a registry spec
 
 The card (``<file>.json`` beside the ``.onnx``) names the game and the env
 version (``env_name``) the network was trained on; loading refuses a card whose
@@ -23,7 +23,6 @@ from typing import Any
 import numpy as np
 
 from agents.base import Bot
-from agents.registry import register
 from envs.games import game_names, get_game
 
 CARD_FORMAT = "cardrl-bot-card/1"
@@ -97,7 +96,7 @@ class OnnxBot(Bot):
         self.session = _session(onnx_path)
         self.path = str(onnx_path)
         self.game = self.card["game"]
-        self.name = f"onnx:{onnx_path.stem}"
+        self.name = str(path)
         self._encode = get_game(self.game).encode
         self._num_actions = int(self.card["num_actions"])
         self._obs_size = int(self.card["obs_size"])
@@ -130,7 +129,3 @@ def load(path: str | Path, seed: int | None = None) -> OnnxBot:
         raise BotLoadError(f"a bot file is a path to an .onnx file or its .json card, "
                            f"got {path!r}")
     return OnnxBot(path, seed=seed)
-
-
-register("onnx", lambda path, seed=None: load(path, seed),
-         "an exported policy: onnx:path=checkpoints/<game>-<preset>.onnx (any game)")

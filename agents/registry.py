@@ -9,6 +9,9 @@ The file defines one of, looked up in this order: a function ``make_bot(**option
 returning a ``Bot``; a ``Bot`` instance named ``BOT`` (no options); or exactly
 one ``Bot`` subclass, built with the options as keywords. Loading a file runs
 its code: tournaments load such files in a separate process (``eval``).
+
+A name ending in ``.onnx`` is an exported trained bot (``agents.learned.load``:
+the network and its JSON card beside it), e.g. ``make("checkpoints/spades-killer.onnx")``.
 """
 
 from __future__ import annotations
@@ -131,6 +134,16 @@ def make(spec: str, **kwargs) -> Bot:
     if name.endswith(".py"):
         opts.update(kwargs)
         bot = load_file(name, **opts)
+        bot.name = spec.strip()
+        return bot
+    if name.endswith(".onnx"):  # an exported bot: onnxruntime and numpy, no torch
+        from agents.learned import load
+
+        opts.update(kwargs)
+        try:
+            bot = load(name, **opts)
+        except TypeError as err:
+            raise ValueError(f"bad options for bot file {name!r}: {err}") from None
         bot.name = spec.strip()
         return bot
     _load_game_bots(name)

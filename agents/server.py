@@ -1,7 +1,7 @@
 """Serve any bot over stdin/stdout as JSON lines, so a program in any language can use it.
 
     python -m agents.server spades/expert            # a registry bot
-    python -m agents.server checkpoints/spades-killer.onnx   # an exported bot (or onnx:path=...)
+    python -m agents.server checkpoints/spades-killer.onnx   # an exported bot
     python -m agents.server --example spades         # print one request line for the game
 
 Protocol: one JSON object per line in, one JSON object per line out, in order.
@@ -44,8 +44,8 @@ class RequestError(ValueError):
 
 
 def make_bot(spec: str) -> Bot:
-    """A registry spec, an ``onnx:path=...`` spec, or a path to an exported ``.onnx``/``.json``."""
-    if spec.endswith((".onnx", ".json")) and ":" not in spec.split("/", 1)[0]:
+    """A registry spec (``spades/expert``, ``x.py``, ``x.onnx``) or an exported bot's card."""
+    if spec.endswith(".json"):
         return agents.load(spec)
     return agents.make(spec)
 
@@ -134,8 +134,8 @@ def example(game: str, seed: int = 0) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m agents.server",
                                 description="Serve a bot over JSON lines (see the module doc).")
-    p.add_argument("bot", nargs="?", help="bot spec (spades/expert, onnx:path=X.onnx) or an "
-                                          "exported .onnx file")
+    p.add_argument("bot", nargs="?", help="bot spec: spades/expert, a bot file x.py or an "
+                                          "exported x.onnx")
     p.add_argument("--seed", type=int, default=None, help="seed of the bot's own randomness")
     p.add_argument("--example", metavar="GAME", help="print an example request and exit")
     args = p.parse_args(argv)

@@ -74,8 +74,11 @@ def test_bot_plays_masked_argmax_of_its_logits(exported):
 def test_card_path_and_onnx_path_load_the_same_bot(exported):
     a, b = agents.load(exported), agents.load(exported.with_suffix(".json"))
     assert a.game == b.game == "spades" and a.path == b.path
-    made = agents.make(f"onnx:path={exported}")
-    assert made.game == "spades" and made.name == f"onnx:path={exported}"
+    made = agents.make(str(exported))
+    assert made.game == "spades" and made.name == str(exported) and made.path == a.path
+    with pytest.raises(ValueError, match="bad options for bot file"):
+        agents.make(f"{exported}:depth=2")
+    assert all(not n.endswith(".onnx") for n in agents.names())  # files are not registered
 
 
 def copy_bot(src: Path, dst_dir: Path, **card_changes) -> Path:
@@ -93,7 +96,7 @@ def test_card_of_another_env_version_is_refused_clearly(exported, tmp_path):
                                            r"env is 'spades_v0'"):
         agents.load(old)
     with pytest.raises(ValueError, match="spades_v99"):
-        agents.make(f"onnx:path={old}")
+        agents.make(str(old))
 
 
 @pytest.mark.parametrize("change, message", [
@@ -129,7 +132,7 @@ def test_illegal_action_ids_are_refused(exported):
 
 
 def test_exported_bot_plays_a_duplicate_tournament(exported, tmp_path):
-    spec = f"onnx:path={exported}"
+    spec = str(exported)
     cfg = TournamentConfig(game="spades", preset="killer",
                            bots=(spec, "spades/count-bid", "random", "random"), max_hands=3)
     run = run_tournament(cfg, 2, tmp_path / "t")

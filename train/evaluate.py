@@ -18,8 +18,8 @@ from train.metrics import hand_counts, rates
 
 
 def onnx_spec(path: str | Path) -> str:
-    """The registry spec of an exported bot (what a tournament lineup takes)."""
-    return f"onnx:path={path}"
+    """The registry spec of an exported bot (what a tournament lineup takes): its path."""
+    return str(path)
 
 
 def match(game: str, preset: str, bot: str, opponent: str, deals: int, out: Path,
