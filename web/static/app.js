@@ -48,7 +48,7 @@ async function api(path, body) {
 export function playerName(p, seat, mySeat) {
   if (seat === mySeat) return "You";
   if (p.open) return "(open)";
-  if (p.bot) return `${p.name.split("/").pop().split(":")[0]} bot`;
+  if (p.bot) return `Bot ${seat + 1}`;
   return p.name;
 }
 
@@ -249,8 +249,8 @@ const tableView = {
   close() {
     if (this.handler) socket.handlers.delete(this.handler);
     if (this.id !== null) socket.send({type: "leave", table: this.id});
-    Object.assign(this, {id: null, queue: [], busy: false, module: null, last: null,
-                         handler: null});
+    Object.assign(this, {id: null, queue: [], busy: false, module: null, moduleGame: null,
+                         last: null, handler: null});
   },
 };
 
@@ -297,6 +297,8 @@ function context(msg) {
       socket.send({type: "move", table: id, action, ply: msg.ply});
     },
     playerName: (i) => playerName(msg.players[i], i, msg.seat),
+    // what kind of bot sits there ("expert"), or "" for a person
+    botKind: (i) => (msg.players[i].bot ? msg.players[i].name.split("/").pop() : ""),
     el,
     // show a button and resolve when it is clicked (or the table area is tapped)
     waitClick(host, label, id = "continue") {
@@ -325,9 +327,9 @@ async function pump() {
         drawWaiting(msg);
         continue;
       }
-      if (!tableView.module || tableView.module.game !== msg.game) {
+      if (!tableView.module || tableView.moduleGame !== msg.game) {
         tableView.module = await loadModule(msg.game);
-        tableView.module.game = msg.game;
+        tableView.moduleGame = msg.game;
       }
       const othersMove = msg.event && msg.event.seat !== msg.seat;
       if (othersMove && previous && PACE > 0) await sleep(PACE);

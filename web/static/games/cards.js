@@ -47,3 +47,8 @@ export function fitRow(row) {
   const step = Math.min(w * 1.05, room / (cards.length - 1));
   for (const c of cards.slice(1)) c.style.marginLeft = `${step - w}px`;
 }
+
+// keep every row of cards fitted when the window changes size (phone rotation)
+window.addEventListener("resize", () => {
+  for (const row of document.querySelectorAll(".hand, .backs")) fitRow(row);
+});

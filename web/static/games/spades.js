@@ -55,7 +55,7 @@ export function draw(root, msg, ctx, frozen = null) {
 
   // A3.1, A3.2: bids, tricks taken and the game score, always on screen
   const board = el("table", {class: "scoreboard", "aria-label": "score board"},
-    el("thead", {}, el("tr", {}, el("th", {}, `Hand ${result ? result.hand_number : v.hand_number}`),
+    el("thead", {}, el("tr", {}, el("th", {}, ""),
       [0, 1, 2, 3].map((s) => el("th", {class: s === v.current_player && !frozen ? "turn" : ""},
         name(s), s === dealer ? el("span", {class: "chip", title: "dealer"}, "D") : null)))),
     el("tbody", {},
@@ -70,7 +70,8 @@ export function draw(root, msg, ctx, frozen = null) {
 
   const badge = (s) => el("div", {class: `badge${s === v.current_player && !frozen &&
       msg.status === "playing" ? " turn" : ""}`},
-    el("b", {}, name(s)), s === dealer ? el("span", {class: "chip"}, "D") : null,
+    el("b", {}, name(s), ctx.botKind(s) ? el("small", {}, ` ${ctx.botKind(s)}`) : null,
+      s === dealer ? el("span", {class: "chip"}, "D") : null),
     el("span", {class: "bt"}, `bid ${bidText(s)} \u00b7 won ${tricks[s]}`));
 
   const felt = el("div", {class: "felt"});
@@ -101,7 +102,8 @@ export function draw(root, msg, ctx, frozen = null) {
   }
   felt.append(el("div", {class: "status", role: "status"}, status));
 
-  const mine = el("div", {class: "seat bottom"}, badge(mySeat));
+  // your own bid, tricks and the dealer chip are on the score board
+  const mine = el("div", {class: "seat bottom"});
   const row = el("div", {class: "hand", "aria-label": "your hand"});
   if (watching) {
     for (let i = 0; i < counts[mySeat]; i++) row.append(cardBack());
@@ -126,8 +128,9 @@ export function draw(root, msg, ctx, frozen = null) {
   const game = el("div", {class: "spades"}, board, felt, bidPanel, mine);
   root.replaceChildren(el("div", {class: "table-head"},
     el("a", {href: "#/", class: "button small"}, "\u2190 Lobby"),
-    el("span", {}, `Table ${msg.table} \u00b7 Spades (${msg.preset}) \u00b7 to ` +
-      `${v.rules.target}${watching ? " \u00b7 watching" : ""}`)), game);
+    el("span", {}, `Table ${msg.table} \u00b7 Spades (${msg.preset}) \u00b7 ` +
+      `hand ${result ? result.hand_number : v.hand_number} \u00b7 game to ${v.rules.target}` +
+      `${watching ? " \u00b7 watching" : ""}`)), game);
   fitRow(row);
   for (const b of felt.querySelectorAll(".backs")) fitRow(b);
   return felt;
