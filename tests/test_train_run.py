@@ -12,7 +12,7 @@ import torch
 from train import run as run_cli
 from train.config import TrainConfig
 from train.demo import lineups
-from train.metrics import rates, spades_hand
+from train.metrics import gin_rummy_hand, rates, spades_hand
 from train.plots import learning_curve
 from train.trainer import EVALS, STATE, TrainCallback, Trainer, read_evals
 
@@ -100,6 +100,21 @@ def test_spades_hand_metrics_follow_their_definitions():
                                        "nil_success": 0.5, "nil_rate": 0.5}
     assert rates("spades", Counter(hands=1, bids=1, bid_exact=0)) == {
         "bid_accuracy": 0.0, "bid_made_rate": 0.0, "nil_rate": 0.0}  # no nil: no nil success
+
+
+def test_gin_rummy_hand_metrics_follow_their_definitions():
+    hands = [  # seat 0 goes gin; seat 0 knocks and is undercut; seat 1 knocks and wins; dead
+        {"knocker": 0, "winner": 0, "gin": True, "undercut": False},
+        {"knocker": 0, "winner": 1, "gin": False, "undercut": True},
+        {"knocker": 1, "winner": 1, "gin": False, "undercut": False},
+        {"knocker": None, "winner": None, "gin": False, "undercut": False},
+    ]
+    counts = Counter()
+    for hand in hands:
+        counts.update(gin_rummy_hand(hand, 0))
+    assert counts == Counter(hands=4, gin=1, knock=1, undercut=1, won=1)
+    assert rates("gin_rummy", counts) == {"gin_rate": 0.25, "knock_rate": 0.25,
+                                          "undercut_rate": 1.0, "hand_win_rate": 0.25}
 
 
 def test_demo_lineups_fill_the_table():

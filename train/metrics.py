@@ -6,7 +6,8 @@ every game. A game adds its own numbers by putting a function in
 and the seat, and returns counts; ``summarize`` turns the summed counts into
 rates by the ``RATES`` entries of the game (numerator, denominator). E.g. Gin
 Rummy would count ``hands``, ``gin`` and ``knock`` wins and rate ``gin/hands``;
-nothing else in the training code needs to change.
+nothing else in the training code needs to change. Average rank (what Sevens is
+judged by) is in every game's tournament summary already.
 """
 
 from __future__ import annotations
@@ -25,11 +26,22 @@ def spades_hand(result: dict, seat: int) -> dict[str, int]:
     return {"hands": 1, "bids": 1, "bid_exact": int(tricks == bid), "bid_made": int(tricks >= bid)}
 
 
-HAND_METRICS: dict[str, HandMetric] = {"spades": spades_hand}
+def gin_rummy_hand(result: dict, seat: int) -> dict[str, int]:
+    """Hands ended by this seat going gin or knocking, knocks undercut, and hands won."""
+    mine = result["knocker"] == seat
+    return {"hands": 1, "gin": int(mine and result["gin"]),
+            "knock": int(mine and not result["gin"]),
+            "undercut": int(mine and result["undercut"]),
+            "won": int(result["winner"] == seat)}
+
+
+HAND_METRICS: dict[str, HandMetric] = {"spades": spades_hand, "gin_rummy": gin_rummy_hand}
 # rate name -> (numerator count, denominator count), per game
 RATES: dict[str, dict[str, tuple[str, str]]] = {
     "spades": {"bid_accuracy": ("bid_exact", "bids"), "bid_made_rate": ("bid_made", "bids"),
                "nil_success": ("nil_made", "nil_bids"), "nil_rate": ("nil_bids", "hands")},
+    "gin_rummy": {"gin_rate": ("gin", "hands"), "knock_rate": ("knock", "hands"),
+                  "undercut_rate": ("undercut", "knock"), "hand_win_rate": ("won", "hands")},
 }
 
 
