@@ -34,8 +34,12 @@ setup-bench: $(VENV)/.bench
 demo: setup-dev
 	$(BIN)/python -m train.demo
 
+## Debian's chromium for the web browser test (playwright drives it; no browser download)
+chromium:
+	command -v chromium || (apt-get update && apt-get install -y chromium)
+
 ## the test suite (what CI runs)
-test: setup-dev
+test: setup-dev chromium
 	$(BIN)/python -m ruff check .
 	$(BIN)/python -m pytest
 
