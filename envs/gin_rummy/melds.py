@@ -93,7 +93,7 @@ def meldable(mask: int) -> int:
 
 _MELDED: dict[int, int] = {0: 0}  # mask -> most value it can put in melds
 _DEADWOOD: dict[int, int] = {0: 0}  # mask -> least deadwood
-_CACHE_LIMIT = 1 << 20
+_CACHE_LIMIT = 1 << 18  # entries per memo (about 30 MB); full memos start afresh
 
 
 def _melded(h: int) -> int:
