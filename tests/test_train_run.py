@@ -142,3 +142,26 @@ def test_command_line_refuses_bad_input(argv, message, capsys, tmp_path, monkeyp
     assert run_cli.main(argv) == 2
     assert message in capsys.readouterr().err
     assert not (tmp_path / "runs").exists() or argv[0] == "--resume"
+
+
+def test_env_processes_get_the_current_policy_and_snapshots(tmp_path, monkeypatch):
+    """With n_envs > 1 the opponents live in worker processes: self-play must reach them."""
+    import numpy as np
+
+    from train.export import policy_weights
+
+    monkeypatch.chdir(tmp_path)
+    trainer = Trainer(tiny(n_envs=2, opponents="self@1,snapshot@1"), progress=False, quiet=True)
+    try:
+        trainer.push_policy()
+        trainer.snapshot(0)
+        expected = policy_weights(trainer.model.policy)
+        pools = trainer.env.get_attr("pool")
+        assert len(pools) == 2
+        for pool in pools:
+            assert len(pool.snapshots) == 1
+            for policy in (pool.current, pool.snapshots[0]):
+                for (w, b), (ew, eb) in zip(policy.layers, expected.layers, strict=True):
+                    assert np.array_equal(w, ew) and np.array_equal(b, eb)
+    finally:
+        trainer.env.close()
