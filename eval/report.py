@@ -23,7 +23,8 @@ def summarize(cfg: TournamentConfig, deals: int, games: Sequence[dict],
     return {
         "config": cfg.to_dict(),
         "deals": deals,
-        "rotations": cfg.num_seats if cfg.seats is None else None,
+        "rotations": (cfg.num_seats - len({d["entry"] for d in disqualified})
+                      if cfg.seats is None else None),
         **extra,
         "games": len(games),
         "games_at_hand_cap": sum(g["hit_hand_cap"] for g in games),
