@@ -9,6 +9,7 @@ socket was told is compared with the truth at that very move.
 from __future__ import annotations
 
 import json
+import time
 
 import numpy as np
 import pytest
@@ -175,8 +176,12 @@ def test_a_message_for_another_table_is_refused(server):
     outsider = Client(http, "eve").open()
     other = outsider.post("/api/tables", {"game": "spades", "seats": [
         "me", "bot:spades/expert", "bot:spades/expert", "bot:spades/expert"]})["table"]
+    deadline = time.monotonic() + 10
+    while app.state.lobby.tables[other].state.current_player != 0:  # bots done: eve to move
+        assert time.monotonic() < deadline, "the bots did not bid"
+        time.sleep(0.01)
     mover = to_move(app, table, people)
-    before, before_other = snapshot(app, table), len(app.state.lobby.store.table(other)["moves"])
+    before, before_other = snapshot(app, table), snapshot(app, other)
     mover.send({"type": "move", "table": other, "action": 3})
     mover.send({"type": "move", "table": 999, "action": 3})
     outsider.send({"type": "move", "table": table, "action": 3})
@@ -185,7 +190,7 @@ def test_a_message_for_another_table_is_refused(server):
     assert second["error"] == "no table 999"
     assert outsider.drain()[0]["error"] == f"you have no seat at table {table}"
     assert snapshot(app, table) == before
-    assert len(app.state.lobby.store.table(other)["moves"]) == before_other
+    assert snapshot(app, other) == before_other
 
 
 def test_a_stale_move_is_refused(server):
