@@ -21,7 +21,7 @@ export function el(tag, attrs = {}, ...children) {
     else if (k === "text") node.textContent = v;
     else node.setAttribute(k, v === true ? "" : v);
   }
-  for (const c of children.flat()) {
+  for (const c of children.flat(Infinity)) {
     if (c != null && c !== false) node.append(c instanceof Node ? c : document.createTextNode(c));
   }
   return node;
