@@ -1,1 +1,18 @@
-"""Bots for blind_auction (registered on import)."""
+"""Bots for blind_auction (registered on import): rule heuristics and the exact equilibrium.
+
+    blind_auction/match, high-early, save-high, mirror    rule bots (heuristics.py)
+    blind_auction/equilibrium                             exact Nash equilibrium (2 players,
+                                                          small decks; equilibrium.py)
+
+``exploit.py`` computes any bot's exploitability exactly (``python -m eval.exploitability``).
+"""
+
+from agents.blind_auction.equilibrium import MAX_CARDS, EquilibriumBot
+from agents.blind_auction.heuristics import BOTS
+from agents.registry import register
+
+for _name, (_factory, _help) in BOTS.items():
+    register(_name, _factory, _help)
+register("blind_auction/equilibrium", EquilibriumBot,
+         "exact Nash equilibrium of the score difference (2 players, cards_per_suit up to "
+         f"{max(MAX_CARDS.values())})")
