@@ -33,7 +33,12 @@ class WebAdapter:
         return {"seat": seat}
 
 
-_MODULES = {"spades": "web.adapters.spades"}
+_MODULES = {
+    "spades": "web.adapters.spades",
+    "gin_rummy": "web.adapters.gin_rummy",
+    "sevens": "web.adapters.sevens",
+    "blind_auction": "web.adapters.blind_auction",
+}
 _DEFAULT = WebAdapter()
 
 
