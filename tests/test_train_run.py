@@ -125,6 +125,7 @@ def test_demo_lineups_fill_the_table():
         ("fresh", "shipped"), ("fresh", "g/best"), ("fresh", "g/next"),
         ("shipped", "g/best"), ("shipped", "g/next")]
     assert lineups("fresh", None, [], 2) == [("fresh", "random")]
+    assert lineups("fresh", None, rules[:2], 2) == [("fresh", "g/best"), ("fresh", "g/next")]
     assert lineups("fresh", "shipped", rules, 3) == [("fresh", "shipped", "g/best")]
 
 

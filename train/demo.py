@@ -53,12 +53,12 @@ def rule_bots_ranked(game: str) -> list[str]:
 
 
 def lineups(fresh: str, shipped: str | None, rules: list[str], seats: int) -> list[tuple]:
-    """One lineup with everyone when the learned bots and a rule bot fit at the table (rule
-    bots fill the rest, the strongest repeated); else one match per pairing: the fresh bot
-    against the shipped one and each rule bot, the shipped bot against each rule bot."""
+    """At a table of 3 or more, one lineup: the learned bots, then the strongest rule bots
+    (the strongest repeated if seats are left). Two-player: one match per pairing, the fresh
+    bot against the shipped one and each rule bot, the shipped bot against each rule bot."""
     rules = rules or ["random"]
     learned = [fresh] + ([shipped] if shipped else [])
-    if len(learned) + 1 <= seats:
+    if seats > 2:
         lineup = (learned + rules)[:seats]
         return [tuple(lineup + [rules[0]] * (seats - len(lineup)))]
     pairs = [(fresh, opp) for opp in learned[1:] + rules]
