@@ -1,0 +1,227 @@
+"""Blind Auction envs: AEC and Parallel API, masks, no leaks, observer, rewards, errors."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pettingzoo.test import api_test, parallel_api_test, seed_test
+
+from envs import cards
+from envs.blind_auction import encode, env, parallel_env, raw_env
+from envs.blind_auction.engine import BlindAuctionState
+from envs.blind_auction.rules import get_rules
+from tests.blind_auction_util import oracle_legal, random_actions
+
+CASES = [(2, "discard"), (2, "carry"), (3, "split"), (3, "carry")]
+
+
+@pytest.mark.parametrize(("players", "tie_rule"), CASES)
+def test_pettingzoo_api(players, tie_rule):
+    api_test(env(num_players=players, tie_rule=tie_rule), num_cycles=300)
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_seed_gives_same_trajectory(players):
+    seed_test(lambda: env(num_players=players, tie_rule="carry"), num_cycles=300)
+
+
+@pytest.mark.parametrize(("players", "tie_rule"), CASES)
+def test_parallel_api(players, tie_rule):
+    parallel_api_test(parallel_env(num_players=players, tie_rule=tie_rule), num_cycles=300)
+
+
+def test_metadata_and_spaces():
+    for players in (2, 3):
+        e = env(num_players=players)
+        assert e.metadata["name"] == "blind_auction_v0"
+        assert e.possible_agents == [f"player_{i}" for i in range(players)]
+        assert e.observation_space("player_0")["observation"].shape == (encode.OBS_SIZE,)
+        assert e.action_space("player_1").n == 13
+    assert parallel_env().metadata["name"] == "blind_auction_v0"
+
+
+def _random_episode(e, seed, check):
+    rng = np.random.default_rng(seed)
+    e.reset(seed=seed)
+    for agent in e.agent_iter():
+        obs, _, term, trunc, _ = e.last()
+        if term or trunc:
+            e.step(None)
+            continue
+        check(e, agent, obs)
+        e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+
+
+def test_masks_equal_the_oracle_and_observations_equal_encode_at_every_step():
+    checked = 0
+
+    def check(e, agent, obs):
+        nonlocal checked
+        state = e.unwrapped.state_obj
+        assert agent == f"player_{state.current_player}"
+        for seat, other in enumerate(e.possible_agents):
+            o = e.observe(other)
+            assert np.flatnonzero(o["action_mask"]).tolist() == oracle_legal(state, seat)
+            assert np.array_equal(o["observation"], encode.encode(state.view(seat)))
+        checked += 1
+
+    for players, tie_rule in CASES + [(2, "split"), (3, "discard")]:
+        for n in (3, 7, 13):
+            e = env(num_players=players, tie_rule=tie_rule, cards_per_suit=n)
+            for seed in range(12):
+                _random_episode(e, seed, check)
+    assert checked > 2000
+
+
+# -------------------------------------------------------------------- no leaks
+def _observations(rules, order, actions, stop):
+    """Every seat's (observation, mask) after reset and after each of the first ``stop``
+    actions, as the env gives them."""
+    e = raw_env(rules=rules)
+    e.reset(seed=0, options={"deal": order})
+    seen = []
+
+    def snap():
+        seen.append([(o["observation"].copy(), o["action_mask"].copy())
+                     for o in (e.observe(a) for a in e.possible_agents)])
+
+    snap()
+    for a in actions[:stop]:
+        e.step(a)
+        snap()
+    return seen
+
+
+rules_st = st.builds(lambda p, t, n: get_rules("2p", num_players=p, tie_rule=t, cards_per_suit=n),
+                     st.sampled_from([2, 3]), st.sampled_from(["discard", "carry", "split"]),
+                     st.integers(3, 13))
+
+
+@settings(max_examples=60, deadline=None)
+@given(rules=rules_st, seed=st.integers(0, 2**31), data=st.data())
+def test_no_leak_when_unrevealed_prizes_change_order(rules, seed, data):
+    state = BlindAuctionState(rules, seed)
+    order = cards.names(state.prizes)
+    actions = random_actions(state, np.random.default_rng(seed))
+    n, players = rules.cards_per_suit, rules.num_players
+    r = data.draw(st.integers(0, n - 2), label="round whose prize is swapped")
+    j = data.draw(st.integers(r + 1, n - 1), label="later position")
+    swapped = list(order)
+    swapped[r], swapped[j] = swapped[j], swapped[r]
+    stop = r * players + players - 1  # every action before round r resolves
+    before = _observations(rules, order, actions, stop)
+    after = _observations(rules, swapped, actions, stop)
+    assert len(before) == stop + 1
+    for b, a in zip(before, after, strict=True):
+        for (o1, m1), (o2, m2) in zip(b, a, strict=True):
+            assert np.array_equal(o1, o2) and np.array_equal(m1, m2)
+    # the round's resolution turns the prize up: then it shows
+    end_b = _observations(rules, order, actions, stop + 1)[-1]
+    end_a = _observations(rules, swapped, actions, stop + 1)[-1]
+    assert not np.array_equal(end_b[0][0], end_a[0][0])
+
+
+@settings(max_examples=60, deadline=None)
+@given(rules=rules_st, seed=st.integers(0, 2**31), data=st.data())
+def test_no_leak_of_a_bid_made_earlier_in_the_same_round(rules, seed, data):
+    state = BlindAuctionState(rules, seed)
+    order = cards.names(state.prizes)
+    actions = random_actions(state, np.random.default_rng(seed))
+    n, players = rules.cards_per_suit, rules.num_players
+    r = data.draw(st.integers(0, n - 2), label="round")
+    bidder = data.draw(st.integers(0, players - 2), label="earlier bidder")
+    at = r * players + bidder
+    hand = sorted({a for i, a in enumerate(actions) if i % players == bidder and i >= at})
+    other = data.draw(st.sampled_from([c for c in hand if c != actions[at]]), label="other bid")
+    changed = list(actions)
+    # the bidder swaps its bids of round r and of the round it bid ``other``
+    later = next(i for i in range(at + players, len(actions), players) if actions[i] == other)
+    changed[at], changed[later] = other, actions[at]
+    stop = r * players + players - 1  # up to the last bid of round r, before it resolves
+    before = _observations(rules, order, actions, stop)
+    after = _observations(rules, order, changed, stop)
+    for step, (b, a) in enumerate(zip(before, after, strict=True)):
+        for seat, ((o1, m1), (o2, m2)) in enumerate(zip(b, a, strict=True)):
+            if seat == bidder and step > at:
+                assert not np.array_equal(o1, o2)  # its own bid it does see
+            else:
+                assert np.array_equal(o1, o2) and np.array_equal(m1, m2), (step, seat)
+    end_b = _observations(rules, order, actions, stop + 1)[-1]
+    end_a = _observations(rules, order, changed, stop + 1)[-1]
+    for seat in range(players):  # once the round resolves, every seat sees the bid
+        assert not np.array_equal(end_b[seat][0], end_a[seat][0])
+
+
+# ------------------------------------------------------------------ rewards
+def test_rewards_are_score_over_the_prize_total_plus_win_bonus():
+    e = raw_env(num_players=2, cards_per_suit=3)
+    e.reset(seed=0, options={"deal": ["4D", "2D", "3D"]})
+    totals = {a: 0.0 for a in e.possible_agents}
+    bids = iter([2, 2, 0, 1, 1, 0])  # 4D tied, 2D to seat 1, 3D to seat 0: 3 against 2
+    for agent in e.agent_iter():
+        _, reward, term, _, _ = e.last()
+        totals[agent] += reward
+        e.step(None if term else next(bids))
+    assert totals == pytest.approx({"player_0": 3 / 9 + 1, "player_1": 2 / 9 - 1})
+
+
+def test_parallel_env_plays_rounds_at_once_and_refuses_bad_steps():
+    p = parallel_env(num_players=3, tie_rule="carry", cards_per_suit=3, score_scale=0)
+    obs, infos = p.reset(seed=0, options={"deal": ["4D", "2D", "3D"]})
+    assert all(np.flatnonzero(o["action_mask"]).tolist() == [0, 1, 2] for o in obs.values())
+    before = {a: o["observation"].copy() for a, o in obs.items()}
+    with pytest.raises(ValueError, match=r"illegal action 5 by player_1 \(bid 7\)"):
+        p.step({"player_0": 0, "player_1": 5, "player_2": 0})
+    with pytest.raises(ValueError, match=r"actions missing for \['player_2'\]"):
+        p.step({"player_0": 0, "player_1": 1})
+    assert p.state_obj.pending == [None, None, None] and p.state_obj.round == 0
+    assert all(np.array_equal(p._observations()[a]["observation"], before[a]) for a in before)
+    obs, rew, term, trunc, _ = p.step({"player_0": 2, "player_1": 2, "player_2": 0})
+    assert cards.names(p.state_obj.carried) == ["4D"] and not any(term.values())
+    assert all(np.flatnonzero(o["action_mask"]).tolist() == [0, 1] for a, o in obs.items()
+               if a != "player_2")
+    p.step({"player_0": 1, "player_1": 1, "player_2": 1})
+    obs, rew, term, trunc, _ = p.step({"player_0": 0, "player_1": 0, "player_2": 2})
+    assert all(term.values()) and p.agents == []
+    assert p.state_obj.scores == [0, 0, 9]
+    assert rew == {"player_0": -1.0, "player_1": -1.0, "player_2": 1.0}
+    with pytest.raises(ValueError, match="after the game ended"):
+        p.step({})
+
+
+def test_illegal_action_raises_and_changes_nothing_and_penalty_option():
+    e = env(num_players=3)
+    e.reset(seed=3)
+    e.step(5)
+    obs_before = {a: e.observe(a)["observation"].copy() for a in e.agents}
+    with pytest.raises(ValueError) as err:
+        e.step(13)
+    assert "player_1" in str(err.value) and "13" in str(err.value)
+    assert e.agent_selection == "player_1"
+    assert all(np.array_equal(e.observe(a)["observation"], obs_before[a]) for a in e.agents)
+    e = env(num_players=2, illegal_action="penalty", illegal_penalty=-0.5)
+    e.reset(seed=3)
+    e.step(5)
+    e.step(5)
+    e.step(5)  # already bid by seat 0: a random legal bid is played instead
+    assert e.rewards["player_0"] == -0.5 and 5 not in e.unwrapped.state_obj.hands[0]
+    assert len(e.unwrapped.state_obj.hands[0]) == 11
+
+
+def test_given_prize_order_is_played_and_checked():
+    e = raw_env(cards_per_suit=4)
+    e.reset(options={"deal": ["5D", "2D", "4D", "3D"]})
+    assert cards.names(e.state_obj.prizes) == ["5D", "2D", "4D", "3D"]
+    with pytest.raises(cards.CardError, match="needs 4 cards"):
+        e.reset(options={"deal": ["5D", "2D", "4D"]})
+
+
+def test_ansi_render_shows_the_table_and_only_the_own_bid():
+    e = env(num_players=3, render_mode="ansi", tie_rule="carry", cards_per_suit=5)
+    e.reset(seed=0, options={"deal": ["6D", "2D", "3D", "4D", "5D"]})
+    e.step(4)  # seat 0 bids 6H
+    text = e.render()  # from seat 1, to act
+    assert "player_1 to bid" in text and "6H" not in text and "?" in text
+    e.step(4)
+    e.step(0)  # 6D carried
+    assert "carried prizes: 6D" in e.render() and "prizes still face down: 2 3 4 5" in e.render()
