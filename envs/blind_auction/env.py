@@ -126,8 +126,7 @@ class parallel_raw_env(ParallelEnv):  # noqa: N801 - PettingZoo naming
         rewards = {a: 0.0 for a in self.agents}
         aec = self.aec
         for agent in self.agents:
-            aec.step(actions[agent] if not isinstance(actions[agent], np.integer)
-                     else int(actions[agent]))
+            aec.step(actions[agent])
             for a in self.agents:
                 rewards[a] += aec.rewards[a]
         terminations = dict(aec.terminations)
