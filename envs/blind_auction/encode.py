@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from envs import cards
+from envs.aec import mask_function
 from envs.blind_auction.actions import NUM_ACTIONS
 from envs.blind_auction.rules import TIE_RULES
 from envs.blind_auction.view import BlindAuctionView
@@ -239,18 +240,7 @@ class BlindAuctionObserver:
         return self._rows[seat].copy()
 
 
-def action_mask(legal_actions: list[int], out: np.ndarray | None = None) -> np.ndarray:
-    """int8 mask over the action table, 1 for each legal action."""
-    if out is None:
-        mask = bytearray(NUM_ACTIONS)
-        for a in legal_actions:
-            mask[a] = 1
-        return np.frombuffer(mask, np.int8)
-    out.fill(0)
-    if legal_actions:
-        out[legal_actions] = 1
-    return out
-
+action_mask = mask_function(NUM_ACTIONS)  # legal ids -> int8 mask
 
 def describe(index: int) -> str:
     """Which feature an observation index holds, e.g. 'remaining[1][Q]'."""

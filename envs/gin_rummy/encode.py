@@ -13,6 +13,7 @@ from functools import cache
 
 import numpy as np
 
+from envs.aec import mask_function
 from envs.gin_rummy.actions import NUM_ACTIONS
 from envs.gin_rummy.melds import deadwood, mask_of
 from envs.gin_rummy.view import GinRummyView
@@ -149,12 +150,7 @@ def encode(view: GinRummyView, out: np.ndarray | None = None) -> np.ndarray:
     return out
 
 
-def action_mask(legal_actions: list[int]) -> np.ndarray:
-    """int8 mask over the action table, 1 for each legal action."""
-    mask = bytearray(NUM_ACTIONS)  # cheaper than np.zeros + fancy indexing
-    for a in legal_actions:
-        mask[a] = 1
-    return np.frombuffer(mask, np.int8)
+action_mask = mask_function(NUM_ACTIONS)  # legal ids -> int8 mask
 
 
 # ------------------------------------------------------------------ observer

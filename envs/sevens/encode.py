@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from envs.aec import mask_function
 from envs.sevens.actions import NUM_ACTIONS, NUM_CARDS
 from envs.sevens.rules import MAX_PLAYERS, MIN_PLAYERS, NUM_SYMBOLS, hand_size
 from envs.sevens.view import SevensView
@@ -126,18 +127,7 @@ def encode(view: SevensView, out: np.ndarray | None = None) -> np.ndarray:
     return out
 
 
-def action_mask(legal_actions: list[int], out: np.ndarray | None = None) -> np.ndarray:
-    """int8 mask over the action table, 1 for each legal action."""
-    if out is None:
-        mask = bytearray(NUM_ACTIONS)
-        for a in legal_actions:
-            mask[a] = 1
-        return np.frombuffer(mask, np.int8)
-    out.fill(0)
-    if legal_actions:
-        out[legal_actions] = 1
-    return out
-
+action_mask = mask_function(NUM_ACTIONS)  # legal ids -> int8 mask
 
 def observation_bounds() -> tuple[np.ndarray, np.ndarray]:
     low = np.zeros(OBS_SIZE, dtype=np.float32)

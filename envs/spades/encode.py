@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from envs.aec import mask_function
 from envs.cards import NUM_CARDS
 from envs.spades.actions import CARD_OFFSET, NUM_ACTIONS
 from envs.spades.engine import SUIT_TABLE
@@ -319,20 +320,7 @@ class SpadesObserver:
         return self._rows[seat].copy()
 
 
-def action_mask(legal_actions: list[int], out: np.ndarray | None = None) -> np.ndarray:
-    """int8 mask over the action table, 1 for each legal action."""
-    if out is None:
-        # set bytes one by one and wrap them in a (writable) array: half the cost of
-        # np.zeros + out[list] = 1, which converts the list to an index array first
-        mask = bytearray(NUM_ACTIONS)
-        for a in legal_actions:
-            mask[a] = 1
-        return np.frombuffer(mask, np.int8)
-    out.fill(0)
-    if legal_actions:
-        out[legal_actions] = 1
-    return out
-
+action_mask = mask_function(NUM_ACTIONS)  # legal ids -> int8 mask
 
 def observation_bounds() -> tuple[np.ndarray, np.ndarray]:
     low = np.zeros(OBS_SIZE, dtype=np.float32)
