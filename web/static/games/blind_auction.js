@@ -57,7 +57,8 @@ export function draw(root, msg, ctx) {
   const leftValue = v.prizes_left.reduce((t, c) => t + value(c), 0);
   const prize = el("div", {class: "gt-felt ba-felt"},
     el("div", {class: "gt-stacks"},
-      el("figure", {}, over ? el("div", {class: "card gt-empty"}) : el("div", {class: "gt-prize"}, cardBack()), el("figcaption", {}, over ? "no prize left"
+      el("figure", {}, over ? el("div", {class: "card gt-empty"})
+        : el("div", {class: "gt-prize"}, cardBack()), el("figcaption", {}, over ? "no prize left"
         : `round ${round}: prize face down`)),
       v.carried.length ? el("figure", {}, el("div", {class: "gt-carried"},
         v.carried.map((c) => cardFace(c))), el("figcaption", {},
@@ -81,7 +82,7 @@ export function draw(root, msg, ctx) {
   }
 
   root.replaceChildren(
-    head(ctx, msg, `Blind Auction (${msg.preset}) \u00b7 round ${round}/` +
+    head(ctx, msg, `Blind Auction \u00b7 ${n} players \u00b7 round ${round}/` +
       `${v.rules.cards_per_suit} \u00b7 ties ${v.rules.tie_rule}`),
     el("div", {class: "gt auction"}, boxes, prize, mine, history(ctx, v, n)));
   const row = root.querySelector(".gt-hand .hand");

@@ -83,13 +83,18 @@ export function draw(root, msg, ctx) {
       ? winnersText(ctx, v.winners) : myTurn ? "Your turn: play a card."
         : `${ctx.playerName(v.current_player)} to play.`));
 
+  // the running total after each play, counted back from the total now
+  const totals = [];
+  for (let i = v.plays.length - 1, t = v.total; i >= 0; t -= v.plays[i][2], i--) totals[i] = t;
   const plays = el("details", {class: "gt-history", open: true},
     el("summary", {}, `Table cards and plays (${v.table.length + v.plays.length})`),
     el("div", {}, el("span", {class: "hint"}, "dealt face up: "), chips(ctx, v.table)),
-    el("ol", {class: "gt-plays", reversed: true}, v.plays.slice().reverse().slice(0, 12)
-      .map(([s, c, value]) => el("li", {}, `${ctx.playerName(s)} `, chip(c), ` ${value}`)),
-    v.plays.length > 12 ? el("li", {class: "hint"}, `\u2026 ${v.plays.length - 12} more`)
-      : null));
+    el("ol", {class: "gt-plays", reversed: true, start: v.plays.length},
+      v.plays.map(([s, c, value], i) => [s, c, value, totals[i]]).reverse().slice(0, 12)
+        .map(([s, c, value, t]) => el("li", {}, `${ctx.playerName(s)} `, chip(c),
+          ` ${signed(value)} \u2192 ${t}`))),
+    v.plays.length > 12 ? el("p", {class: "hint"}, `\u2026 and ${v.plays.length - 12} ` +
+      "earlier plays") : null);
 
   let mine = null;
   if (!watching) {
@@ -106,7 +111,8 @@ export function draw(root, msg, ctx) {
       ({c, a, value, total: v.total + value, pts: pointsFor(v.total + value, p.points)})))
       .filter((o) => o.pts !== 0).sort((x, y) => y.pts - x.pts);
     const hints = myTurn ? el("div", {class: "gt-options"},
-      el("span", {class: "hint"}, scoring.length ? "plays that score: " : "no play scores"),
+      el("span", {class: "hint"}, scoring.length ? "plays that change your points: "
+        : "no play changes your points"),
       scoring.map((o) => el("button", {class: `gt-option ${o.pts > 0 ? "pos" : "neg"}`,
         "data-action": o.a, onclick: () => play(o.a)}, chip(o.c),
       `${options.get(o.c).length === 2 ? ` as ${o.value}` : ""} → ${o.total} ` +
