@@ -9,11 +9,11 @@ value (J 11, Q 12, K 13, A 14).
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 from dataclasses import dataclass
 
 from envs import cards
+from envs.rules_base import GameRules, lookup
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 3
 MIN_CARDS, MAX_CARDS = 3, 13
@@ -32,7 +32,7 @@ def value(rank: int) -> int:
 
 
 @dataclass(frozen=True)
-class BlindAuctionRules:
+class BlindAuctionRules(GameRules):
     """All options of Blind Auction. Presets: ``TWO_PLAYERS`` ("2p") and ``THREE_PLAYERS`` ("3p").
 
     ``tie_rule`` decides a tie for the highest bid: ``discard`` (the prize goes
@@ -42,6 +42,9 @@ class BlindAuctionRules:
     three tie). ``max_hands`` is accepted for the tournament's safety cap: a
     game is one hand, so it never binds.
     """
+
+    title = "Blind Auction"  # not fields: no annotations (see envs.rules_base)
+    error = RulesError
 
     preset: str = "custom"
     num_players: int = 2
@@ -63,14 +66,6 @@ class BlindAuctionRules:
         if self.max_hands is not None and (not isinstance(self.max_hands, int)
                                            or self.max_hands < 1):
             raise RulesError(f"max_hands must be None or at least 1, got {self.max_hands!r}")
-
-    def replace(self, **changes) -> BlindAuctionRules:
-        """A copy with some fields changed (the preset name becomes 'custom')."""
-        unknown = set(changes) - {f.name for f in dataclasses.fields(self)}
-        if unknown:
-            raise RulesError(f"unknown Blind Auction rules field(s): {sorted(unknown)}")
-        changes.setdefault("preset", "custom")
-        return dataclasses.replace(self, **changes)
 
     # ------------------------------------------------------------ derived
     @property
@@ -99,10 +94,4 @@ PRESETS = {"2p": TWO_PLAYERS, "3p": THREE_PLAYERS}
 
 def get_rules(preset: str | BlindAuctionRules = "2p", **changes) -> BlindAuctionRules:
     """Rules from a preset name (or rules object), with optional field changes."""
-    if isinstance(preset, BlindAuctionRules):
-        rules = preset
-    elif preset in PRESETS:
-        rules = PRESETS[preset]
-    else:
-        raise RulesError(f"unknown Blind Auction preset {preset!r}; choose from {sorted(PRESETS)}")
-    return rules.replace(**changes) if changes else rules
+    return lookup(BlindAuctionRules, PRESETS, preset, changes)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from envs import cards
+from envs import cards, rules_base
 from envs.blind_auction.rules import PRESETS, BlindAuctionRules
 from envs.blind_auction.scoring import RoundResult
 
@@ -51,10 +51,9 @@ class BlindAuctionView:
 
     def to_dict(self) -> dict:
         """JSON-ready form: cards by name."""
-        rules = {k: getattr(self.rules, k) for k in self.rules.__dataclass_fields__}
         return {
             "game": self.game,
-            "rules": rules,
+            "rules": rules_base.to_dict(self.rules),
             "seat": self.seat,
             "current_player": self.current_player,
             "hand": cards.names(self.hand),
@@ -71,12 +70,7 @@ class BlindAuctionView:
     @classmethod
     def from_dict(cls, d: dict) -> BlindAuctionView:
         """Rebuild a view from ``to_dict`` output (e.g. sent by another program)."""
-        if d.get("game") != "blind_auction":
-            raise ValueError(f"not a Blind Auction view: game is {d.get('game')!r}")
-        r = dict(d["rules"])
-        rules = PRESETS.get(r.get("preset"))
-        if rules is None or any(getattr(rules, k) != v for k, v in r.items()):
-            rules = BlindAuctionRules(**r)
+        rules = rules_base.view_rules(d, "blind_auction", BlindAuctionRules, PRESETS)
         return cls(
             rules=rules,
             seat=int(d["seat"]),

@@ -8,8 +8,9 @@ Every number the engine uses comes from here; seed rule numbers are quoted.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
+
+from envs.rules_base import GameRules, lookup
 
 HAND_SIZE = 10  # rule 3
 MIN_PLAYERS, MAX_PLAYERS = 2, 4  # "two or more" (rule 2); 4 x 10 leaves a stock of 11
@@ -20,8 +21,11 @@ class RulesError(ValueError):
 
 
 @dataclass(frozen=True)
-class GinRummyRules:
+class GinRummyRules(GameRules):
     """All options of Gin Rummy. Presets: ``SEED`` and ``STANDARD``."""
+
+    title = "Gin Rummy"  # not fields: no annotations (see envs.rules_base)
+    error = RulesError
 
     preset: str = "custom"
     num_players: int = 2  # 2..4 (rule 2)
@@ -75,14 +79,6 @@ class GinRummyRules:
     def may_knock(self, deadwood: int) -> bool:
         return self.knock_limit is None or deadwood <= self.knock_limit
 
-    def replace(self, **changes) -> GinRummyRules:
-        """A copy with some fields changed (the preset name becomes 'custom')."""
-        unknown = set(changes) - {f.name for f in dataclasses.fields(self)}
-        if unknown:
-            raise RulesError(f"unknown Gin Rummy rules field(s): {sorted(unknown)}")
-        changes.setdefault("preset", "custom")
-        return dataclasses.replace(self, **changes)
-
 
 SEED = GinRummyRules(preset="seed")
 
@@ -100,10 +96,4 @@ PRESETS = {"seed": SEED, "standard": STANDARD}
 
 def get_rules(preset: str | GinRummyRules = "seed", **changes) -> GinRummyRules:
     """Rules from a preset name (or rules object), with optional field changes."""
-    if isinstance(preset, GinRummyRules):
-        rules = preset
-    elif preset in PRESETS:
-        rules = PRESETS[preset]
-    else:
-        raise RulesError(f"unknown Gin Rummy preset {preset!r}; choose from {sorted(PRESETS)}")
-    return rules.replace(**changes) if changes else rules
+    return lookup(GinRummyRules, PRESETS, preset, changes)

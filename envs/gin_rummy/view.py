@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from envs import cards
+from envs import cards, rules_base
 from envs.gin_rummy.melds import deadwood, mask_of
 from envs.gin_rummy.rules import PRESETS, GinRummyRules
 from envs.gin_rummy.scoring import HandResult
@@ -56,10 +56,9 @@ class GinRummyView:
 
     def to_dict(self) -> dict:
         """JSON-ready form: cards by name."""
-        rules = {k: getattr(self.rules, k) for k in self.rules.__dataclass_fields__}
         d = {
             "game": self.game,
-            "rules": rules,
+            "rules": rules_base.to_dict(self.rules),
             "seat": self.seat,
             "phase": self.phase,
             "current_player": self.current_player,
@@ -80,12 +79,7 @@ class GinRummyView:
     @classmethod
     def from_dict(cls, d: dict) -> GinRummyView:
         """Rebuild a view from ``to_dict`` output (e.g. sent by another program)."""
-        if d.get("game") != "gin_rummy":
-            raise ValueError(f"not a Gin Rummy view: game is {d.get('game')!r}")
-        r = dict(d["rules"])
-        rules = PRESETS.get(r.get("preset"))
-        if rules is None or any(getattr(rules, k) != v for k, v in r.items()):
-            rules = GinRummyRules(**r)
+        rules = rules_base.view_rules(d, "gin_rummy", GinRummyRules, PRESETS)
         return cls(
             rules=rules,
             seat=int(d["seat"]),

@@ -19,12 +19,12 @@ Default ranges (our choice; the seed leaves them open), all inclusive:
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
 
 from envs import cards
+from envs.rules_base import GameRules, lookup
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 9
 NUM_SYMBOLS = 13
@@ -103,8 +103,13 @@ def check_points(points) -> tuple[int, int, int]:
 
 
 @dataclass(frozen=True)
-class SevensRules:
+class SevensRules(GameRules):
     """All options of Sevens. Presets: ``RANDOM`` (drawn per game) and ``CLASSIC`` (fixed)."""
+
+    title = "Sevens"  # not fields: no annotations (see envs.rules_base)
+    error = RulesError
+    # a player count or a hand cap keeps the game's preset
+    preset_keeping_fields = frozenset({"num_players", "max_hands"})
 
     preset: str = "custom"
     num_players: int = 4
@@ -145,16 +150,6 @@ class SevensRules:
         """Cards dealt face up onto the table before play (at least one)."""
         return DECK_SIZE - self.num_players * self.hand_size
 
-    def replace(self, **changes) -> SevensRules:
-        """A copy with some fields changed; the preset name becomes 'custom' unless only
-        the player count or the hand cap changed."""
-        unknown = set(changes) - {f.name for f in dataclasses.fields(self)}
-        if unknown:
-            raise RulesError(f"unknown Sevens rules field(s): {sorted(unknown)}")
-        if not set(changes) <= {"num_players", "max_hands"}:  # those keep the game's preset
-            changes.setdefault("preset", "custom")
-        return dataclasses.replace(self, **changes)
-
     def draw_parameters(self, rng: np.random.Generator) -> Parameters:
         """This game's parameters: the fixed ones, the others drawn from ``rng``.
 
@@ -189,10 +184,4 @@ PRESETS = {"random": RANDOM, "classic": CLASSIC}
 
 def get_rules(preset: str | SevensRules = "random", **changes) -> SevensRules:
     """Rules from a preset name (or rules object), with optional field changes."""
-    if isinstance(preset, SevensRules):
-        rules = preset
-    elif preset in PRESETS:
-        rules = PRESETS[preset]
-    else:
-        raise RulesError(f"unknown Sevens preset {preset!r}; choose from {sorted(PRESETS)}")
-    return rules.replace(**changes) if changes else rules
+    return lookup(SevensRules, PRESETS, preset, changes)

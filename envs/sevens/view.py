@@ -8,9 +8,9 @@ that a bot in another process or language receives.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
-from envs import cards
+from envs import cards, rules_base
 from envs.sevens.rules import PRESETS, Parameters, SevensRules
 
 Play = tuple[int, int, int]  # (seat, card id, value it was played at)
@@ -48,7 +48,7 @@ class SevensView:
     def to_dict(self) -> dict:
         return {
             "game": self.game,
-            "rules": asdict(self.rules),
+            "rules": rules_base.to_dict(self.rules),
             "seat": self.seat,
             "num_players": self.num_players,
             "params": self.params.to_dict(),
@@ -66,12 +66,7 @@ class SevensView:
     @classmethod
     def from_dict(cls, d: dict) -> SevensView:
         """Rebuild a view from ``to_dict`` output (e.g. sent by another program)."""
-        if d.get("game") != "sevens":
-            raise ValueError(f"not a Sevens view: game is {d.get('game')!r}")
-        r = dict(d["rules"])
-        rules = PRESETS.get(r.get("preset"))
-        if rules is None or rules != SevensRules(**r):
-            rules = SevensRules(**r)
+        rules = rules_base.view_rules(d, "sevens", SevensRules, PRESETS)
         return cls(
             rules=rules,
             seat=int(d["seat"]),

@@ -6,8 +6,9 @@ quoted beside the fields they decide.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
+
+from envs.rules_base import GameRules, lookup
 
 NUM_PLAYERS = 4
 HAND_SIZE = 13
@@ -20,8 +21,11 @@ class RulesError(ValueError):
 
 
 @dataclass(frozen=True)
-class SpadesRules:
+class SpadesRules(GameRules):
     """All options of Spades. Presets: ``KILLER`` and ``CUTTHROAT``."""
+
+    title = "Spades"  # not fields: no annotations (see envs.rules_base)
+    error = RulesError
 
     preset: str = "custom"
     first_dealer: int | None = 0  # seat of the first dealer; None = random from the seed (A2.1)
@@ -49,14 +53,6 @@ class SpadesRules:
             if not isinstance(getattr(self, name), int):
                 raise RulesError(f"{name} must be an int, got {getattr(self, name)!r}")
 
-    def replace(self, **changes) -> SpadesRules:
-        """A copy with some fields changed (the preset name becomes 'custom')."""
-        unknown = set(changes) - {f.name for f in dataclasses.fields(self)}
-        if unknown:
-            raise RulesError(f"unknown Spades rules field(s): {sorted(unknown)}")
-        changes.setdefault("preset", "custom")
-        return dataclasses.replace(self, **changes)
-
     def reached_target(self, total: int) -> bool:
         return total >= self.target if self.target_inclusive else total > self.target
 
@@ -79,10 +75,4 @@ PRESETS = {"killer": KILLER, "cutthroat": CUTTHROAT}
 
 def get_rules(preset: str | SpadesRules = "killer", **changes) -> SpadesRules:
     """Rules from a preset name (or rules object), with optional field changes."""
-    if isinstance(preset, SpadesRules):
-        rules = preset
-    elif preset in PRESETS:
-        rules = PRESETS[preset]
-    else:
-        raise RulesError(f"unknown Spades preset {preset!r}; choose from {sorted(PRESETS)}")
-    return rules.replace(**changes) if changes else rules
+    return lookup(SpadesRules, PRESETS, preset, changes)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from envs import cards
+from envs import cards, rules_base
 from envs.spades.rules import PRESETS, SpadesRules
 from envs.spades.scoring import HandResult
 
@@ -54,10 +54,9 @@ class SpadesView:
         def plays(ps):
             return [[s, cards.name(c)] for s, c in ps]
 
-        rules = {k: getattr(self.rules, k) for k in self.rules.__dataclass_fields__}
         return {
             "game": self.game,
-            "rules": rules,
+            "rules": rules_base.to_dict(self.rules),
             "seat": self.seat,
             "phase": self.phase,
             "current_player": self.current_player,
@@ -82,12 +81,7 @@ class SpadesView:
     @classmethod
     def from_dict(cls, d: dict) -> SpadesView:
         """Rebuild a view from ``to_dict`` output (e.g. sent by another program)."""
-        if d.get("game") != "spades":
-            raise ValueError(f"not a Spades view: game is {d.get('game')!r}")
-        r = dict(d["rules"])
-        rules = PRESETS.get(r.get("preset"))
-        if rules is None or any(getattr(rules, k) != v for k, v in r.items()):
-            rules = SpadesRules(**r)
+        rules = rules_base.view_rules(d, "spades", SpadesRules, PRESETS)
 
         def plays(ps):
             return tuple((int(s), cards.parse(c)) for s, c in ps)
