@@ -346,3 +346,41 @@ class CardGameEnv(AECEnv):
 
     def close(self) -> None:
         pass
+
+
+class GameEnv(CardGameEnv):
+    """A game's ``raw_env``: built from its rules as ``raw_env(preset, rules, render_mode,
+    **options)``, where ``options`` mixes rule fields and ``CardGameEnv`` options.
+
+    A game sets ``get_rules`` (``(preset or rules, **changes) -> rules``),
+    ``default_preset`` and ``state_class`` (``(rules, seed, deal=None) -> state``;
+    ``reset(options={"deal": ...})`` passes the deal), plus ``CardGameEnv``'s hooks.
+    ``_configure`` sets what depends on the rules before the spaces are built.
+    """
+
+    get_rules: Callable[..., Any]  # set as staticmethod(get_rules)
+    default_preset: str
+    state_class: type
+
+    def __init__(
+        self,
+        preset: str | None = None,
+        rules: Any = None,
+        render_mode: str | None = None,
+        **options,
+    ) -> None:
+        env_options, rule_changes = split_env_options(options)
+        if rules is None:
+            rules = self.default_preset if preset is None else preset
+        self.rules = self.get_rules(rules, **rule_changes)
+        self._configure()
+        super().__init__(render_mode=render_mode, **env_options)
+
+    def _configure(self) -> None:
+        """Rules-dependent settings (by default the player count, where the rules have one)."""
+        num_players = getattr(self.rules, "num_players", None)
+        if num_players is not None:
+            self.num_players = num_players
+
+    def _new_state(self, seed: int | None, options: dict) -> Any:
+        return self.state_class(self.rules, seed, deal=options.get("deal"))

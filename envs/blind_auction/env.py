@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 from pettingzoo import ParallelEnv
 
-from envs.aec import CardGameEnv, split_env_options
+from envs.aec import CardGameEnv, GameEnv
 from envs.blind_auction import encode
 from envs.blind_auction.actions import NUM_ACTIONS, action_name
 from envs.blind_auction.engine import BlindAuctionState
@@ -27,40 +27,26 @@ from envs.blind_auction.rules import BlindAuctionRules, get_rules
 ENV_NAME = "blind_auction_v0"
 
 
-class raw_env(CardGameEnv):  # noqa: N801 - PettingZoo naming
+class raw_env(GameEnv):  # noqa: N801 - PettingZoo naming
     metadata = {**CardGameEnv.metadata, "name": ENV_NAME}
     obs_size = encode.OBS_SIZE
     num_actions = NUM_ACTIONS
+    default_preset = "2p"
+    get_rules = staticmethod(get_rules)
+    state_class = BlindAuctionState
+    rules: BlindAuctionRules
 
-    def __init__(
-        self,
-        preset: str = "2p",
-        rules: BlindAuctionRules | None = None,
-        render_mode: str | None = None,
-        **options,
-    ) -> None:
-        env_options, rule_changes = split_env_options(options)
-        self.rules = get_rules(rules if rules is not None else preset, **rule_changes)
+    _encode = staticmethod(encode.encode)
+    _mask = staticmethod(encode.action_mask)
+    _render_view = staticmethod(render)
+    _action_name = staticmethod(action_name)
+
+    def _configure(self) -> None:
         self.num_players = self.rules.num_players
         self.default_score_scale = float(self.rules.prize_total)
-        super().__init__(render_mode=render_mode, **env_options)
-
-    def _new_state(self, seed, options):
-        return BlindAuctionState(self.rules, seed, deal=options.get("deal"))
-
-    def _encode(self, view):
-        return encode.encode(view)
 
     def _make_observer(self):
         return encode.BlindAuctionObserver(self.num_players)
-
-    _mask = staticmethod(encode.action_mask)
-
-    def _render_view(self, view):
-        return render(view)
-
-    def _action_name(self, action):
-        return action_name(action)
 
 
 def env(**kwargs) -> raw_env:

@@ -12,7 +12,7 @@ are scaled by 100 points.
 
 from __future__ import annotations
 
-from envs.aec import CardGameEnv, split_env_options
+from envs.aec import CardGameEnv, GameEnv
 from envs.gin_rummy import encode
 from envs.gin_rummy.actions import NUM_ACTIONS, action_name
 from envs.gin_rummy.engine import GinRummyState
@@ -22,45 +22,31 @@ from envs.gin_rummy.rules import GinRummyRules, get_rules
 ENV_NAME = "gin_rummy_v0"
 
 
-class raw_env(CardGameEnv):  # noqa: N801 - PettingZoo naming
+class raw_env(GameEnv):  # noqa: N801 - PettingZoo naming
     metadata = {**CardGameEnv.metadata, "name": ENV_NAME}
     num_actions = NUM_ACTIONS
     default_score_scale = 100.0
+    default_preset = "seed"
+    get_rules = staticmethod(get_rules)
+    state_class = GinRummyState
+    rules: GinRummyRules
 
-    def __init__(
-        self,
-        preset: str = "seed",
-        rules: GinRummyRules | None = None,
-        render_mode: str | None = None,
-        **options,
-    ) -> None:
-        env_options, rule_changes = split_env_options(options)
-        self.rules = get_rules(rules if rules is not None else preset, **rule_changes)
+    _encode = staticmethod(encode.encode)
+    _mask = staticmethod(encode.action_mask)  # one call less per observe than a method
+    _render_view = staticmethod(render)
+    _action_name = staticmethod(action_name)
+
+    def _configure(self) -> None:
         self.num_players = self.rules.num_players
         self.layout = encode.layout(self.num_players)
         self.obs_size = self.layout.size
-        super().__init__(render_mode=render_mode, **env_options)
-
-    def _new_state(self, seed, options):
-        return GinRummyState(self.rules, seed, deal=options.get("deal"))
-
-    def _encode(self, view):
-        return encode.encode(view)
 
     def _make_observer(self):
         # keeps each seat's vector current move by move: no view + encode per step
         return encode.GinRummyObserver(self.num_players)
 
-    _mask = staticmethod(encode.action_mask)  # one call less per observe than a method
-
     def _observation_bounds(self):
         return self.layout.bounds()
-
-    def _render_view(self, view):
-        return render(view)
-
-    def _action_name(self, action):
-        return action_name(action)
 
 
 def env(**kwargs) -> raw_env:

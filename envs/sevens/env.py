@@ -13,7 +13,7 @@ reward when it ends, plus the win bonus.
 
 from __future__ import annotations
 
-from envs.aec import CardGameEnv, split_env_options
+from envs.aec import CardGameEnv, GameEnv
 from envs.sevens import encode
 from envs.sevens.actions import NUM_ACTIONS, action_name
 from envs.sevens.engine import SevensState
@@ -23,40 +23,21 @@ from envs.sevens.rules import SevensRules, get_rules
 ENV_NAME = "sevens_v0"
 
 
-class raw_env(CardGameEnv):  # noqa: N801 - PettingZoo naming
+class raw_env(GameEnv):  # noqa: N801 - PettingZoo naming
     metadata = {**CardGameEnv.metadata, "name": ENV_NAME}
     obs_size = encode.OBS_SIZE
     num_actions = NUM_ACTIONS
     default_score_scale = 10.0
+    default_preset = "random"
+    get_rules = staticmethod(get_rules)
+    state_class = SevensState
+    rules: SevensRules
 
-    def __init__(
-        self,
-        preset: str = "random",
-        rules: SevensRules | None = None,
-        render_mode: str | None = None,
-        **options,
-    ) -> None:
-        env_options, rule_changes = split_env_options(options)
-        self.rules = get_rules(rules if rules is not None else preset, **rule_changes)
-        self.num_players = self.rules.num_players
-        super().__init__(render_mode=render_mode, **env_options)
-
-    def _new_state(self, seed, options):
-        return SevensState(self.rules, seed, deal=options.get("deal"))
-
-    def _encode(self, view):
-        return encode.encode(view)
-
+    _encode = staticmethod(encode.encode)
     _mask = staticmethod(encode.action_mask)
-
-    def _observation_bounds(self):
-        return encode.observation_bounds()
-
-    def _render_view(self, view):
-        return render(view)
-
-    def _action_name(self, action):
-        return action_name(action)
+    _observation_bounds = staticmethod(encode.observation_bounds)
+    _render_view = staticmethod(render)
+    _action_name = staticmethod(action_name)
 
 
 def env(**kwargs) -> raw_env:

@@ -12,7 +12,7 @@ are scaled by 100 points.
 
 from __future__ import annotations
 
-from envs.aec import CardGameEnv, split_env_options
+from envs.aec import CardGameEnv, GameEnv
 from envs.spades import encode
 from envs.spades.actions import NUM_ACTIONS, action_name
 from envs.spades.engine import SpadesState
@@ -22,44 +22,26 @@ from envs.spades.rules import SpadesRules, get_rules
 ENV_NAME = "spades_v0"
 
 
-class raw_env(CardGameEnv):  # noqa: N801 - PettingZoo naming
+class raw_env(GameEnv):  # noqa: N801 - PettingZoo naming
     metadata = {**CardGameEnv.metadata, "name": ENV_NAME}
     num_players = 4
     obs_size = encode.OBS_SIZE
     num_actions = NUM_ACTIONS
     default_score_scale = 100.0
+    default_preset = "killer"
+    get_rules = staticmethod(get_rules)
+    state_class = SpadesState
+    rules: SpadesRules
 
-    def __init__(
-        self,
-        preset: str = "killer",
-        rules: SpadesRules | None = None,
-        render_mode: str | None = None,
-        **options,
-    ) -> None:
-        env_options, rule_changes = split_env_options(options)
-        self.rules = get_rules(rules if rules is not None else preset, **rule_changes)
-        super().__init__(render_mode=render_mode, **env_options)
-
-    def _new_state(self, seed, options):
-        return SpadesState(self.rules, seed, deal=options.get("deal"))
-
-    def _encode(self, view):
-        return encode.encode(view)
+    _encode = staticmethod(encode.encode)
+    _mask = staticmethod(encode.action_mask)  # one call less per observe than a method
+    _observation_bounds = staticmethod(encode.observation_bounds)
+    _render_view = staticmethod(render)
+    _action_name = staticmethod(action_name)
 
     def _make_observer(self):
         # keeps each seat's vector current move by move: no view + encode per step
         return encode.SpadesObserver()
-
-    _mask = staticmethod(encode.action_mask)  # one call less per observe than a method
-
-    def _observation_bounds(self):
-        return encode.observation_bounds()
-
-    def _render_view(self, view):
-        return render(view)
-
-    def _action_name(self, action):
-        return action_name(action)
 
 
 def env(**kwargs) -> raw_env:
