@@ -7,6 +7,7 @@
 
 from agents.base import Bot, RandomBot
 from agents.learned import load
-from agents.registry import describe, make, names, parse_spec, register
+from agents.registry import describe, make, names, parse_spec, register, strongest
 
-__all__ = ["Bot", "RandomBot", "make", "load", "names", "register", "describe", "parse_spec"]
+__all__ = ["Bot", "RandomBot", "make", "load", "names", "register", "describe", "parse_spec",
+           "strongest"]

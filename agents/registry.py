@@ -166,6 +166,16 @@ def names(game: str | None = None) -> list[str]:
                   if game is None or "/" not in n or n.split("/", 1)[0] == game)
 
 
+def strongest(game: str) -> tuple[str, ...]:
+    """The game's strongest rule bots, best first (its bot package's ``STRONGEST``).
+
+    Learned bots are judged against the first; the web lobby seats it by default.
+    """
+    if game not in _BOT_MODULES:
+        raise ValueError(f"no bots for game {game!r}; games with bots: {sorted(_BOT_MODULES)}")
+    return tuple(importlib.import_module(_BOT_MODULES[game]).STRONGEST)
+
+
 def describe(name: str) -> str:
     _load_game_bots(name)
     return _HELP.get(name, "")

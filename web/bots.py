@@ -49,7 +49,8 @@ def bot_names(game: str) -> list[str]:
 
 
 def default_bot(game: str) -> str:
-    names = bot_names(game)
-    if f"{game}/expert" in names:
-        return f"{game}/expert"
-    return names[0] if names else "random"
+    """The game's strongest rule bot (``agents.strongest``)."""
+    try:
+        return agents.strongest(game)[0]
+    except ValueError:
+        return "random"

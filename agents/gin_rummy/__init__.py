@@ -18,3 +18,6 @@ register("gin_rummy/expert", ExpertBot,
          "knock=auto|early|gin|patient, patience=, danger=, ready=, take_margin=")
 
 __all__ = ["SimpleBot", "ExpertBot"]
+
+# the strongest rule bots first: what learned bots and the lobby measure against
+STRONGEST = ("gin_rummy/expert", "gin_rummy/simple")
