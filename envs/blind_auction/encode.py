@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs import cards
+from envs import cards, encoding
 from envs.aec import mask_function
 from envs.blind_auction.actions import NUM_ACTIONS
 from envs.blind_auction.rules import TIE_RULES
@@ -39,13 +39,7 @@ LAYOUT = (
     ("tie_rule", len(TIE_RULES)),  # discard, carry, split
     ("deck", 1),  # cards_per_suit / 13
 )
-OFFSETS: dict[str, int] = {}
-_o = 0
-for _name, _size in LAYOUT:
-    OFFSETS[_name] = _o
-    _o += _size
-OBS_SIZE = _o
-del _o, _name, _size
+OFFSETS, OBS_SIZE = encoding.offsets(LAYOUT)
 
 _HAND, _CHOSEN, _REMAINING = OFFSETS["hand"], OFFSETS["chosen"], OFFSETS["remaining"]
 _ACTED, _LEFT, _CARRIED = OFFSETS["acted"], OFFSETS["prizes_left"], OFFSETS["carried"]
@@ -122,8 +116,7 @@ class BlindAuctionObserver:
         self._mv = memoryview(self._obs.reshape(-1))
 
         def every_row(offset: int, seat: int = 0, stride: int = 0) -> tuple[int, ...]:
-            """``offset + rel * stride`` in each row, ``rel`` = ``seat`` relative to the row."""
-            return tuple(me * OBS_SIZE + offset + ((seat - me) % n) * stride for me in range(n))
+            return encoding.in_every_row(OBS_SIZE, n, offset, seat, stride)
 
         self._acted_at = [every_row(_ACTED, s, 1) for s in range(n)]
         self._remaining_at = [[every_row(_REMAINING + r, s, R) for r in range(R)]
@@ -242,15 +235,14 @@ class BlindAuctionObserver:
 
 action_mask = mask_function(NUM_ACTIONS)  # legal ids -> int8 mask
 
+def _label(name: str, size: int, i: int) -> str:
+    if size == R:
+        return f"{name}[{cards.RANKS[i]}]"
+    if size == P * R:
+        return f"{name}[{i // R}][{cards.RANKS[i % R]}]"
+    return f"{name}[{i}]"
+
+
 def describe(index: int) -> str:
     """Which feature an observation index holds, e.g. 'remaining[1][Q]'."""
-    for name, size in LAYOUT:
-        off = OFFSETS[name]
-        if off <= index < off + size:
-            i = index - off
-            if size == R:
-                return f"{name}[{cards.RANKS[i]}]"
-            if size == P * R:
-                return f"{name}[{i // R}][{cards.RANKS[i % R]}]"
-            return f"{name}[{i}]"
-    raise IndexError(f"observation index {index} out of range 0..{OBS_SIZE - 1}")
+    return encoding.describe(LAYOUT, OFFSETS, index, _label)

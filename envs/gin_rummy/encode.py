@@ -13,6 +13,7 @@ from functools import cache
 
 import numpy as np
 
+from envs import encoding
 from envs.aec import mask_function
 from envs.gin_rummy.actions import NUM_ACTIONS
 from envs.gin_rummy.melds import deadwood, mask_of
@@ -48,32 +49,26 @@ def _blocks(n: int) -> tuple[tuple[str, int], ...]:
     )
 
 
+def _label(name: str, size: int, i: int) -> str:
+    if name in ("known", "discarded"):
+        return f"{name}[{i // CARDS}][{i % CARDS}]"
+    return f"{name}[{i}]"
+
+
 class Layout:
     """Offsets of every block for ``n`` players (``layout(n)``)."""
 
     def __init__(self, n: int) -> None:
         self.num_players = n
         self.blocks = _blocks(n)
-        self.offsets: dict[str, int] = {}
-        o = 0
-        for name, size in self.blocks:
-            self.offsets[name] = o
-            o += size
-        self.size = o
+        self.offsets, self.size = encoding.offsets(self.blocks)
 
     def __getitem__(self, name: str) -> int:
         return self.offsets[name]
 
     def describe(self, index: int) -> str:
         """Which feature an observation index holds, e.g. 'known[1][AS]'."""
-        for name, size in self.blocks:
-            off = self.offsets[name]
-            if off <= index < off + size:
-                i = index - off
-                if name in ("known", "discarded"):
-                    return f"{name}[{i // CARDS}][{i % CARDS}]"
-                return f"{name}[{i}]"
-        raise IndexError(f"observation index {index} out of range 0..{self.size - 1}")
+        return encoding.describe(self.blocks, self.offsets, index, _label)
 
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:
         low = np.zeros(self.size, dtype=np.float32)
@@ -164,10 +159,10 @@ class _Tables:
         o, size = lay.offsets, lay.size
 
         def every_row(offset: int) -> tuple[int, ...]:
-            return tuple(me * size + offset for me in range(n))
+            return encoding.in_every_row(size, n, offset)
 
         def relative(offset: int, seat: int, stride: int) -> tuple[int, ...]:
-            return tuple(me * size + offset + ((seat - me) % n) * stride for me in range(n))
+            return encoding.in_every_row(size, n, offset, seat, stride)
 
         self.size = size
         self.hand = tuple(tuple(s * size + o["hand"] + c for c in range(CARDS)) for s in range(n))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from envs import encoding
 from envs.aec import mask_function
 from envs.sevens.actions import NUM_ACTIONS, NUM_CARDS
 from envs.sevens.rules import MAX_PLAYERS, MIN_PLAYERS, NUM_SYMBOLS, hand_size
@@ -48,13 +49,7 @@ LAYOUT = (
     ("to_act", P),  # relative seat to play (none once over)
     ("progress", 1),  # plays made / plays in the game
 )
-OFFSETS: dict[str, int] = {}
-_o = 0
-for _name, _size in LAYOUT:
-    OFFSETS[_name] = _o
-    _o += _size
-OBS_SIZE = _o
-del _o, _name, _size
+OFFSETS, OBS_SIZE = encoding.offsets(LAYOUT)
 
 _NP = OFFSETS["num_players"]
 _VALUES = OFFSETS["values"]
@@ -139,11 +134,7 @@ def observation_bounds() -> tuple[np.ndarray, np.ndarray]:
 
 def describe(index: int) -> str:
     """Which feature an observation index holds, e.g. 'played_by[60]'."""
-    for name, size in LAYOUT:
-        off = OFFSETS[name]
-        if off <= index < off + size:
-            return f"{name}[{index - off}]"
-    raise IndexError(f"observation index {index} out of range 0..{OBS_SIZE - 1}")
+    return encoding.describe(LAYOUT, OFFSETS, index)
 
 
 __all__ = ["encode", "action_mask", "observation_bounds", "describe", "OBS_SIZE", "NUM_ACTIONS",

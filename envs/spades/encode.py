@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from envs import encoding
 from envs.aec import mask_function
 from envs.cards import NUM_CARDS
 from envs.spades.actions import CARD_OFFSET, NUM_ACTIONS
@@ -40,13 +41,7 @@ LAYOUT = (
     ("tricks_played", 1),  # / 13
     ("rules", 4),  # spades must be broken, bids may total 13, jokers, bags counted
 )
-OFFSETS: dict[str, int] = {}
-_o = 0
-for _name, _size in LAYOUT:
-    OFFSETS[_name] = _o
-    _o += _size
-OBS_SIZE = _o
-del _o, _name, _size
+OFFSETS, OBS_SIZE = encoding.offsets(LAYOUT)
 
 _PHASE = OFFSETS["phase"]
 _HAND = OFFSETS["hand"]
@@ -158,7 +153,7 @@ _ROTATIONS = tuple(_rotation(me) for me in range(P))
 def _per_observer(offset: int, seat: int, stride: int = 0) -> tuple[int, ...]:
     """The index of ``offset + rel * stride`` in each observer's vector, where
     ``rel`` is ``seat`` relative to that observer."""
-    return tuple(me * OBS_SIZE + offset + ((seat - me) % P) * stride for me in range(P))
+    return encoding.in_every_row(OBS_SIZE, P, offset, seat, stride)
 
 
 def _array(indices: tuple[int, ...]) -> np.ndarray:
@@ -332,11 +327,7 @@ def observation_bounds() -> tuple[np.ndarray, np.ndarray]:
 
 def describe(index: int) -> str:
     """Which feature an observation index holds, e.g. 'played_by[1][AS]'."""
-    for name, size in LAYOUT:
-        off = OFFSETS[name]
-        if off <= index < off + size:
-            return f"{name}[{index - off}]"
-    raise IndexError(f"observation index {index} out of range 0..{OBS_SIZE - 1}")
+    return encoding.describe(LAYOUT, OFFSETS, index)
 
 
 __all__ = ["encode", "action_mask", "SpadesObserver", "OBS_SIZE", "NUM_ACTIONS",
