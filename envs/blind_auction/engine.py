@@ -18,6 +18,7 @@ from envs.blind_auction.actions import action_name
 from envs.blind_auction.rules import BID_SUITS, PRIZE_SUIT, TWO_PLAYERS, BlindAuctionRules
 from envs.blind_auction.scoring import HandResult, RoundResult, resolve
 from envs.blind_auction.view import BlindAuctionView
+from envs.states import clone_state, generator
 
 _PRIZE_BASE = 13 * PRIZE_SUIT  # prize card id - this = its rank
 
@@ -62,7 +63,7 @@ class BlindAuctionState:
         self.num_players = rules.num_players
         self.num_rounds = rules.cards_per_suit
         if deal is None:
-            rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+            rng = generator(rng)
             self.prizes = cards.shuffled(rules.prize_cards, rng)
         else:
             self.prizes = check_prize_order(deal, rules)
@@ -186,12 +187,8 @@ class BlindAuctionState:
         )
 
     def clone(self) -> BlindAuctionState:
-        other = object.__new__(BlindAuctionState)
-        other.__dict__.update(self.__dict__)
-        other.hands = [list(h) for h in self.hands]
-        for name in ("pending", "prizes", "carried", "scores", "rounds", "results"):
-            setattr(other, name, list(getattr(self, name)))
-        return other
+        return clone_state(self, ("pending", "prizes", "carried", "scores", "rounds", "results"),
+                           ("hands",))
 
     def __repr__(self) -> str:
         return (f"BlindAuctionState({self.rules.preset}, {self.num_players} players, round "

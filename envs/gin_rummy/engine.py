@@ -26,6 +26,7 @@ from envs.gin_rummy.melds import CARD_BIT, deadwood_after_discards, mask_of
 from envs.gin_rummy.rules import HAND_SIZE, SEED, GinRummyRules
 from envs.gin_rummy.scoring import HandResult, settle_knock
 from envs.gin_rummy.view import GinRummyView
+from envs.states import clone_state, generator
 
 DECK = cards.STANDARD_DECK
 _DRAW_ACTIONS = (DRAW_STOCK, TAKE_DISCARD)
@@ -73,7 +74,7 @@ class GinRummyState:
     ) -> None:
         self.rules = rules
         self.num_players = n = rules.num_players
-        self.rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+        self.rng = generator(rng)
         first = self.rng.integers(n) if rules.first_dealer is None else rules.first_dealer
         self.dealer = int(first)
         self.hand_number = 0
@@ -232,15 +233,8 @@ class GinRummyState:
         )
 
     def clone(self) -> GinRummyState:
-        other = object.__new__(GinRummyState)
-        other.__dict__.update(self.__dict__)
-        other.rng = np.random.Generator(type(self.rng.bit_generator)())
-        other.rng.bit_generator.state = self.rng.bit_generator.state
-        for name in ("hands", "picked", "discarded", "known"):
-            setattr(other, name, [list(x) for x in getattr(self, name)])
-        for name in ("masks", "pile", "stock", "scores", "results"):
-            setattr(other, name, list(getattr(self, name)))
-        return other
+        return clone_state(self, ("masks", "pile", "stock", "scores", "results"),
+                           ("hands", "picked", "discarded", "known"))
 
     def __repr__(self) -> str:
         return (f"GinRummyState({self.rules.preset}, {self.num_players} players, hand "

@@ -19,6 +19,7 @@ from envs.sevens.actions import action_name
 from envs.sevens.rules import RANDOM, Parameters, SevensRules
 from envs.sevens.scoring import HandResult, points_for_total
 from envs.sevens.view import SevensView
+from envs.states import clone_state, generator
 
 DECK = cards.STANDARD_DECK
 SUIT = tuple(cards.suit_of(c) for c in DECK)
@@ -69,7 +70,7 @@ class SevensState:
         deal: Sequence[Sequence[str | int]] | None = None,
     ) -> None:
         self.rules = rules
-        self.rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+        self.rng = generator(rng)
         n, k = rules.num_players, rules.hand_size
         self.num_players = n
         self.params: Parameters = rules.draw_parameters(self.rng)
@@ -189,15 +190,7 @@ class SevensState:
                 "first_player": 0}
 
     def clone(self) -> SevensState:
-        other = object.__new__(SevensState)
-        other.__dict__.update(self.__dict__)
-        other.rng = np.random.Generator(type(self.rng.bit_generator)())
-        other.rng.bit_generator.state = self.rng.bit_generator.state
-        other.hands = [list(h) for h in self.hands]
-        other.plays = list(self.plays)
-        other.scores = list(self.scores)
-        other.results = list(self.results)
-        return other
+        return clone_state(self, ("plays", "scores", "results"), ("hands",))
 
     def __repr__(self) -> str:
         return (f"SevensState({self.num_players} players, total {self.total}, "

@@ -15,6 +15,7 @@ from envs.spades.actions import CARD_OFFSET, NUM_BIDS, action_name
 from envs.spades.rules import HAND_SIZE, KILLER, MAX_BID, NUM_PLAYERS, NUM_TRICKS, SpadesRules
 from envs.spades.scoring import HandResult, score_bid
 from envs.spades.view import SpadesView
+from envs.states import clone_state, generator
 from envs.tricks import follow_suit, trick_winner
 
 SPADES = cards.SPADES
@@ -39,7 +40,7 @@ class SpadesState:
         deal: list[list[str | int]] | None = None,
     ) -> None:
         self.rules = rules
-        self.rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+        self.rng = generator(rng)
         self.deck = cards.make_deck(rules.jokers)
         first = self.rng.integers(NUM_PLAYERS) if rules.first_dealer is None else rules.first_dealer
         self.dealer = int(first)
@@ -204,14 +205,8 @@ class SpadesState:
         )
 
     def clone(self) -> SpadesState:
-        other = object.__new__(SpadesState)
-        other.__dict__.update(self.__dict__)
-        other.rng = np.random.Generator(type(self.rng.bit_generator)())
-        other.rng.bit_generator.state = self.rng.bit_generator.state
-        other.hands = [list(h) for h in self.hands]
-        for name in ("scores", "bags", "results", "bids", "tricks", "plays", "trick", "voids"):
-            setattr(other, name, list(getattr(self, name)))
-        return other
+        return clone_state(self, ("scores", "bags", "results", "bids", "tricks", "plays", "trick",
+                                  "voids"), ("hands",))
 
     def __repr__(self) -> str:
         return (f"SpadesState({self.rules.preset}, hand {self.hand_number}, {self.phase}, "
