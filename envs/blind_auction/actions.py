@@ -9,6 +9,7 @@ same bid in every seat. With ``cards_per_suit = n`` only 0 .. n-1 are ever legal
 from __future__ import annotations
 
 from envs import cards
+from envs.actions import action_id, is_action_id
 
 NUM_ACTIONS = 13
 
@@ -20,19 +21,16 @@ def card_action(card_id: int) -> int:
 
 def action_name(action: int) -> str:
     """'bid 10', 'bid A', for logs and error messages."""
-    if isinstance(action, bool) or not isinstance(action, int) or not 0 <= action < NUM_ACTIONS:
+    if not is_action_id(action, NUM_ACTIONS):
         return repr(action)
     return f"bid {cards.RANKS[action]}"
 
 
 def parse_action(text: str | int) -> int:
     """Action id from a rank ('10', 'q', 'bid A') or a card name of any suit ('QH')."""
-    if isinstance(text, int) and not isinstance(text, bool):
-        if not 0 <= text < NUM_ACTIONS:
-            raise ValueError(f"action {text!r} is out of range 0..{NUM_ACTIONS - 1}")
-        return text
-    if not isinstance(text, str):
-        raise ValueError(f"an action is a rank like 'Q' or '10', got {text!r}")
+    action = action_id(text, NUM_ACTIONS, "Q")
+    if action is not None:
+        return action
     key = text.strip().upper().removeprefix("BID ").strip().replace("T", "10")
     if key in cards.RANKS:
         return cards.RANKS.index(key)

@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 from envs import cards
+from envs.actions import action_id, is_action_id
 
 DRAW_STOCK = 0
 TAKE_DISCARD = 1
@@ -36,7 +37,7 @@ def action_card(action: int) -> int:
 
 def action_name(action: int) -> str:
     """'draw stock', 'take discard', 'discard QS' or 'knock QS', for logs and errors."""
-    if isinstance(action, bool) or not isinstance(action, int) or not 0 <= action < NUM_ACTIONS:
+    if not is_action_id(action, NUM_ACTIONS):
         return repr(action)
     if action == DRAW_STOCK:
         return "draw stock"
@@ -48,12 +49,9 @@ def action_name(action: int) -> str:
 def parse_action(text: str | int) -> int:
     """Action id from 'draw stock' / 'stock', 'take discard' / 'take', 'discard QS' or
     just 'QS', 'knock QS'."""
-    if isinstance(text, int) and not isinstance(text, bool):
-        if not 0 <= text < NUM_ACTIONS:
-            raise ValueError(f"action {text!r} is out of range; actions run 0..{NUM_ACTIONS - 1}")
-        return text
-    if not isinstance(text, str):
-        raise ValueError(f"an action is an id or a name like 'discard QS', got {text!r}")
+    action = action_id(text, NUM_ACTIONS, "discard QS")
+    if action is not None:
+        return action
     key = " ".join(text.strip().lower().split())
     if key in ("draw stock", "draw", "stock"):
         return DRAW_STOCK

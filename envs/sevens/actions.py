@@ -9,6 +9,7 @@ legal only for a symbol that permits two values. Card ids as in ``envs.cards``.
 from __future__ import annotations
 
 from envs import cards
+from envs.actions import action_id, is_action_id
 
 NUM_CARDS = 52
 NUM_ACTIONS = 2 * NUM_CARDS
@@ -28,7 +29,7 @@ def action_value_index(action: int) -> int:
 
 def action_name(action: int) -> str:
     """'7H' for a card's first value, '7H/2' for its second; for logs and errors."""
-    if not isinstance(action, int) or isinstance(action, bool) or not 0 <= action < NUM_ACTIONS:
+    if not is_action_id(action, NUM_ACTIONS):
         return repr(action)
     name = cards.name(action >> 1)
     return f"{name}/2" if action & 1 else name
@@ -36,12 +37,9 @@ def action_name(action: int) -> str:
 
 def parse_action(text: str | int) -> int:
     """Action id from a name as ``action_name`` writes it ('AS', 'AS/2') or an int."""
-    if isinstance(text, int) and not isinstance(text, bool):
-        if not 0 <= text < NUM_ACTIONS:
-            raise ValueError(f"action {text!r} is out of range 0..{NUM_ACTIONS - 1}")
-        return text
-    if not isinstance(text, str):
-        raise ValueError(f"an action is an int or a card name like 'AS' or 'AS/2', got {text!r}")
+    action = action_id(text, NUM_ACTIONS, "AS/2")
+    if action is not None:
+        return action
     name, slash, index = text.strip().partition("/")
     if slash and index.strip() not in ("1", "2"):
         raise ValueError(f"bad value choice in {text!r}: use '/1' or '/2'")
