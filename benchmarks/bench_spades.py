@@ -10,29 +10,22 @@ per second. Run it from the repository root; ``make bench`` installs the
 
 from __future__ import annotations
 
-import argparse
 import sys
-import textwrap
 
 import agents
-from benchmarks.timing import (
-    CLOCKS,
-    RandomPicks,
-    Row,
-    RowSpec,
-    format_machine,
-    format_table,
-    machine_info,
-    pin_to_one_core,
-    run_rows,
-    skipped_row,
-    write_json,
+from benchmarks.common import (
+    Peer,
+    bar_line,
+    bots_episode,
+    engine_episode,
+    env_episode,
+    openspiel_specs,
 )
+from benchmarks.common import main as bench_main
+from benchmarks.timing import RandomPicks, RowSpec
 from envs.spades import PRESETS, SpadesState, env
 from envs.spades.actions import NUM_ACTIONS
 from envs.spades.encode import OBS_SIZE, action_mask, encode
-
-SEED_BASE = 1_000_000  # our episode i is dealt from seed SEED_BASE + i
 
 NOTES = {
     "env": "the PettingZoo AEC loop as a user writes it: reset(seed), then for agent in "
@@ -64,217 +57,57 @@ NOTES = {
 BAR = ("ours env() killer", "ours env() cutthroat", "openspiel spades +observation_tensor")
 
 
-# --------------------------------------------------------------------- ours
-def ours_env_episode(factory, preset: str, picks: RandomPicks):
-    e = factory(preset=preset, episode="hand")
-    pick = picks.pick
-
-    def play(i: int) -> int:
-        e.reset(seed=SEED_BASE + i)
-        steps = 0
-        for _agent in e.agent_iter():
-            obs, _rew, term, trunc, _info = e.last()
-            if term or trunc:
-                e.step(None)
-                continue
-            e.step(int(pick(obs["action_mask"].nonzero()[0])))
-            steps += 1
-        return steps
-
-    return play
-
-
-def ours_engine_episode(preset: str, picks: RandomPicks, observe: bool):
+def _new_state(preset: str):
     rules = PRESETS[preset]
-    pick = picks.pick
-
-    def play(i: int) -> int:
-        state = SpadesState(rules, SEED_BASE + i)
-        results = state.results
-        steps = 0
-        if observe:
-            while not results:
-                legal = state.legal_actions()
-                encode(state.view(state.current_player))
-                action_mask(legal)
-                state.apply(pick(legal))
-                steps += 1
-        else:
-            while not results:
-                state.apply(pick(state.legal_actions()))
-                steps += 1
-        return steps
-
-    return play
+    return lambda seed: SpadesState(rules, seed)
 
 
 def ours_specs() -> list[RowSpec]:
     specs = []
     for preset in ("killer", "cutthroat"):
         specs.append(RowSpec(f"ours env() {preset}",
-                             ours_env_episode(env, preset, RandomPicks(1)), "env"))
+                             env_episode(env(preset=preset, episode="hand"), RandomPicks(1)),
+                             "env"))
     for preset in ("killer", "cutthroat"):
         specs.append(RowSpec(f"ours engine {preset}",
-                             ours_engine_episode(preset, RandomPicks(2), observe=False), "engine"))
+                             engine_episode(_new_state(preset), RandomPicks(2)), "engine"))
     for preset in ("killer", "cutthroat"):
         specs.append(RowSpec(f"ours engine+view+encode+mask {preset}",
-                             ours_engine_episode(preset, RandomPicks(3), observe=True),
+                             engine_episode(_new_state(preset), RandomPicks(3),
+                                            observe=(encode, action_mask)),
                              "engine_obs"))
     for preset in ("killer", "cutthroat"):
+        bots = [agents.make("spades/expert", seed=seat) for seat in range(4)]
         specs.append(RowSpec(f"ours engine + 4 x spades/expert {preset}",
-                             ours_bots_episode(preset, "spades/expert"), "bots"))
+                             bots_episode(_new_state(preset), bots), "bots"))
     return specs
 
 
-def ours_bots_episode(preset: str, spec: str):
-    """One hand with a rule bot deciding every step from its view: the cost of a bot."""
-    rules = PRESETS[preset]
-    bots = [agents.make(spec, seed=seat) for seat in range(4)]
-
-    def play(i: int) -> int:
-        state = SpadesState(rules, SEED_BASE + i)
-        results = state.results
-        steps = 0
-        while not results:
-            seat = state.current_player
-            state.apply(bots[seat].act(state.view(seat), state.legal_actions()))
-            steps += 1
-        return steps
-
-    return play
-
-
-# ---------------------------------------------------------------- OpenSpiel
 OPENSPIEL_ROWS = ("openspiel spades +observation_tensor",
                   "openspiel spades +observation (numpy)",
                   "openspiel spades (no observation)")
 
 
-def openspiel_episode(game, picks: RandomPicks, observe: str | None):
-    pick = picks.pick
-    if observe == "numpy":
-        from open_spiel.python.observation import make_observation
-        observation = make_observation(game)
-
-    def play(_i: int) -> int:
-        state = game.new_initial_state()
-        steps = 0
-        while not state.is_terminal():
-            legal = state.legal_actions()
-            if state.is_chance_node():
-                state.apply_action(pick(legal))
-                continue
-            if observe == "tensor":
-                state.observation_tensor()
-            elif observe == "numpy":
-                observation.set_from(state, state.current_player())
-                observation.tensor.copy()
-            state.apply_action(pick(legal))
-            steps += 1
-        return steps
-
-    return play
-
-
-def openspiel_specs() -> tuple[list[RowSpec], dict, str | None]:
-    """The OpenSpiel rows, facts about its game, and why not when it is not installed."""
-    try:
-        import pyspiel
-    except ImportError as err:
-        return [], {}, f"not installed ({err}); `pip install -e '.[bench]'` or `make bench`"
-    game = pyspiel.load_game("spades")
-    info = {"open_spiel_parameters": dict(game.get_type().parameter_specification),
-            "open_spiel_observation_size": game.observation_tensor_size()}
-    try:
-        from importlib.metadata import version
-        info["open_spiel_version"] = version("open_spiel")
-    except Exception:  # noqa: BLE001 - the version is informative only
-        pass
-    specs = [RowSpec(name, openspiel_episode(game, RandomPicks(4 + k), observe), "openspiel")
-             for k, (name, observe) in enumerate(zip(OPENSPIEL_ROWS, ("tensor", "numpy", None),
-                                                     strict=True))]
-    return specs, info, None
-
-
-# --------------------------------------------------------------------- main
-def bar_line(rows: list[Row]) -> str | None:
-    """The bar: our AEC env per step vs OpenSpiel with observation_tensor every step."""
-    by_name = {r.name: r for r in rows if not r.skipped}
-    if not all(name in by_name for name in BAR):
-        return None
-    theirs = by_name[BAR[2]].us_per_step
-    parts = []
-    for name in BAR[:2]:
-        ours = by_name[name].us_per_step
-        verdict = "meets it" if ours <= theirs else "misses it"
-        parts.append(f"{name} {ours:.2f} us/step = {ours / theirs:.2f}x, {verdict}")
-    return f"Bar: {BAR[2]} {theirs:.2f} us/step; " + "; ".join(parts)
+def footer(facts: dict) -> list[str]:
+    out = ["Random choices come from pre-drawn uniform numbers (one multiply and index per "
+           "choice) in every row. Every row's episode is one hand of 56 agent steps, so "
+           "episodes/s compare across rows; steps/s and us/step compare anyway."]
+    if facts:
+        out.append(f"OpenSpiel {facts.get('open_spiel_version', '?')}, spades parameters "
+                   f"{facts['open_spiel_parameters']}")
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--seconds", type=float, default=3.0,
-                        help="wall-clock budget per row (default 3)")
-    parser.add_argument("--only", choices=("ours", "openspiel"), help="run only these rows")
-    parser.add_argument("--json", metavar="PATH", help="also write the rows and machine as JSON")
-    parser.add_argument("--rounds", type=int, default=3,
-                        help="split each row's budget into this many interleaved rounds "
-                             "(default 3)")
-    parser.add_argument("--clock", choices=sorted(CLOCKS), default="cpu",
-                        help="time the rates divide by: this process's CPU time (default; "
-                             "other load on the machine does not count) or wall time")
-    parser.add_argument("--cpu", type=int, default=None,
-                        help="core to pin to (default: the first this process may use)")
-    args = parser.parse_args(argv)
-    if args.seconds <= 0:
-        parser.error(f"--seconds must be positive, got {args.seconds}")
-    if args.rounds < 1:
-        parser.error(f"--rounds must be at least 1, got {args.rounds}")
-
-    cpu = pin_to_one_core(args.cpu)
-    info = machine_info(cpu)
-    print(format_machine(info))
-    print(f"{args.seconds:g} s of wall time per row in {args.rounds} interleaved rounds; rates "
-          f"over {'CPU' if args.clock == 'cpu' else 'wall'} time; uniformly random legal play\n",
-          flush=True)
-
-    specs: list[RowSpec] = []
-    os_info: dict = {}
-    missing = None
-    if args.only in (None, "ours"):
-        specs += ours_specs()
-    if args.only in (None, "openspiel"):
-        os_specs, os_info, missing = openspiel_specs()
-        specs += os_specs
-    rows = run_rows(specs, args.seconds, rounds=args.rounds, clock=args.clock)
-    if missing:
-        rows += [skipped_row(name, missing, note="openspiel") for name in OPENSPIEL_ROWS]
-
-    print(format_table(rows))
-    print("\nWhat each row measures (a step is one agent action: a bid or a card):")
-    fill = {"obs": OBS_SIZE, "acts": NUM_ACTIONS,
-            "os_obs": os_info.get("open_spiel_observation_size", "?")}
-    for key in dict.fromkeys(r.note for r in rows):
-        labels = ", ".join(r.name for r in rows if r.note == key)
-        print(textwrap.fill(f"{labels}: {NOTES[key].format(**fill)}", width=100,
-                            initial_indent="* ", subsequent_indent="  "))
-    print(textwrap.fill(
-        "Random choices come from pre-drawn uniform numbers (one multiply and index per choice) "
-        "in every row. Every row's episode is one hand of 56 agent steps, so episodes/s compare "
-        "across rows; steps/s and us/step compare anyway.", width=100,
-        initial_indent="* ", subsequent_indent="  "))
-    if os_info:
-        print(textwrap.fill(f"OpenSpiel {os_info.get('open_spiel_version', '?')}, spades "
-                            f"parameters {os_info['open_spiel_parameters']}", width=100,
-                            initial_indent="* ", subsequent_indent="  "))
-    bar = bar_line(rows)
-    if bar:
-        print("\n" + textwrap.fill(bar, width=100))
-    if args.json:
-        write_json(args.json, rows, info, seconds_per_row=args.seconds, rounds=args.rounds,
-                   clock=args.clock, bar=bar, **os_info)
-        print(f"\nwrote {args.json}")
-    return 0
+    return bench_main(
+        argv, doc=__doc__, ours=ours_specs,
+        peers=[Peer("openspiel", lambda: openspiel_specs("spades", OPENSPIEL_ROWS),
+                    OPENSPIEL_ROWS)],
+        notes=NOTES,
+        fill=lambda facts: {"obs": OBS_SIZE, "acts": NUM_ACTIONS,
+                            "os_obs": facts.get("open_spiel_observation_size", "?")},
+        bar=lambda rows: bar_line(rows, BAR[:2], BAR[2]),
+        footer=footer, step=": a bid or a card")
 
 
 if __name__ == "__main__":
