@@ -12,6 +12,7 @@ from envs.gin_rummy.encode import GinRummyObserver, encode, layout
 from envs.gin_rummy.engine import GinRummyState
 from envs.gin_rummy.env import env, raw_env
 from envs.gin_rummy.rules import get_rules
+from tests.env_checks import check_illegal_action_refused, episode_with_penalties
 from tests.gin_rummy_util import C, full_deal, hands_of, oracle_legal
 
 GAMES = [("seed", 2), ("seed", 3), ("seed", 4), ("standard", 2)]
@@ -63,18 +64,7 @@ def test_observer_and_masks_equal_encode_and_the_oracle_at_every_step(seed, game
             knock_limit=None if no_limit else 10, illegal_action="penalty")
     rng = np.random.default_rng(seed)
     for _ in range(2):  # the second reset reuses the env and its observer
-        e.reset(seed=int(rng.integers(2**31)))
-        for _agent in e.agent_iter():
-            _check_every_seat(e)
-            obs, _, term, trunc, _ = e.last()
-            if term or trunc:
-                e.step(None)
-                continue
-            legal = np.flatnonzero(obs["action_mask"])
-            if rng.random() < 0.02:  # an illegal action: penalised, a random legal one played
-                e.step(int(np.flatnonzero(obs["action_mask"] == 0)[0]))
-            else:
-                e.step(int(rng.choice(legal)))
+        episode_with_penalties(e, rng, _check_every_seat)
 
 
 def test_observer_follows_moves_applied_to_the_state_directly():
@@ -170,15 +160,7 @@ def test_the_leak_test_would_catch_a_leak():
 def test_illegal_action_raises_and_changes_nothing():
     e = env(preset="standard")
     e.reset(seed=3)
-    agent = e.agent_selection
-    before = {a: e.observe(a)["observation"].copy() for a in e.agents}
-    with pytest.raises(ValueError) as err:
-        e.step(40)
-    msg = str(err.value)
-    assert agent in msg and "40" in msg and "[0, 1]" in msg
-    assert e.agent_selection == agent
-    for a in e.agents:
-        assert np.array_equal(e.observe(a)["observation"], before[a])
+    assert "[0, 1]" in check_illegal_action_refused(e, 40)
 
 
 def test_illegal_action_penalty_option_plays_a_random_legal_move():

@@ -9,6 +9,7 @@ from pettingzoo.test import api_test, seed_test
 from envs import cards
 from envs.sevens import SevensState, encode, env, get_rules, raw_env
 from envs.sevens.encode import OFFSETS, describe
+from tests.env_checks import check_illegal_action_refused, random_episode, reward_totals
 from tests.sevens_util import fixed_rules, oracle_legal, random_deal
 
 
@@ -31,18 +32,6 @@ def test_metadata_and_one_observation_size_for_every_player_count():
         assert e.action_space("player_1").n == 104
 
 
-def _random_episode(e, seed, check):
-    rng = np.random.default_rng(seed)
-    e.reset(seed=seed)
-    for agent in e.agent_iter():
-        obs, _, term, trunc, _ = e.last()
-        if term or trunc:
-            e.step(None)
-            continue
-        check(e, agent, obs)
-        e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-
-
 def test_masks_equal_the_oracle_and_observations_stay_in_bounds():
     checked = 0
 
@@ -58,7 +47,7 @@ def test_masks_equal_the_oracle_and_observations_stay_in_bounds():
     for n in range(2, 10):
         e = env(num_players=n)
         for seed in range(12):
-            _random_episode(e, seed, check)
+            random_episode(e, seed, check)
     assert checked > 2000
 
 
@@ -165,14 +154,7 @@ def test_rewards_are_points_over_10_plus_win_bonus():
     rules = fixed_rules(n=2, points=(10, -5, 30))
     e = raw_env(rules=rules)
     e.reset(seed=2)
-    totals = {a: 0.0 for a in e.agents}
-    for agent in e.agent_iter():
-        _, reward, term, _, _ = e.last()
-        totals[agent] += reward
-        if term:
-            e.step(None)
-            continue
-        e.step(e.state_obj.legal_actions()[-1])
+    totals = reward_totals(e, lambda e: e.state_obj.legal_actions()[-1])
     scores = e.state_obj.scores
     winners = e.state_obj.winners
     for seat in range(2):
@@ -183,15 +165,8 @@ def test_rewards_are_points_over_10_plus_win_bonus():
 def test_illegal_action_raises_and_changes_nothing():
     e = env(num_players=4)
     e.reset(seed=3)
-    agent = e.agent_selection
-    obs = e.observe(agent)["observation"].copy()
-    legal = np.flatnonzero(e.observe(agent)["action_mask"]).tolist()
-    bad = next(a for a in range(104) if a not in legal)
-    with pytest.raises(ValueError, match=f"illegal action {bad}") as err:
-        e.step(bad)
-    assert str(legal) in str(err.value) and agent in str(err.value)
-    assert e.agent_selection == agent
-    assert np.array_equal(e.observe(agent)["observation"], obs)
+    legal = np.flatnonzero(e.observe(e.agent_selection)["action_mask"]).tolist()
+    check_illegal_action_refused(e, next(a for a in range(104) if a not in legal))
 
 
 def test_given_deal_and_fixed_parameters_through_reset():

@@ -25,6 +25,7 @@ from envs.spades.encode import (
     encode,
 )
 from envs.spades.engine import SpadesState
+from tests.env_checks import episode_with_penalties
 from tests.spades_util import MIXED_DEAL, deal_of
 
 C = cards.parse
@@ -62,7 +63,7 @@ def bid(state: SpadesState, *bids: int) -> None:
 # ------------------------------------------------------- observer vs encode
 
 
-def _check_every_seat(e) -> int:
+def _check_every_seat(e) -> None:
     """Each seat's observation equals encode(its view) and is a fresh array."""
     state = e.unwrapped.state_obj
     for seat, agent in enumerate(e.possible_agents):
@@ -75,7 +76,6 @@ def _check_every_seat(e) -> int:
                 f"{describe(i)} is {obs[i]}, encode gives {expected[i]}" for i in bad))
         obs[:] = 7.0  # a copy: scribbling on it changes no later observation
         assert np.array_equal(e.observe(agent)["observation"], expected)
-    return 1
 
 
 @settings(max_examples=30, deadline=None)
@@ -88,20 +88,7 @@ def test_env_observation_is_encode_of_the_view_at_every_step(seed, preset, joker
             illegal_action="penalty")
     rng = np.random.default_rng(seed)
     for _game in range(2):  # the second reset reuses the env (and its observer)
-        e.reset(seed=int(rng.integers(2**31)))
-        checked = 0
-        for _agent in e.agent_iter():
-            checked += _check_every_seat(e)
-            obs, _, term, trunc, _ = e.last()
-            if term or trunc:
-                e.step(None)
-                continue
-            legal = np.flatnonzero(obs["action_mask"])
-            if rng.random() < 0.02:  # an illegal action: penalised, a random legal one played
-                e.step(int(np.flatnonzero(obs["action_mask"] == 0)[0]))
-            else:
-                e.step(int(rng.choice(legal)))
-        assert checked >= 56
+        assert episode_with_penalties(e, rng, _check_every_seat) >= 56
         state = e.unwrapped.state_obj
         assert len(state.results) == (1 if episode == "hand" else 3) or state.is_over
 

@@ -8,6 +8,7 @@ from pettingzoo.test import api_test, seed_test
 
 from envs import cards
 from envs.spades import encode, env, raw_env
+from tests.env_checks import check_illegal_action_refused, random_episode, reward_totals
 from tests.spades_util import all_spades_deal, oracle_legal
 
 PRESETS = ["killer", "cutthroat"]
@@ -33,21 +34,6 @@ def test_metadata_and_spaces():
     assert e.action_space("player_3").n == 68
 
 
-def _random_episode(e, seed, check=None):
-    """Play one episode with random legal actions; ``check(env, agent, obs)`` each turn."""
-    rng = np.random.default_rng(seed)
-    e.reset(seed=seed)
-    for agent in e.agent_iter():
-        obs, _, term, trunc, _ = e.last()
-        if term or trunc:
-            e.step(None)
-            continue
-        if check:
-            check(e, agent, obs)
-        legal = np.flatnonzero(obs["action_mask"])
-        e.step(int(rng.choice(legal)))
-
-
 def test_masks_equal_the_legal_set_over_thousands_of_games():
     checked = 0
 
@@ -65,7 +51,7 @@ def test_masks_equal_the_legal_set_over_thousands_of_games():
     for preset, jokers in [("killer", False), ("cutthroat", False), ("cutthroat", True)]:
         e = env(preset=preset, jokers=jokers, episode="hand")
         for seed in range(700):
-            _random_episode(e, seed, check if seed % 7 == 0 else None)
+            random_episode(e, seed, check if seed % 7 == 0 else None)
             games += 1
         # the remaining games still run through the env's own mask check in step
     assert games == 2100 and checked > 15000
@@ -139,18 +125,7 @@ def test_the_leak_test_would_catch_a_leak():
 def test_illegal_action_raises_and_changes_nothing():
     e = env(preset="killer")
     e.reset(seed=3)
-    agent = e.agent_selection
-    obs_before = {a: e.observe(a)["observation"].copy() for a in e.agents}
-    cum_before = dict(e.unwrapped._cumulative_rewards)
-    legal = np.flatnonzero(e.observe(agent)["action_mask"]).tolist()
-    with pytest.raises(ValueError) as err:
-        e.step(40)  # a card during bidding
-    msg = str(err.value)
-    assert agent in msg and "40" in msg and str(legal) in msg
-    assert e.agent_selection == agent
-    assert dict(e.unwrapped._cumulative_rewards) == cum_before
-    for a in e.agents:
-        assert np.array_equal(e.observe(a)["observation"], obs_before[a])
+    check_illegal_action_refused(e, 40)  # a card during bidding
 
 
 def test_illegal_action_penalty_option_plays_a_random_legal_move():
@@ -178,18 +153,13 @@ def test_given_deal_is_dealt_and_checked():
 def test_rewards_are_hand_score_over_100_plus_win_bonus():
     e = raw_env(preset="killer", episode="hand")
     e.reset(seed=0, options={"deal": all_spades_deal()})
-    totals = {a: 0.0 for a in e.agents}
     bids = {0: 13, 1: 0, 2: 0, 3: 1}
-    for agent in e.agent_iter():
-        _, reward, term, _, _ = e.last()
-        totals[agent] += reward
-        if term:
-            e.step(None)
-            continue
+
+    def choose(e):
         state = e.state_obj
-        action = bids[state.current_player] if state.phase == "bid" \
-            else state.legal_actions()[0]
-        e.step(action)
+        return bids[state.current_player] if state.phase == "bid" else state.legal_actions()[0]
+
+    totals = reward_totals(e, choose)
     assert totals == pytest.approx({"player_0": 1.3 + 1, "player_1": 1.0 - 1,
                                     "player_2": 1.0 - 1, "player_3": -0.1 - 1})
 

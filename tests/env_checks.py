@@ -1,0 +1,77 @@
+"""Checks every game's env tests share: random episodes, reward totals, illegal actions.
+
+Each takes a built env, so a game's test says only what is particular to it
+(its presets, its oracle, its expected numbers).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+
+
+def random_episode(e, seed: int, check: Callable | None = None) -> None:
+    """Play one episode with random legal actions from the mask; ``check(env, agent, obs)``
+    runs before each live agent's step."""
+    rng = np.random.default_rng(seed)
+    e.reset(seed=seed)
+    for agent in e.agent_iter():
+        obs, _, term, trunc, _ = e.last()
+        if term or trunc:
+            e.step(None)
+            continue
+        if check:
+            check(e, agent, obs)
+        e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+
+
+def episode_with_penalties(e, rng: np.random.Generator, check: Callable,
+                           illegal_rate: float = 0.02) -> int:
+    """Reset ``e`` (an env with ``illegal_action="penalty"``) from ``rng`` and play one episode,
+    ``check(env)`` before every ``last()`` (dead steps included); an illegal action now and
+    then, which the env penalises and replaces. The number of checks."""
+    e.reset(seed=int(rng.integers(2**31)))
+    checked = 0
+    for _agent in e.agent_iter():
+        check(e)
+        checked += 1
+        obs, _, term, trunc, _ = e.last()
+        if term or trunc:
+            e.step(None)
+            continue
+        if rng.random() < illegal_rate:
+            e.step(int(np.flatnonzero(obs["action_mask"] == 0)[0]))
+        else:
+            e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    return checked
+
+
+def reward_totals(e, choose: Callable) -> dict[str, float]:
+    """Each agent's rewards summed over the rest of the episode (``e`` is reset), the live
+    agent's action being ``choose(env)``."""
+    totals = {a: 0.0 for a in e.possible_agents}
+    for agent in e.agent_iter():
+        _, reward, term, trunc, _ = e.last()
+        totals[agent] += reward
+        e.step(None if term or trunc else choose(e))
+    return totals
+
+
+def check_illegal_action_refused(e, action: int) -> str:
+    """``step(action)`` (illegal for the agent to act) raises an error naming the agent,
+    the action and the legal set, and changes nothing anyone observes; its message."""
+    agent = e.agent_selection
+    before = {a: e.observe(a)["observation"].copy() for a in e.agents}
+    legal = np.flatnonzero(e.observe(agent)["action_mask"]).tolist()
+    assert action not in legal
+    cumulative = dict(e.unwrapped._cumulative_rewards)
+    with pytest.raises(ValueError, match=f"illegal action {action} by {agent}") as err:
+        e.step(action)
+    assert str(legal) in str(err.value)
+    assert e.agent_selection == agent
+    assert dict(e.unwrapped._cumulative_rewards) == cumulative
+    for a in e.agents:
+        assert np.array_equal(e.observe(a)["observation"], before[a])
+    return str(err.value)
