@@ -22,6 +22,7 @@ from benchmarks.common import (
     bots_episode,
     engine_episode,
     env_episode,
+    openspiel_episode,
     package_version,
 )
 from benchmarks.common import main as bench_main
@@ -111,7 +112,7 @@ OPENSPIEL_ROWS = ("openspiel goofspiel +observation_tensor",
                   "openspiel goofspiel turn-based +observation_tensor")
 
 
-def openspiel_episode(game, picks: RandomPicks, observe: str | None):
+def openspiel_simultaneous_episode(game, picks: RandomPicks, observe: str | None):
     pick = picks.pick
     if observe == "numpy":
         from open_spiel.python.observation import make_observation
@@ -141,25 +142,6 @@ def openspiel_episode(game, picks: RandomPicks, observe: str | None):
     return play
 
 
-def openspiel_turns_episode(game, picks: RandomPicks):
-    pick = picks.pick
-
-    def play(_i: int) -> int:
-        state = game.new_initial_state()
-        steps = 0
-        while not state.is_terminal():
-            legal = state.legal_actions()
-            if state.is_chance_node():
-                state.apply_action(pick(legal))
-                continue
-            state.observation_tensor()
-            state.apply_action(pick(legal))
-            steps += 1
-        return steps
-
-    return play
-
-
 def openspiel_specs() -> tuple[list[RowSpec], dict, str | None]:
     """The OpenSpiel rows, facts about its game, and why not when it is not installed."""
     try:
@@ -172,10 +154,11 @@ def openspiel_specs() -> tuple[list[RowSpec], dict, str | None]:
             "open_spiel_observation_size": game.observation_tensor_size(),
             "open_spiel_turn_based_observation_size": turns.observation_tensor_size(),
             **package_version("open_spiel")}
-    specs = [RowSpec(name, openspiel_episode(game, RandomPicks(5 + k), observe), "openspiel")
+    specs = [RowSpec(name, openspiel_simultaneous_episode(game, RandomPicks(5 + k), observe),
+                     "openspiel")
              for k, (name, observe) in enumerate(zip(OPENSPIEL_ROWS[:3], ("tensor", "numpy", None),
                                                      strict=True))]
-    specs.append(RowSpec(OPENSPIEL_ROWS[3], openspiel_turns_episode(turns, RandomPicks(9)),
+    specs.append(RowSpec(OPENSPIEL_ROWS[3], openspiel_episode(turns, RandomPicks(9), "tensor"),
                          "openspiel_turns"))
     return specs, info, None
 
