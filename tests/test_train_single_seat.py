@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import agents
 from envs.games import get_game
 from train.games import ready_games
 from train.numpy_policy import NumpyPolicy
@@ -128,7 +129,7 @@ def test_mix_parsing():
                                      "snapshot"]
     assert [e.weight for e in mix] == pytest.approx([0.5, 0.25, 0.25])
     rules = parse_mix("rules@1", "spades")
-    assert [e.what for e in rules] == rule_bots("spades")
+    assert [e.what for e in rules] == list(agents.strongest("spades"))
     assert sum(e.weight for e in rules) == pytest.approx(1.0)
 
 

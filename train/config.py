@@ -42,7 +42,7 @@ class TrainConfig:
     max_hands: int | None = 40  # safety cap on a training game (untrained self-play may not end)
     eval_every: int = 50_000  # steps between duplicate matches against each rule bot; 0 = never
     eval_deals: int = 8  # deals per match (each in every seat rotation)
-    eval_bots: tuple[str, ...] = ()  # () = every rule bot of the game
+    eval_bots: tuple[str, ...] = ()  # () = the game's strongest rule bots (agents.strongest)
     eval_workers: int = 1
     checkpoint_every: int = 20_000
     snapshot_every: int = 50_000  # frozen copies of the policy join the opponent pool
@@ -59,13 +59,13 @@ class TrainConfig:
     def resolved(self) -> TrainConfig:
         """A copy with the defaults that depend on the game filled in."""
         from envs.games import get_game
-        from train.opponents import rule_bots
+        from train.opponents import strongest_bots
 
         cfg = dataclasses.replace(self)
         if cfg.preset is None:
             cfg.preset = get_game(cfg.game).presets[0]
         if not cfg.eval_bots:
-            cfg.eval_bots = tuple(rule_bots(cfg.game))
+            cfg.eval_bots = tuple(strongest_bots(cfg.game))
         if not cfg.name:
             cfg.name = f"{cfg.game}-{cfg.preset}-s{cfg.seed}-{time.strftime('%Y%m%d-%H%M%S')}"
         return cfg

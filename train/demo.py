@@ -23,10 +23,9 @@ from eval.play import BotError
 from eval.tournament import default_workers, run_tournament
 from train.config import TrainConfig
 from train.evaluate import onnx_spec
+from train.opponents import strongest_bots
 
 CHECKPOINTS = Path("checkpoints")
-# the strongest rule bots first (eval.demo's finding for Spades); other games: all, in order
-STRONGEST = {"spades": ("spades/expert", "spades/count-bid")}
 
 
 def shipped_bot(game: str, preset: str) -> str | None:
@@ -42,14 +41,6 @@ def shipped_bot(game: str, preset: str) -> str | None:
         print(f"note: not using the shipped bot: {err}", file=sys.stderr)
         return None
     return onnx_spec(path)
-
-
-def rule_bots_ranked(game: str) -> list[str]:
-    from train.opponents import rule_bots
-
-    known = rule_bots(game)
-    first = [b for b in STRONGEST.get(game, ()) if b in known]
-    return first + [b for b in known if b not in first]
 
 
 def lineups(fresh: str, shipped: str | None, rules: list[str], seats: int) -> list[tuple]:
@@ -93,7 +84,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     game = get_game(args.game)
     preset = args.preset or game.presets[0]
-    rules = rule_bots_ranked(args.game)
+    rules = strongest_bots(args.game)
     try:
         net = tuple(int(x) for x in args.net.split(","))
         cfg = TrainConfig(game=args.game, preset=preset, steps=10**9, seed=args.seed,

@@ -4,9 +4,9 @@ A mix is written like ``"self@0.5,snapshot@0.2,rules@0.3"``: comma-separated
 entries ``what@weight``, where *what* is a registry bot spec
 (``spades/expert:nil=set-safe``), ``self`` (the current policy, pushed to the
 workers after every update), ``snapshot`` (a frozen earlier policy, drawn
-uniformly from the pool's snapshots) or ``rules`` (every rule bot of the game,
-the weight split evenly). Each opponent seat draws its entry independently at
-every episode. Until a policy has been pushed, ``self`` and ``snapshot`` seats
+uniformly from the pool's snapshots) or ``rules`` (the game's strongest rule
+bots, ``agents.strongest(game)``, the weight split evenly). Each opponent seat
+draws its entry independently at every episode. Until a policy has been pushed, ``self`` and ``snapshot`` seats
 play uniformly random legal actions; with no snapshot yet, ``snapshot`` plays as
 ``self``.
 """
@@ -32,8 +32,18 @@ class MixEntry:
 
 
 def rule_bots(game: str) -> list[str]:
-    """Every registered bot of ``game`` (``<game>/...``), the rule bots of the pool."""
+    """Every registered bot of ``game`` (``<game>/...``)."""
     return [n for n in agents.names(game) if n.startswith(f"{game}/")]
+
+
+def strongest_bots(game: str) -> list[str]:
+    """The game's strongest rule bots, best first (``agents.strongest``): the ones a learned
+    bot trains against with ``rules`` and is judged against. Every rule bot if the game's
+    bot package names none."""
+    try:
+        return list(agents.strongest(game))
+    except (ValueError, AttributeError, ImportError):
+        return rule_bots(game)
 
 
 def parse_mix(text: str, game: str) -> list[MixEntry]:
@@ -59,7 +69,7 @@ def parse_mix(text: str, game: str) -> list[MixEntry]:
         if not weight > 0:
             raise ValueError(f"opponent weight must be positive, got {item!r}")
         if what == "rules":
-            bots = rule_bots(game)
+            bots = strongest_bots(game)
             if not bots:
                 raise ValueError(f"opponent 'rules': no rule bots are registered for {game!r}")
             entries += [MixEntry(b, weight / len(bots)) for b in bots]

@@ -6,7 +6,8 @@
 
 Each recipe is a ``train.run`` command line; ``ship`` runs it (resuming
 ``runs/ship-<name>`` if it exists), exports to ``checkpoints/``, then plays the
-acceptance match: the bot against ``n - 1`` copies of each rule bot, a
+acceptance match: the bot against ``n - 1`` copies of each of the game's
+strongest rule bots (``agents.strongest``), a
 duplicate tournament of ``deals`` deals (every seat rotation), and writes the
 results into the card under ``evaluation.final``. The bar: the win rate's 95%
 interval above the no-edge line (1/n) against the best rule bot.
@@ -54,12 +55,12 @@ RECIPES: dict[str, dict] = {
 def judge(name: str, path: Path, deals: int, workers: int, progress: bool) -> dict:
     """The acceptance match of a shipped file against every rule bot; stored in its card."""
     from train.export import update_card
-    from train.opponents import rule_bots
+    from train.opponents import strongest_bots
 
     recipe = RECIPES[name]
     game, preset = recipe["game"], recipe["preset"]
     t0 = time.monotonic()
-    results = evaluate(game, preset, onnx_spec(path), rule_bots(game), deals,
+    results = evaluate(game, preset, onnx_spec(path), strongest_bots(game), deals,
                        Path("runs") / f"ship-{name}" / "final", workers=workers,
                        progress=progress)
     final = {"deals": deals, "seconds": round(time.monotonic() - t0), "results": results}
