@@ -6,9 +6,9 @@ entries ``what@weight``, where *what* is a registry bot spec
 workers after every update), ``snapshot`` (a frozen earlier policy, drawn
 uniformly from the pool's snapshots) or ``rules`` (the game's strongest rule
 bots, ``agents.strongest(game)``, the weight split evenly). Each opponent seat
-draws its entry independently at every episode. Until a policy has been pushed, ``self`` and ``snapshot`` seats
-play uniformly random legal actions; with no snapshot yet, ``snapshot`` plays as
-``self``.
+draws its entry independently at every episode. Until a policy has been
+pushed, ``self`` and ``snapshot`` seats play uniformly random legal actions;
+with no snapshot yet, ``snapshot`` plays as ``self``.
 """
 
 from __future__ import annotations
