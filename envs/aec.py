@@ -64,11 +64,13 @@ def mask_function(num_actions: int) -> Callable[[Sequence[int]], np.ndarray]:
     ``np.zeros`` + ``mask[legal] = 1``, which first turns the list into an index array.
     """
 
+    frombuffer, int8 = np.frombuffer, np.dtype(np.int8)  # a dtype object: no lookup per call
+
     def action_mask(legal_actions: Sequence[int]) -> np.ndarray:
         mask = bytearray(num_actions)
         for a in legal_actions:
             mask[a] = 1
-        return np.frombuffer(mask, np.int8)
+        return frombuffer(mask, int8)
 
     return action_mask
 
@@ -177,7 +179,9 @@ class CardGameEnv(AECEnv):
         self._rng_seed: int | None = None
         self._rng_obj: np.random.Generator | None = None
         self._observer = self._make_observer()
-        self._observation = self._observer.observation  # bound once: observe runs every step
+        # bound once: observe and step run every step
+        self._observation = self._observer.observation
+        self._after_apply = self._observer.after_apply
         self._stepped = False  # step() or reset() since agent_iter last yielded
         self._rewards_set = False  # some reward of the last step may be non-zero
 
@@ -248,10 +252,21 @@ class CardGameEnv(AECEnv):
                                           if state.current_player == seat else [])}
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict]:
-        """As ``AECEnv.last``: observation, cumulative reward, terminated, truncated, info."""
-        agent = self.agent_selection
-        return (self.observe(agent) if observe else None, self._cumulative_rewards[agent],
-                self.terminations[agent], self.truncations[agent], self.infos[agent])
+        """As ``AECEnv.last``: observation, cumulative reward, terminated, truncated, info.
+
+        Builds the observation as ``observe`` does, inline: one call less per step.
+        """
+        agent = self.agent_selection  # raises before reset (see __getattr__)
+        if observe:
+            state = self.state_obj
+            seat = self._seat[agent]
+            obs = {"observation": self._observation(state, seat),
+                   "action_mask": self._mask(state.legal_actions()
+                                             if state.current_player == seat else [])}
+        else:
+            obs = None
+        return (obs, self._cumulative_rewards[agent], self.terminations[agent],
+                self.truncations[agent], self.infos[agent])
 
     def agent_iter(self, max_iter: int = 2**63) -> _AgentIterable:
         if self.state_obj is None:
@@ -289,7 +304,7 @@ class CardGameEnv(AECEnv):
             penalty = self.illegal_penalty
             action = legal[int(self._rng.integers(len(legal)))]
             state.apply(action)
-        self._observer.after_apply(state, player, int(action))
+        self._after_apply(state, player, int(action))
         rewards = self.rewards
         self._cumulative_rewards[agent] = 0.0
         if self._rewards_set:  # else every reward is still 0.0 from the step before
