@@ -13,6 +13,7 @@ bids, tricks and hand scores that follow the scoring table (A3.6, S1-S4.1).
 from __future__ import annotations
 
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 from playwright.sync_api import sync_playwright
@@ -72,19 +73,27 @@ def shoot(page, name: str) -> None:
     page.set_viewport_size(PHONE)
 
 
-def test_sign_up_quick_match_and_play_a_whole_hand_in_the_browser(tmp_path: Path):
+@contextmanager
+def signed_up_page(db: Path, name: str):
+    """A phone-sized page of a fresh server, signed up as ``name``; no script error allowed."""
     assert Path(CHROMIUM).exists(), "Debian's chromium is missing: run `make test` (installs it)"
     errors: list[str] = []
-    with ServerProcess(tmp_path / "web.db") as server, sync_playwright() as pw:
+    with ServerProcess(db) as server, sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
         page = browser.new_page(viewport=PHONE)
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.goto(server.url + "/?pace=0")
-
-        page.fill("input[name=name]", "alice")
+        page.fill("input[name=name]", name)
         page.fill("input[name=password]", "correct horse")
         page.click("#signup")
         page.wait_for_selector("#quick-go")
+        yield page
+        browser.close()
+    assert errors == []
+
+
+def test_sign_up_quick_match_and_play_a_whole_hand_in_the_browser(tmp_path: Path):
+    with signed_up_page(tmp_path / "web.db", "alice") as page:
         assert page.inner_text("#who") == "alice"
         shoot(page, "lobby")
         page.select_option("#quick-game", "spades")
@@ -154,5 +163,3 @@ def test_sign_up_quick_match_and_play_a_whole_hand_in_the_browser(tmp_path: Path
         page.click("#next-hand")
         page.wait_for_selector(".bid-button, .hand button.card.legal, .scoreboard")
         assert page.locator(".table-head").inner_text().count("hand 2") == 1
-        browser.close()
-    assert errors == []

@@ -18,12 +18,9 @@ import re
 import time
 from pathlib import Path
 
-from playwright.sync_api import sync_playwright
-
 from envs import cards
 from envs.gin_rummy.melds import deadwood, deadwood_after_discards, mask_of
-from tests.test_web_browser import CHROMIUM, FLAGS, LAPTOP, PHONE, SHOTS
-from web.testing import ServerProcess
+from tests.test_web_browser import LAPTOP, PHONE, SHOTS, signed_up_page
 
 RANK_LOW = "A23456789TJQK"
 
@@ -196,19 +193,7 @@ def play_auction(page) -> None:
 
 
 def test_gin_sevens_and_auction_tables_in_the_browser(tmp_path: Path):
-    assert Path(CHROMIUM).exists(), "Debian's chromium is missing: run `make test` (installs it)"
-    errors: list[str] = []
-    with ServerProcess(tmp_path / "web.db") as server, sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
-        page = browser.new_page(viewport=PHONE)
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        page.goto(server.url + "/?pace=0")
-        page.fill("input[name=name]", "gina")
-        page.fill("input[name=password]", "correct horse")
-        page.click("#signup")
-        page.wait_for_selector("#quick-go")
+    with signed_up_page(tmp_path / "web.db", "gina") as page:
         play_gin(page)
         play_sevens(page)
         play_auction(page)
-        browser.close()
-    assert errors == []
