@@ -137,6 +137,10 @@ def test_demo_lineups_fill_the_table():
     (["--eval-bots", "random"], "eval bot 'random' is not a rule bot"),
     (["--resume", "no-such-run"], "no training run"),
     (["--steps", "0"], "steps must be a positive int"),
+    (["--imitate", "gin_rummy/expert"], "teacher 'gin_rummy/expert' plays gin_rummy, not spades"),
+    (["--imitate", "nobody/bot"], "bad teacher 'nobody/bot'"),
+    (["--imitate", "spades/expert", "--imitate-samples", "0"],
+     "imitate_samples must be a positive int"),
 ])
 def test_command_line_refuses_bad_input(argv, message, capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)

@@ -39,6 +39,9 @@ class TrainConfig:
     ent_coef: float = 0.01
     clip_range: float = 0.2
     episode: str = "game"  # "game" or "hand" (RULES.md section 5)
+    imitate: str = ""  # a rule bot to clone before PPO (train.imitate); "" = start from random
+    imitate_samples: int = 200_000  # teacher decisions collected for the clone
+    imitate_epochs: int = 10
     max_hands: int | None = 40  # safety cap on a training game (untrained self-play may not end)
     eval_every: int = 50_000  # steps between duplicate matches against each rule bot; 0 = never
     eval_deals: int = 8  # deals per match (each in every seat rotation)
@@ -104,7 +107,8 @@ class TrainConfig:
             raise ValueError("give the training hand cap with --max-hands, not as a rule change")
         game.get_rules(preset, **self.env_rule_changes())  # raises on a bad rule change
         for key in ("steps", "n_envs", "n_steps", "batch_size", "n_epochs", "eval_deals",
-                    "eval_workers", "checkpoint_every", "max_snapshots"):
+                    "eval_workers", "checkpoint_every", "max_snapshots", "imitate_samples",
+                    "imitate_epochs"):
             value = getattr(self, key)
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise ValueError(f"{key} must be a positive int, got {value!r}")
@@ -129,6 +133,9 @@ class TrainConfig:
         if self.ent_coef < 0:
             raise ValueError(f"ent_coef must be >= 0, got {self.ent_coef!r}")
         parse_mix(self.opponents, self.game)
+        if self.imitate:
+            from train.imitate import check_teacher
+            check_teacher(self.imitate, self.game)
         from train.opponents import rule_bots
         known = set(rule_bots(self.game))
         for bot in self.eval_bots:

@@ -51,6 +51,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ent-coef", type=float, default=d.ent_coef)
     p.add_argument("--clip-range", type=float, default=d.clip_range)
     p.add_argument("--episode", default=d.episode, choices=["game", "hand"])
+    p.add_argument("--imitate", default=d.imitate, metavar="BOT",
+                   help="clone this rule bot into the policy before PPO (train.imitate)")
+    p.add_argument("--imitate-samples", type=int, default=d.imitate_samples,
+                   help="teacher decisions to clone")
+    p.add_argument("--imitate-epochs", type=int, default=d.imitate_epochs)
     p.add_argument("--max-hands", type=int, default=d.max_hands,
                    help="safety cap on hands per training game; 0 = none")
     p.add_argument("--eval-every", type=int, default=d.eval_every,

@@ -181,8 +181,34 @@ class Trainer:
             self.model = new_model(self.cfg, self.env)
         self._start = time.monotonic()
         self._wall0 = self.state.wall_time_s
+        if not resume and self.cfg.imitate:
+            self.imitate()
 
     # ----------------------------------------------------------- pieces
+    def imitate(self) -> None:
+        """Clone the teacher into the fresh policy (train.imitate), then checkpoint at step 0
+        so a crash during PPO does not repeat the clone."""
+        from train.imitate import collect, fit
+
+        cfg = self.cfg
+        say = (lambda text: None) if self.quiet else (lambda text: tqdm.write(text, sys.stderr))
+        t0 = time.monotonic()
+        data = collect(cfg, cfg.imitate, cfg.imitate_samples, cfg.seed, workers=cfg.n_envs)
+        say(f"[imitate] {len(data):,} decisions of {cfg.imitate} from {data.episodes:,} "
+            f"episodes in {time.monotonic() - t0:.0f} s")
+        log = []
+
+        def record(stats: dict) -> None:
+            log.append(stats)
+            say("[imitate] epoch {epoch}: cross-entropy {cross_entropy:.4f}, value mse "
+                "{value_mse:.4f}, held-out agreement {agreement:.3f}".format(**stats))
+
+        fit(self.model.policy, data, cfg.imitate_epochs, seed=cfg.seed, log=record)
+        _write_text(self.run_dir / "imitate.json", json.dumps(
+            {"teacher": cfg.imitate, "decisions": len(data), "episodes": data.episodes,
+             "seconds": round(time.monotonic() - t0, 1), "epochs": log}, indent=2) + "\n")
+        self.checkpoint(0)
+
     def wall_time(self) -> float:
         return self._wall0 + time.monotonic() - self._start
 

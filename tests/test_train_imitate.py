@@ -1,0 +1,50 @@
+"""The warm start: a run with ``imitate`` starts PPO from a clone of its teacher."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from train.config import TrainConfig
+from train.imitate import collect
+from train.trainer import Trainer
+
+
+def config(**changes) -> TrainConfig:
+    base = dict(game="blind_auction", preset="2p", steps=256, seed=3, net=(32,), n_steps=256,
+                batch_size=64, n_epochs=1, eval_every=0, checkpoint_every=256,
+                snapshot_every=0, opponents="random@1,self@1", imitate="blind_auction/high-early",
+                imitate_samples=2600, imitate_epochs=15, name="clone")
+    return TrainConfig(**{**base, **changes}).resolved()
+
+
+def test_demonstrations_are_the_teachers_moves_with_their_returns():
+    cfg = config()
+    data = collect(cfg, cfg.imitate, 260, seed=1)
+    assert len(data) >= 260 and data.episodes == len(data) // 13  # 13 bids per 2p episode
+    assert data.masks[np.arange(len(data)), data.actions].all()  # every move legal
+    # high-early bids its highest card: the last legal action of every mask
+    highest = np.array([np.flatnonzero(m)[-1] for m in data.masks])
+    assert np.array_equal(data.actions, highest)
+    # returns are discounted reward-to-go: within an episode r_t = reward_t + gamma * r_{t+1},
+    # and only the last step (the game's end) carries the reward in blind auction
+    first = data.returns[:13]
+    assert np.allclose(first[:-1], cfg.gamma * first[1:], atol=1e-5)
+
+
+def test_run_starts_ppo_from_a_clone_of_the_teacher(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    trainer = Trainer(config(), progress=False, quiet=True)
+    record = json.loads((trainer.run_dir / "imitate.json").read_text())
+    assert record["teacher"] == "blind_auction/high-early" and record["decisions"] >= 2600
+    assert record["epochs"][-1]["agreement"] >= 0.95
+    assert (trainer.run_dir / "checkpoint.zip").is_file()  # the clone survives a crash
+
+    fresh = Trainer(config(imitate="", name="fresh"), progress=False, quiet=True)
+    probe = collect(config(), "random", 400, seed=9)  # views the teacher did not make
+    agree = {}
+    for name, t in (("clone", trainer), ("fresh", fresh)):
+        picks, _ = t.model.predict(probe.obs, action_masks=probe.masks, deterministic=True)
+        agree[name] = float(np.mean(picks == [np.flatnonzero(m)[-1] for m in probe.masks]))
+    assert agree["clone"] >= 0.9 and agree["fresh"] < 0.6, agree
