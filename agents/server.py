@@ -17,18 +17,35 @@ is the action's readable name (e.g. ``"bid 3"``, ``"play QH"``).
 Request ``{"reset": SEED}`` (SEED an int or null) -> ``{"ok": true}``: a new
 game starts (the bot's own randomness is reseeded).
 
+Request ``{"calls": [[METHOD, *ARGS], ...]}`` -> ``{"ok": RESULT}``: the
+bot's whole interface, for programs that keep a bot informed of the game (the
+seed's control-program calls; the tournament's timed bot processes use it).
+The calls run in order; RESULT is the last one's return value. METHOD is one
+of ``reset`` (seed), ``start_game`` (seat, num_players, parameters),
+``receive_cards`` (cards), ``observe_move`` (seat, action), ``act`` (VIEW,
+legal; the bot's raw choice, not checked against ``legal``: the caller judges
+it) and ``report_score`` (). At the first call that raises the answer is
+``{"error": "Type: message", "traceback": "..."}``.
+
+With ``--ready`` the server first writes ``{"ok": {"name": ..., "game": ...}}``
+once the bot is built, or ``{"error": ...}`` and exits 2 if it cannot be.
+
 Anything else - a line that is not JSON, a view that does not parse, a
 ``legal`` list that is empty, holds a non-int or an id outside the game's
 action table, a view of another game than the bot plays, or a bot that raises
 - is answered by ``{"error": "..."}`` naming the problem; the server keeps
-serving. Blank lines are ignored; end of input ends the server (exit 0).
+serving. Blank lines are ignored; end of input ends the server (exit 0). What
+the bot prints goes to stderr, so it cannot corrupt the replies; on Linux the
+server also ends when the program that started it dies.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+import traceback
 from collections.abc import Sequence
 from typing import Any, TextIO
 
@@ -84,6 +101,40 @@ def parse_request(bot: Bot, request: Any) -> tuple[Any, list[int]]:
     return view, legal
 
 
+HOOKS = ("reset", "start_game", "receive_cards", "observe_move", "report_score")
+
+
+def _jsonable(value: Any) -> Any:
+    if hasattr(value, "item") and not isinstance(value, list | dict | str):
+        value = value.item()  # numpy scalars
+    try:
+        json.dumps(value)
+    except (TypeError, ValueError):
+        return {"unreadable": repr(value)}
+    return value
+
+
+def run_calls(bot: Bot, calls: Any) -> dict:
+    """The reply to a ``{"calls": ...}`` request: the last call's result, or the first error
+    (with its traceback: the bot's author needs it)."""
+    try:
+        if not isinstance(calls, list) or not all(isinstance(c, list) and c for c in calls):
+            raise RequestError(f"calls must be a list of [method, *args] lists, got {calls!r}")
+        result = None
+        for method, *args in calls:
+            if method == "act":
+                view, legal = args
+                result = bot.act(get_game(view["game"]).view_from_dict(view), legal)
+            elif method in HOOKS:
+                result = getattr(bot, method)(*args)
+            else:
+                raise RequestError(f"unknown call {method!r}; calls: act, {', '.join(HOOKS)}")
+        return {"ok": _jsonable(result)}
+    except (Exception, SystemExit) as err:  # the bot's failure is the answer, whatever it is
+        return {"error": f"{type(err).__name__}: {err}",
+                "traceback": traceback.format_exc(limit=-8)}
+
+
 def answer(bot: Bot, line: str) -> dict | None:
     """The reply to one request line (None for a blank line)."""
     if not line.strip():
@@ -98,6 +149,8 @@ def answer(bot: Bot, line: str) -> dict | None:
             return {"error": f"reset seed must be an int or null, got {seed!r}"}
         bot.reset(seed)
         return {"ok": True}
+    if isinstance(request, dict) and "calls" in request and len(request) == 1:
+        return run_calls(bot, request["calls"])
     try:
         view, legal = parse_request(bot, request)
     except RequestError as err:
@@ -109,6 +162,22 @@ def answer(bot: Bot, line: str) -> dict | None:
     if action not in legal or isinstance(action, bool):
         return {"error": f"bot {bot.name!r} chose {action!r}, not in legal {legal}"}
     return {"action": int(action), "name": get_game(view.game).action_name(int(action))}
+
+
+def die_with_parent() -> None:
+    """Linux: get SIGKILL when the parent dies (a killed tournament leaves no bots behind)."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+        import signal
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        if os.getppid() == 1:  # the parent died before prctl
+            os._exit(1)
+    except (OSError, AttributeError):
+        pass
 
 
 def serve(bot: Bot, inp: TextIO, out: TextIO) -> int:
@@ -138,6 +207,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                                           "exported x.onnx")
     p.add_argument("--seed", type=int, default=None, help="seed of the bot's own randomness")
     p.add_argument("--example", metavar="GAME", help="print an example request and exit")
+    p.add_argument("--ready", action="store_true",
+                   help='first write {"ok": {"name", "game"}} once the bot is built')
     args = p.parse_args(argv)
     if args.example:
         if args.example not in game_names():
@@ -147,18 +218,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if not args.bot:
         p.error("give a bot to serve, or --example GAME")
+    die_with_parent()
+    out = os.fdopen(os.dup(sys.stdout.fileno()), "w")  # the replies' channel
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # what the bot prints goes to stderr
+    sys.stdout = sys.stderr
     try:
         bot = make_bot(args.bot)
-    except ValueError as err:
-        print(f"error: {err}", file=sys.stderr)
+        bot.reset(args.seed)
+    except Exception as err:  # a bot file may fail in any way while loading
+        message = f"{type(err).__name__}: {err}"
+        if args.ready:
+            out.write(json.dumps({"error": message}) + "\n")
+            out.flush()
+        print(f"error: {message}", file=sys.stderr)
         return 2
-    bot.reset(args.seed)
+    if args.ready:
+        out.write(json.dumps({"ok": {"name": bot.name, "game": bot.game}}) + "\n")
+        out.flush()
     print(f"serving {bot.name} ({bot.game or 'any game'}); one JSON request per line",
           file=sys.stderr)
-    return serve(bot, sys.stdin, sys.stdout)
+    return serve(bot, sys.stdin, out)
 
 
 if __name__ == "__main__":
     sys.exit(main())
-
-

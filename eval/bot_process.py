@@ -1,4 +1,4 @@
-"""A bot that runs in its own process, timed: the tournament's side of ``eval.bot_server``.
+"""A bot that runs in its own process, timed: the tournament's side of ``agents.server``.
 
 ``ProcessBot`` is a ``Bot`` whose every call goes to a child process. Calls
 that need no answer (``reset`` and the hooks ``start_game``, ``receive_cards``,
@@ -57,15 +57,10 @@ class ProcessBot(Bot):
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [_ROOT, env.get("PYTHONPATH")]))
         self._proc = subprocess.Popen(
-            [sys.executable, "-m", "eval.bot_server"], stdin=subprocess.PIPE,
+            [sys.executable, "-m", "agents.server", spec, "--ready"], stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, env=env, cwd=os.getcwd())
         self._load_limit = load_limit
-        self._loaded = False
-        try:
-            self._send({"load": spec, "game": game}, "load")
-        except BaseException:
-            self.close()
-            raise
+        self._loaded = False  # the server's first line says whether the bot was built
         if wait:
             self.wait_loaded()
 

@@ -115,3 +115,65 @@ def test_example_request_is_answerable():
     request = out.stdout.splitlines()[0]
     reply = answer(make_bot("spades/expert"), request)
     assert reply["action"] in json.loads(request)["legal"]
+
+
+class Recorder:
+    """A bot that logs every call it gets (the ``calls`` protocol's hooks)."""
+
+    game = "spades"
+    name = "recorder"
+
+    def __init__(self) -> None:
+        self.log: list = []
+
+    def reset(self, seed=None):
+        self.log.append(["reset", seed])
+
+    def start_game(self, seat, num_players, parameters):
+        self.log.append(["start_game", seat, num_players, parameters])
+
+    def observe_move(self, seat, action):
+        self.log.append(["observe_move", seat, action])
+
+    def act(self, view, legal):
+        self.log.append(["act", view.seat, legal])
+        if legal == [13]:
+            raise RuntimeError("no plan for a lone 13")
+        return legal[-1]
+
+    def report_score(self):
+        return np.float64(2.5)  # numpy results come back as JSON numbers
+
+
+def test_calls_reach_the_bot_hooks_in_order_and_return_the_last_result():
+    bot = Recorder()
+    view, legal = requests("spades", 1)[0]
+    calls = [["reset", 7], ["start_game", 0, 4, {"preset": "killer"}], ["observe_move", 3, 2],
+             ["act", view, legal]]
+    assert answer(bot, json.dumps({"calls": calls})) == {"ok": legal[-1]}
+    assert bot.log == [["reset", 7], ["start_game", 0, 4, {"preset": "killer"}],
+                       ["observe_move", 3, 2], ["act", view["seat"], legal]]
+    assert answer(bot, json.dumps({"calls": [["report_score"]]})) == {"ok": 2.5}
+
+
+def test_a_failing_call_answers_its_error_and_traceback_and_stops_the_batch():
+    bot = Recorder()
+    view, _ = requests("spades", 1)[0]
+    reply = answer(bot, json.dumps({"calls": [["act", view, [13]], ["observe_move", 1, 1]]}))
+    assert reply["error"] == "RuntimeError: no plan for a lone 13"
+    assert "in act" in reply["traceback"]
+    assert bot.log == [["act", view["seat"], [13]]]  # the call after the failure never ran
+    assert "unknown call 'fly'" in answer(bot, json.dumps({"calls": [["fly"]]}))["error"]
+    assert "calls must be a list" in answer(bot, json.dumps({"calls": "act"}))["error"]
+
+
+def test_ready_line_says_whether_the_bot_was_built():
+    def first_line(spec):
+        out = subprocess.run([sys.executable, "-m", "agents.server", spec, "--ready"], cwd=ROOT,
+                             input="", capture_output=True, text=True, timeout=60)
+        return out.returncode, json.loads(out.stdout.splitlines()[0])
+
+    assert first_line("spades/expert") == (0, {"ok": {"name": "spades/expert",
+                                                       "game": "spades"}})
+    code, reply = first_line("nobody/bot")
+    assert code == 2 and "unknown bot 'nobody/bot'" in reply["error"]
