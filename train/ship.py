@@ -57,7 +57,11 @@ RECIPES: dict[str, dict] = {
         "--opponents", "sevens/lookahead@0.8,self@0.1,snapshot@0.1",
         "--eval-every", "200000", "--eval-deals", "25", *FINE_TUNE]},
     # rule bots are weak here: plain PPO from scratch, mostly against them
-    "blind_auction-2p": {"game": "blind_auction", "preset": "2p", "deals": 1000, "args": [
+    "blind_auction-2p": {"game": "blind_auction", "preset": "2p", "deals": 1000,
+                         # judged against every heuristic, not only the strongest two
+                         "judge_bots": ["blind_auction/high-early", "blind_auction/save-high",
+                                        "blind_auction/match", "blind_auction/mirror", "random"],
+                         "args": [
         "--steps", "3000000", "--minutes", "20", "--seed", "1", "--n-envs", "1",
         "--net", "256,256",
         "--opponents", "blind_auction/high-early@0.6,self@0.2,snapshot@0.1,"
@@ -75,7 +79,8 @@ def judge(name: str, path: Path, deals: int, workers: int, progress: bool) -> di
     recipe = RECIPES[name]
     game, preset = recipe["game"], recipe["preset"]
     t0 = time.monotonic()
-    results = evaluate(game, preset, onnx_spec(path), strongest_bots(game), deals,
+    opponents = recipe.get("judge_bots") or strongest_bots(game)
+    results = evaluate(game, preset, onnx_spec(path), opponents, deals,
                        Path("runs") / f"ship-{name}" / "final", workers=workers,
                        progress=progress)
     final = {"deals": deals, "seconds": round(time.monotonic() - t0), "results": results}
