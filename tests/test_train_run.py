@@ -170,3 +170,32 @@ def test_env_processes_get_the_current_policy_and_snapshots(tmp_path, monkeypatc
                     assert np.array_equal(w, ew) and np.array_equal(b, eb)
     finally:
         trainer.env.close()
+
+
+def test_sigterm_saves_a_checkpoint_like_ctrl_c(tmp_path):
+    """A background run stopped with ``kill`` keeps its progress (SIGINT is ignored there)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "train.run", "--game", "blind_auction", "--steps", "10000000",
+         "--n-steps", "128", "--batch-size", "64", "--net", "8", "--eval-every", "0",
+         "--checkpoint-every", "10000000", "--snapshot-every", "0", "--name", "bg", "--quiet"],
+        cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    run_dir = tmp_path / "runs" / "bg"
+    deadline = time.monotonic() + 120
+    while not (run_dir / "tb_0").exists() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    time.sleep(2)  # some updates into the run
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert "python -m train.run --resume bg" in err
+    state = json.loads((run_dir / STATE).read_text())
+    assert state["steps"] > 0 and (run_dir / "checkpoint.zip").is_file()

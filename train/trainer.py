@@ -22,7 +22,9 @@ import contextlib
 import functools
 import json
 import os
+import signal
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -285,6 +287,10 @@ class Trainer:
         cfg, model = self.cfg, self.model
         interrupted = False
         remaining = cfg.steps - model.num_timesteps
+        old_term = None
+        if threading.current_thread() is threading.main_thread():
+            # `kill` (SIGTERM) stops a background run the way Ctrl-C does: checkpoint first
+            old_term = signal.signal(signal.SIGTERM, _raise_interrupt)
         try:
             if remaining > 0:
                 model.learn(remaining, callback=TrainCallback(self), tb_log_name=TB_NAME,
@@ -292,6 +298,8 @@ class Trainer:
         except KeyboardInterrupt:
             interrupted = True
         finally:
+            if old_term is not None:
+                signal.signal(signal.SIGTERM, old_term)
             self.checkpoint(model.num_timesteps)
             with contextlib.suppress(EOFError, BrokenPipeError, ConnectionError):
                 self.env.close()  # Ctrl-C may have reached the env workers too
@@ -313,6 +321,10 @@ class Trainer:
         export_onnx(self.model.policy, path, self.card(self.model.num_timesteps, evaluation))
         return Path(path)
 
+
+
+def _raise_interrupt(signum, frame) -> None:
+    raise KeyboardInterrupt
 
 
 def _load_snapshot(path: Path) -> dict:
