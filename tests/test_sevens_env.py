@@ -26,7 +26,7 @@ def test_seed_gives_same_trajectory(n):
 def test_metadata_and_one_observation_size_for_every_player_count():
     for n in range(2, 10):
         e = env(num_players=n)
-        assert e.metadata["name"] == "sevens_v0"
+        assert e.metadata["name"] == "sevens_v1"
         assert e.possible_agents == [f"player_{i}" for i in range(n)]
         assert e.observation_space("player_0")["observation"].shape == (encode.OBS_SIZE,)
         assert e.action_space("player_1").n == 104
@@ -49,6 +49,38 @@ def test_masks_equal_the_oracle_and_observations_stay_in_bounds():
         for seed in range(12):
             random_episode(e, seed, check)
     assert checked > 2000
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(2, 9), moves=st.integers(0, 30))
+def test_per_action_points_are_what_each_play_scores_and_the_best_reply(seed, n, moves):
+    """play_points: the scoring table at total + value; reply_points: the best of the same
+    table one unseen card further; zero for every action not of an own card."""
+    from envs.sevens.engine import RANK
+    from envs.sevens.scoring import points_for_total
+
+    state = SevensState(get_rules("random", num_players=n), seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(moves):
+        if state.is_over:
+            break
+        state.apply(int(rng.choice(state.legal_actions())))
+    assume(not state.is_over)
+    view = state.view(state.current_player)
+    obs = encode.encode(view)
+    play = obs[OFFSETS["play_points"]:OFFSETS["play_points"] + 104]
+    reply = obs[OFFSETS["reply_points"]:OFFSETS["reply_points"] + 104]
+    pts, values = view.params.points, view.params.values
+    expect_play, expect_reply = np.zeros(104), np.zeros(104)
+    unseen_values = [u for card in view.unseen() for u in values[RANK[card]]]
+    for c in view.hand:
+        for i, v in enumerate(values[RANK[c]]):
+            total = view.total + v
+            expect_play[2 * c + i] = points_for_total(total, pts) / 20
+            expect_reply[2 * c + i] = max((points_for_total(total + u, pts) / 20
+                                           for u in unseen_values), default=0)
+    assert play == pytest.approx(np.clip(expect_play, -4, 4))
+    assert reply == pytest.approx(np.clip(expect_reply, -4, 4))
 
 
 def test_observation_holds_parameters_total_last_card_hand_points_and_sizes():

@@ -6,19 +6,28 @@ table: per-seat blocks have ``MAX_PLAYERS`` slots, relative to the observer
 and ``seated`` marks the slots in use. The parameters change every game, so
 they are part of every observation. Bump ``ENCODER_VERSION`` (and the env
 name) when the layout changes.
+
+Version 2 adds two per-action blocks, the arithmetic a network finds hardest
+to learn from the total's digits: the points each play scores now, and the
+most the next play could then score with any card this seat has not seen
+(the reply a play sets up). Both are public knowledge of the seat.
 """
 
 from __future__ import annotations
+
+from functools import lru_cache
 
 import numpy as np
 
 from envs import encoding
 from envs.aec import mask_function
 from envs.sevens.actions import NUM_ACTIONS, NUM_CARDS
+from envs.sevens.engine import RANK
 from envs.sevens.rules import MAX_PLAYERS, MIN_PLAYERS, NUM_SYMBOLS, hand_size
+from envs.sevens.scoring import points_for_total
 from envs.sevens.view import SevensView
 
-ENCODER_VERSION = 1
+ENCODER_VERSION = 2
 P = MAX_PLAYERS
 CLIP = 4.0
 VALUE_SCALE = 13.0  # a symbol's value / 13
@@ -48,7 +57,9 @@ LAYOUT = (
     ("seated", P),  # 1 for each slot with a player
     ("to_act", P),  # relative seat to play (none once over)
     ("progress", 1),  # plays made / plays in the game
-)
+    ("play_points", NUM_ACTIONS),  # per action of an own card: points it scores now / 20
+    ("reply_points", NUM_ACTIONS),  # per such action: the best points an unseen card then
+)                                   # scores on the new total / 20
 OFFSETS, OBS_SIZE = encoding.offsets(LAYOUT)
 
 _NP = OFFSETS["num_players"]
@@ -70,10 +81,40 @@ _SIZES = OFFSETS["hand_sizes"]
 _SEATED = OFFSETS["seated"]
 _TO_ACT = OFFSETS["to_act"]
 _PROGRESS = OFFSETS["progress"]
+_PLAY_POINTS = OFFSETS["play_points"]
+_REPLY_POINTS = OFFSETS["reply_points"]
+TOTAL_RANGE = 2048  # |totals| the points table covers (51 cards of at most 13: far less)
 
 # the features that are not in [0, 1]
 _SIGNED = [(_VALUES + 3 * s + i) for s in range(NUM_SYMBOLS) for i in (0, 1)] \
-    + list(range(_POINTS, _POINTS + 3)) + [_TOTAL] + list(range(_SCORES, _SCORES + P))
+    + list(range(_POINTS, _POINTS + 3)) + [_TOTAL] + list(range(_SCORES, _SCORES + P)) \
+    + list(range(_PLAY_POINTS, _PLAY_POINTS + 2 * NUM_ACTIONS))
+
+
+@lru_cache(maxsize=64)
+def _points_table(points: tuple[int, int, int]) -> np.ndarray:
+    """Points (scaled, clipped) for every total in -TOTAL_RANGE..TOTAL_RANGE."""
+    return np.array([_clip(points_for_total(t, points) / POINT_SCALE)
+                     for t in range(-TOTAL_RANGE, TOTAL_RANGE + 1)], dtype=np.float32)
+
+
+def _action_points(view: SevensView, out: np.ndarray) -> None:
+    table = _points_table(tuple(view.params.points))
+    values = view.params.values
+    actions, new_totals = [], []
+    for c in view.hand:
+        for i, v in enumerate(values[RANK[c]]):
+            actions.append(2 * c + i)
+            new_totals.append(view.total + v)
+    if not actions:
+        return
+    idx = np.clip(np.array(new_totals) + TOTAL_RANGE, 0, 2 * TOTAL_RANGE)
+    acts = np.array(actions)
+    out[_PLAY_POINTS + acts] = table[idx]
+    replies = sorted({v for c in view.unseen() for v in values[RANK[c]]})
+    if replies:
+        after = np.clip(idx[:, None] + np.array(replies)[None, :], 0, 2 * TOTAL_RANGE)
+        out[_REPLY_POINTS + acts] = table[after].max(axis=1)
 
 
 def _clip(x: float) -> float:
@@ -119,6 +160,7 @@ def encode(view: SevensView, out: np.ndarray | None = None) -> np.ndarray:
         ones.append(_TO_ACT + (view.current_player - me) % n)
     out[ones] = 1.0
     out[_PROGRESS] = len(view.plays) / (n * view.rules.hand_size)
+    _action_points(view, out)
     return out
 
 
