@@ -182,3 +182,18 @@ def test_numpy_policy_never_picks_a_masked_action():
         best = policy.act(obs, mask)
         assert mask[best]
         assert policy.logits(obs, mask)[best] == pytest.approx(max((obs @ w.T)[mask]), rel=1e-5)
+
+
+def test_a_hand_that_ends_before_the_learners_first_move_is_dealt_again():
+    """Gin with hand episodes: an opponent may knock on its opening turn. The learner has
+    no decision in that hand, so reset must hand it the next deal, never a finished one."""
+    env = SingleSeatEnv("gin_rummy", "seed", "gin_rummy/expert@1",
+                        env_options={"episode": "hand"}, seat=0)
+    env.reset(seed=0)
+    for _ in range(3000):
+        _, info = env.reset()
+        assert env.action_masks().any() and not env.aec.terminations[env.agent]
+        assert env.aec.agent_selection == env.agent
+        if env.skipped:
+            break
+    assert env.skipped, "no opening-turn knock in 3000 deals: the test never ran its case"

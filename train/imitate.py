@@ -138,7 +138,7 @@ def fit(policy, data: Demonstrations, epochs: int, batch_size: int = 512, lr: fl
             vf = torch.nn.functional.mse_loss(values.flatten(), tensors["returns"][idx])
             opt.zero_grad()
             (ce + 0.5 * vf).backward()
-            torch.nn.utils.clip_grad_norm_(policy.parameters(), 0.5)
+            torch.nn.utils.clip_grad_norm_(policy.parameters(), 10.0)
             opt.step()
             ce_sum += ce.item() * len(idx)
             vf_sum += vf.item() * len(idx)

@@ -67,6 +67,7 @@ class SingleSeatEnv(gym.Env):
         self.actions: list[int] = []  # every action of the episode, in order (for replays)
         self.deal_seed = 0
         self._episodes = 0
+        self.skipped = 0  # episodes that ended before the learner had a move
         self._mask = np.zeros(self.action_space.n, dtype=bool)
         self._reward = 0.0  # rewards that reached the learner before its first move
 
@@ -95,11 +96,17 @@ class SingleSeatEnv(gym.Env):
             self.seat = (self._first_seat + self._episodes) % self.num_seats
         self._episodes += 1
         self.agent = self.aec.possible_agents[self.seat]
-        self.deal_seed = int(rng.integers(2**31))
-        self.aec.reset(seed=self.deal_seed, options=options)
-        self.opponents = self.pool.draw([s for s in range(self.num_seats) if s != self.seat])
-        self.actions = []
-        self._reward = self._play_others()
+        while True:
+            self.deal_seed = int(rng.integers(2**31))
+            self.aec.reset(seed=self.deal_seed, options=options)
+            self.opponents = self.pool.draw([s for s in range(self.num_seats) if s != self.seat])
+            self.actions = []
+            self._reward = self._play_others()
+            # a hand can end before the learner's first move (a Gin knock on the opening
+            # turn): it holds no decision to learn from, so the learner gets the next deal
+            if not (self.aec.terminations[self.agent] or self.aec.truncations[self.agent]):
+                break
+            self.skipped += 1
         return self._observe(), {"seat": self.seat}
 
     def step(self, action):
