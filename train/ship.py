@@ -100,6 +100,17 @@ def judge(name: str, path: Path, deals: int, workers: int, progress: bool) -> di
     return final
 
 
+def curve(name: str) -> Path:
+    """``checkpoints/<name>-curve.png``: the run's evaluations against the best rule bot."""
+    from train.plots import learning_curve
+    from train.trainer import read_evals
+
+    out = learning_curve(read_evals(Path("runs") / f"ship-{name}"),
+                         CHECKPOINTS / f"{name}-curve.png", title=f"{name} (train.ship)")
+    print(f"learning curve: {out}")
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m train.ship", description=__doc__.splitlines()[0])
     p.add_argument("name", nargs="?", help="a recipe, e.g. spades-killer")
@@ -135,6 +146,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         code = run.main([*argv_run, "--export", str(path)])
         if code:
             return code
+        curve(args.name)
     progress = sys.stderr.isatty()
     judge(args.name, path, args.deals or recipe["deals"], args.workers, progress)
     return 0
