@@ -32,7 +32,7 @@ def test_seed_gives_same_trajectory(preset, n):
 def test_metadata_and_spaces():
     for n in (2, 3, 4):
         e = env(num_players=n)
-        assert e.metadata["name"] == "gin_rummy_v0" and e.unwrapped is e
+        assert e.metadata["name"] == "gin_rummy_v1" and e.unwrapped is e
         assert e.possible_agents == [f"player_{i}" for i in range(n)]
         assert e.observation_space("player_0")["observation"].shape == (layout(n).size,)
         assert e.action_space(f"player_{n - 1}").n == NUM_ACTIONS == 106
@@ -249,3 +249,37 @@ def test_encoder_blocks_are_relative_to_the_observer():
                                   "scores": (50, 500, 0)}))
     assert scores[lay["scores"]:lay["scores"] + 3].tolist() == pytest.approx([4.0, 0.0, 0.5])
     assert lay.describe(lay["known"] + 52 + 3) == "known[1][3]"
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 10_000), moves=st.integers(0, 40),
+       preset=st.sampled_from(["seed", "standard"]))
+def test_decision_features_are_the_meld_solvers_answers_for_the_seat_to_act(seed, moves,
+                                                                             preset):
+    """discard_deadwood[c] = deadwood of the hand without c (discarding); take_deadwood =
+    the least deadwood after taking the top card and discarding another (drawing); both
+    zero in every other seat's observation."""
+    from envs.gin_rummy.melds import deadwood, mask_of
+
+    state = GinRummyState(get_rules(preset), seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(moves):
+        if state.is_over:
+            break
+        state.apply(int(rng.choice(state.legal_actions())))
+    lay = layout(2)
+    dd, td = lay["discard_deadwood"], lay["take_deadwood"]
+    for seat in range(2):
+        view = state.view(seat)
+        obs = encode(view)
+        expect = np.zeros(53)
+        if seat == state.current_player and view.phase == "discard":
+            for c in view.hand:
+                expect[c] = min(1.0, deadwood(mask_of(set(view.hand) - {c})) / 100)
+        elif seat == state.current_player and view.phase == "draw" and view.pile:
+            top = view.pile[-1]
+            grown = set(view.hand) | {top}
+            expect[52] = min(deadwood(mask_of(grown - {d})) for d in grown
+                             if not (d == top and view.rules.no_discard_of_taken)) / 100
+        assert obs[dd:dd + 52] == pytest.approx(expect[:52])
+        assert obs[td] == pytest.approx(expect[52])

@@ -5,6 +5,11 @@ call it. The layout depends on the number of players (``layout(n)``). Seats are
 relative: block 0 of a per-seat block is always the observing seat, then the
 players after it in turn order. Bump ``ENCODER_VERSION`` (and the env name) when
 the layout changes.
+
+Version 2 adds what the meld solver knows about the decision at hand, which a
+network cannot work out from card bits in any reasonable training time: in the
+row of the seat to act, the least deadwood left by each possible discard, and
+before a draw the least deadwood reachable by taking the pile's top card.
 """
 
 from __future__ import annotations
@@ -16,10 +21,10 @@ import numpy as np
 from envs import encoding
 from envs.aec import mask_function
 from envs.gin_rummy.actions import NUM_ACTIONS
-from envs.gin_rummy.melds import deadwood, mask_of
+from envs.gin_rummy.melds import deadwood, deadwood_after_discards, mask_of
 from envs.gin_rummy.view import GinRummyView
 
-ENCODER_VERSION = 1
+ENCODER_VERSION = 2
 SCORE_CLIP = 4.0
 DEADWOOD_SCALE = 100.0
 CARDS = 52
@@ -46,6 +51,8 @@ def _blocks(n: int) -> tuple[tuple[str, int], ...]:
         ("hand_number", 1),  # hands played / 10, clipped to 1
         ("rules", 5),  # knock limit / 100 (0 if none), no limit, no discard of the taken
         # card, layoff, gin bonus > 0
+        ("discard_deadwood", CARDS),  # seat to act, discarding: deadwood without each card / 100
+        ("take_deadwood", 1),  # seat to act, drawing: least deadwood after taking the top / 100
     )
 
 
@@ -142,7 +149,29 @@ def encode(view: GinRummyView, out: np.ndarray | None = None) -> np.ndarray:
         out[scores + (seat - me) % n] = min(SCORE_CLIP, view.scores[seat] / rules.target)
     out[o["deadwood"]] = min(1.0, deadwood(mask_of(view.hand)) / DEADWOOD_SCALE)
     out[o["hand_number"]] = min(1.0, (view.hand_number - 1) / 10.0)
+    if view.current_player == me:
+        decision_features(out, o, view.phase, mask_of(view.hand),
+                          view.pile[-1] if view.pile else None, rules)
     return out
+
+
+def decision_features(row: np.ndarray, o: dict, phase: str, hand: int, top: int | None,
+                      rules) -> None:
+    """The acting seat's ``discard_deadwood`` or ``take_deadwood`` (``hand`` a card mask)."""
+    if phase == "discard":
+        base = o["discard_deadwood"]
+        for card, dw in deadwood_after_discards(hand).items():
+            row[base + card] = min(1.0, dw / DEADWOOD_SCALE)
+    elif phase == "draw" and top is not None:
+        after = deadwood_after_discards(hand | mask_of((top,)))
+        if rules.no_discard_of_taken:
+            after.pop(top, None)
+        row[o["take_deadwood"]] = min(1.0, min(after.values()) / DEADWOOD_SCALE)
+
+
+def clear_decision_features(row: np.ndarray, o: dict) -> None:
+    base = o["discard_deadwood"]
+    row[base:base + CARDS + 1] = 0.0  # take_deadwood follows discard_deadwood
 
 
 action_mask = mask_function(NUM_ACTIONS)  # legal ids -> int8 mask
@@ -293,6 +322,11 @@ class GinRummyObserver:
             for i in t.to_act[state.current_player]:
                 mv[i] = 1.0
         mv[t.deadwood[player]] = min(1.0, deadwood(state.masks[player]) / DEADWOOD_SCALE)
+        offsets = layout(self.n).offsets
+        clear_decision_features(self._rows[player], offsets)
+        actor = state.current_player
+        decision_features(self._rows[actor], offsets, state.phase, state.masks[actor],
+                          pile[-1] if pile else None, state.rules)
         self._sync(state)
 
     def observation(self, state, seat: int) -> np.ndarray:
