@@ -172,6 +172,27 @@ def test_view_round_trips_through_json_and_shows_only_public_facts():
         GinRummyView.from_dict({"game": "spades"})
 
 
+@pytest.mark.parametrize("preset", [SEED, STANDARD])
+def test_a_hand_cycling_cards_through_the_pile_ends_dead_at_max_moves(preset):
+    """Two players who only ever take the discard never shrink the stock: without the cap
+    the hand would never end. At max_moves actions it is dead: no points, the next deal."""
+    state = GinRummyState(preset.replace(max_moves=12, knock_limit=0, gin_bonus=0), 3)
+    stock = state.view(0).stock_size
+    rng = np.random.default_rng(3)
+    applied = 0
+    while state.hand_number == 1:
+        legal = state.legal_actions()
+        assert not any(a >= 54 for a in legal)  # no knock can end it first (limit 0, no gin)
+        takes = [a for a in legal if a == TAKE_DISCARD]
+        state.apply(takes[0] if takes else int(rng.choice(legal)))
+        applied += 1
+    assert applied == 12  # six turns: the cap, not the stock
+    first = state.results[0]
+    assert first.knocker is None and first.points == (0, 0) and state.scores == [0, 0]
+    assert len(state.view(0).discarded[0]) + len(state.view(0).discarded[1]) == 0  # new hand
+    assert stock > 2  # the stock was far from empty: only the cap ended it
+
+
 def test_rules_errors_name_the_bad_value():
     with pytest.raises(RulesError, match="num_players.*5"):
         SEED.replace(num_players=5)
@@ -187,6 +208,8 @@ def test_rules_errors_name_the_bad_value():
         get_rules("bridge")
     with pytest.raises(RulesError, match="layoff"):
         SEED.replace(layoff="yes")
+    with pytest.raises(RulesError, match="max_moves.*1"):
+        SEED.replace(max_moves=1)
     assert get_rules("standard").knock_limit == 10 and get_rules("seed", knock_limit=None)
 
 

@@ -50,7 +50,7 @@ RECIPES: dict[str, dict] = {
         "--eval-every", "200000", "--eval-deals", "20", *FINE_TUNE]},
     "gin_rummy-seed": {"game": "gin_rummy", "preset": "seed", "deals": 1000, "args": [
         "--steps", "5000000", "--minutes", "12", "--n-envs", "2", "--episode", "hand",
-        "--imitate", "gin_rummy/expert", "--imitate-samples", "100000",
+        "--imitate", "gin_rummy/expert", "--imitate-samples", "100000", "--imitate-epochs", "20",
         "--opponents", "gin_rummy/expert@0.8,self@0.1,snapshot@0.1",
         "--eval-every", "200000", "--eval-deals", "20", *FINE_TUNE]},
     "sevens-random": {"game": "sevens", "preset": "random", "deals": 1000, "args": [

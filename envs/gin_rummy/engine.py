@@ -182,6 +182,8 @@ class GinRummyState:
             self._end_hand(seat)
         elif len(self.stock) <= self.rules.dead_stock:
             self._end_hand(None)  # the stock ran out: a dead hand (rule 6c)
+        elif self.rules.max_moves is not None and self.moves >= self.rules.max_moves:
+            self._end_hand(None)  # an endless pile cycle: dead too (rules.max_moves)
         else:
             self.current_player = (seat + 1) % self.num_players
             self.phase = "draw"

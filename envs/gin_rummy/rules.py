@@ -39,6 +39,10 @@ class GinRummyRules(GameRules):
     layoff: bool = False  # others lay deadwood off onto the knocker's melds (not on gin)
     target: int = 100  # the game ends after a hand where a total reaches it (rule 2)
     max_hands: int | None = None  # safety cap; None = play on until someone wins
+    # safety: a hand that reaches this many actions is dead, like an empty stock. Taking
+    # the discard does not shrink the stock, so two players can pass cards through the
+    # pile forever (two deterministic bots did); natural hands stay far below it.
+    max_moves: int | None = 400
 
     def __post_init__(self) -> None:
         def is_int(value) -> bool:
@@ -68,6 +72,8 @@ class GinRummyRules(GameRules):
         for name in ("no_discard_of_taken", "knocker_wins_ties", "layoff"):
             if not isinstance(getattr(self, name), bool):
                 raise RulesError(f"{name} must be true or false, got {getattr(self, name)!r}")
+        if self.max_moves is not None and (not is_int(self.max_moves) or self.max_moves < 2):
+            raise RulesError(f"max_moves must be None or at least 2, got {self.max_moves!r}")
         if self.max_hands is not None and (not is_int(self.max_hands) or self.max_hands < 1):
             raise RulesError(f"max_hands must be None or at least 1, got {self.max_hands!r}")
 
