@@ -16,6 +16,8 @@ interval above the no-edge line (1/n) against the best rule bot.
 from __future__ import annotations
 
 import argparse
+import json
+import shutil
 import sys
 import time
 from collections.abc import Sequence
@@ -48,7 +50,10 @@ RECIPES: dict[str, dict] = {
         "--imitate", "gin_rummy/expert", "--imitate-samples", "100000",
         "--opponents", "gin_rummy/expert@0.8,self@0.1,snapshot@0.1",
         "--eval-every", "200000", "--eval-deals", "20", *FINE_TUNE]},
-    "gin_rummy-seed": {"game": "gin_rummy", "preset": "seed", "deals": 1000, "args": [
+    # the clone itself is shipped: after 12 minutes of PPO it won 29.3 +- 1.7% against the
+    # expert, the clone 41.9 +- 1.6% (1000 deals each)
+    "gin_rummy-seed": {"game": "gin_rummy", "preset": "seed", "deals": 1000, "ship_clone": True,
+                       "args": [
         "--steps", "5000000", "--minutes", "12", "--n-envs", "2", "--episode", "hand",
         "--imitate", "gin_rummy/expert", "--imitate-samples", "100000", "--imitate-epochs", "20",
         "--opponents", "gin_rummy/expert@0.8,self@0.1,snapshot@0.1",
@@ -146,6 +151,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         code = run.main([*argv_run, "--export", str(path)])
         if code:
             return code
+        if recipe.get("ship_clone"):  # the step-0 evaluation export: the clone before PPO
+            clone = run.RUNS_DIR / run_name / "evals" / "step-000000000.onnx"
+            card = json.loads(clone.with_suffix(".json").read_text())
+            shutil.copyfile(clone, path)
+            path.with_suffix(".json").write_text(json.dumps({**card, "onnx": path.name},
+                                                            indent=2) + "\n")
         curve(args.name)
     progress = sys.stderr.isatty()
     judge(args.name, path, args.deals or recipe["deals"], args.workers, progress)
