@@ -51,21 +51,12 @@ def test_masks_equal_the_oracle_and_observations_stay_in_bounds():
     assert checked > 2000
 
 
-@settings(max_examples=40, deadline=None)
-@given(seed=st.integers(0, 10_000), n=st.integers(2, 9), moves=st.integers(0, 30))
-def test_per_action_points_are_what_each_play_scores_and_the_best_reply(seed, n, moves):
+def check_action_points(state) -> None:
     """play_points: the scoring table at total + value; reply_points: the best of the same
     table one unseen card further; zero for every action not of an own card."""
     from envs.sevens.engine import RANK
     from envs.sevens.scoring import points_for_total
 
-    state = SevensState(get_rules("random", num_players=n), seed)
-    rng = np.random.default_rng(seed)
-    for _ in range(moves):
-        if state.is_over:
-            break
-        state.apply(int(rng.choice(state.legal_actions())))
-    assume(not state.is_over)
     view = state.view(state.current_player)
     obs = encode.encode(view)
     play = obs[OFFSETS["play_points"]:OFFSETS["play_points"] + 104]
@@ -81,6 +72,28 @@ def test_per_action_points_are_what_each_play_scores_and_the_best_reply(seed, n,
                                            for u in unseen_values), default=0)
     assert play == pytest.approx(np.clip(expect_play, -4, 4))
     assert reply == pytest.approx(np.clip(expect_reply, -4, 4))
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(2, 9), moves=st.integers(0, 30))
+def test_per_action_points_are_what_each_play_scores_and_the_best_reply(seed, n, moves):
+    state = SevensState(get_rules("random", num_players=n), seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(moves):
+        if state.is_over:
+            break
+        state.apply(int(rng.choice(state.legal_actions())))
+    assume(not state.is_over)
+    check_action_points(state)
+
+
+def test_per_action_points_hold_for_fixed_values_far_past_the_lookup_table():
+    values = tuple((700 * (r + 1), -7) if r % 2 else (1400 * (r + 1),) for r in range(13))
+    state = SevensState(fixed_rules(n=3, values=values, points=(6, -4, 20)), 5)
+    rng = np.random.default_rng(5)
+    for _ in range(6):
+        check_action_points(state)
+        state.apply(int(rng.choice(state.legal_actions())))
 
 
 def test_observation_holds_parameters_total_last_card_hand_points_and_sizes():

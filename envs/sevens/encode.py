@@ -83,7 +83,7 @@ _TO_ACT = OFFSETS["to_act"]
 _PROGRESS = OFFSETS["progress"]
 _PLAY_POINTS = OFFSETS["play_points"]
 _REPLY_POINTS = OFFSETS["reply_points"]
-TOTAL_RANGE = 2048  # |totals| the points table covers (51 cards of at most 13: far less)
+TOTAL_RANGE = 2048  # |totals| the points table covers (drawn values stay far below)
 
 # the features that are not in [0, 1]
 _SIGNED = [(_VALUES + 3 * s + i) for s in range(NUM_SYMBOLS) for i in (0, 1)] \
@@ -98,8 +98,17 @@ def _points_table(points: tuple[int, int, int]) -> np.ndarray:
                      for t in range(-TOTAL_RANGE, TOTAL_RANGE + 1)], dtype=np.float32)
 
 
+def _points(totals: np.ndarray, points: tuple[int, int, int]) -> np.ndarray:
+    """Scaled points for an array of totals: a table lookup, or the rule itself for totals
+    past the table (fixed parameters may use any values)."""
+    if totals.min() < -TOTAL_RANGE or totals.max() > TOTAL_RANGE:
+        return np.array([_clip(points_for_total(int(t), points) / POINT_SCALE)
+                         for t in totals.ravel()], dtype=np.float32).reshape(totals.shape)
+    return _points_table(points)[totals + TOTAL_RANGE]
+
+
 def _action_points(view: SevensView, out: np.ndarray) -> None:
-    table = _points_table(tuple(view.params.points))
+    points = tuple(view.params.points)
     values = view.params.values
     actions, new_totals = [], []
     for c in view.hand:
@@ -108,13 +117,13 @@ def _action_points(view: SevensView, out: np.ndarray) -> None:
             new_totals.append(view.total + v)
     if not actions:
         return
-    idx = np.clip(np.array(new_totals) + TOTAL_RANGE, 0, 2 * TOTAL_RANGE)
+    totals = np.array(new_totals)
     acts = np.array(actions)
-    out[_PLAY_POINTS + acts] = table[idx]
+    out[_PLAY_POINTS + acts] = _points(totals, points)
     replies = sorted({v for c in view.unseen() for v in values[RANK[c]]})
     if replies:
-        after = np.clip(idx[:, None] + np.array(replies)[None, :], 0, 2 * TOTAL_RANGE)
-        out[_REPLY_POINTS + acts] = table[after].max(axis=1)
+        after = totals[:, None] + np.array(replies)[None, :]
+        out[_REPLY_POINTS + acts] = _points(after, points).max(axis=1)
 
 
 def _clip(x: float) -> float:
