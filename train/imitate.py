@@ -48,15 +48,14 @@ def check_teacher(spec: str, game: str) -> None:
 
 def _collect_worker(cfg_dict: dict, teacher: str, samples: int, seed: int) -> Demonstrations:
     from train.config import TrainConfig
-    from train.opponents import BotSeat
+    from train.opponents import BotSeat, MixEntry
     from train.single_seat import SingleSeatEnv
 
     cfg = TrainConfig.from_dict(cfg_dict)
     env = SingleSeatEnv(cfg.game, cfg.preset, cfg.opponents, rule_changes=cfg.env_rule_changes(),
                         env_options=cfg.env_options())
     # policy seats ("self", "snapshot") have no policy yet; the teacher stands in for them
-    env.pool.set_policy(None)
-    env.pool.mix = [e if e.what not in ("self", "snapshot") else type(e)(teacher, e.weight)
+    env.pool.mix = [e if e.what not in ("self", "snapshot") else MixEntry(teacher, e.weight)
                     for e in env.pool.mix]
     seat = BotSeat(agents.make(teacher))
     rng = np.random.default_rng(seed)
