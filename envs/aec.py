@@ -4,7 +4,10 @@ A game subclasses ``CardGameEnv`` and supplies how to make a state, encode a
 view, build a mask and render a view. Rewards follow RULES.md section 5:
 
 * after each hand, each agent gets its score change for the hand divided by
-  ``score_scale`` (``None`` turns this term off);
+  ``score_scale`` (``None`` turns this term off); ``relative_score=True`` gives
+  instead its change minus the mean of the other seats' changes, a zero-sum
+  form that pays what a ranking by points pays (taking points from the others
+  counts as much as scoring them);
 * when the episode ends, ``win_reward`` goes to the winner and ``-win_reward``
   to every other agent; tied winners share it (each gets ``win_reward / k``).
 
@@ -44,7 +47,8 @@ _MADE_BY_RESET = frozenset(
 
 
 ENV_OPTIONS = frozenset(
-    {"render_mode", "episode", "score_scale", "win_reward", "illegal_action", "illegal_penalty"})
+    {"render_mode", "episode", "score_scale", "relative_score", "win_reward", "illegal_action",
+     "illegal_penalty"})
 
 
 def split_env_options(options: dict) -> tuple[dict, dict]:
@@ -148,6 +152,7 @@ class CardGameEnv(AECEnv):
         render_mode: str | None = None,
         episode: str = "game",
         score_scale: float | None = None,
+        relative_score: bool = False,
         win_reward: float = 1.0,
         illegal_action: str = "raise",
         illegal_penalty: float = -1.0,
@@ -163,6 +168,9 @@ class CardGameEnv(AECEnv):
         self.render_mode = render_mode
         self.episode = episode
         self.score_scale = self.default_score_scale if score_scale is None else score_scale
+        if not isinstance(relative_score, bool):
+            raise ValueError(f"relative_score must be True or False, got {relative_score!r}")
+        self.relative_score = relative_score
         self.win_reward = float(win_reward)
         self.illegal_action = illegal_action
         self.illegal_penalty = float(illegal_penalty)
@@ -331,8 +339,12 @@ class CardGameEnv(AECEnv):
             return
         for result in results[self._hands_scored:]:
             if self.score_scale:
+                points = result.points
+                if self.relative_score:
+                    n, total = len(points), sum(points)
+                    points = [p - (total - p) / (n - 1) for p in points]
                 for seat, agent in enumerate(self.possible_agents):
-                    self.rewards[agent] += result.points[seat] / self.score_scale
+                    self.rewards[agent] += points[seat] / self.score_scale
         self._hands_scored = len(results)
         if state.is_over or self.episode == "hand":
             winners = state.winners if state.is_over else self._leaders(results[-1].totals)

@@ -207,6 +207,21 @@ def test_rewards_are_points_over_10_plus_win_bonus():
         assert totals[f"player_{seat}"] == pytest.approx(scores[seat] / 10 + bonus)
 
 
+@pytest.mark.parametrize("n", [2, 4, 7])
+def test_relative_score_pays_points_minus_the_others_mean(n):
+    e = raw_env(num_players=n, relative_score=True, win_reward=0.0)
+    e.reset(seed=n)
+    totals = reward_totals(e, lambda e: e.state_obj.legal_actions()[0])
+    scores = e.state_obj.scores
+    assert any(scores)
+    for seat in range(n):
+        others = (sum(scores) - scores[seat]) / (n - 1)
+        assert totals[f"player_{seat}"] == pytest.approx((scores[seat] - others) / 10)
+    assert sum(totals.values()) == pytest.approx(0.0, abs=1e-9)
+    with pytest.raises(ValueError, match="relative_score must be True or False, got 'yes'"):
+        raw_env(relative_score="yes")
+
+
 def test_illegal_action_raises_and_changes_nothing():
     e = env(num_players=4)
     e.reset(seed=3)

@@ -137,6 +137,7 @@ def test_demo_lineups_fill_the_table():
     (["--eval-bots", "random"], "eval bot 'random' is not a rule bot"),
     (["--resume", "no-such-run"], "no training run"),
     (["--steps", "0"], "steps must be a positive int"),
+    (["--target-kl", "0"], "target_kl must be positive or None, got 0.0"),
     (["--imitate", "gin_rummy/expert"], "teacher 'gin_rummy/expert' plays gin_rummy, not spades"),
     (["--imitate", "nobody/bot"], "bad teacher 'nobody/bot'"),
     (["--imitate", "spades/expert", "--imitate-samples", "0"],

@@ -38,7 +38,9 @@ class TrainConfig:
     gae_lambda: float = 0.95
     ent_coef: float = 0.01
     clip_range: float = 0.2
+    target_kl: float | None = None  # stop an update's epochs early past this KL (None = never)
     episode: str = "game"  # "game" or "hand" (RULES.md section 5)
+    relative_score: bool = False  # reward points minus the others' mean (envs.aec): rank-like
     imitate: str = ""  # a rule bot to clone before PPO (train.imitate); "" = start from random
     imitate_samples: int = 200_000  # teacher decisions collected for the clone
     imitate_epochs: int = 10
@@ -84,7 +86,7 @@ class TrainConfig:
         return changes
 
     def env_options(self) -> dict[str, Any]:
-        return {"episode": self.episode}
+        return {"episode": self.episode, "relative_score": self.relative_score}
 
     def threads(self) -> int:
         if self.torch_threads:
@@ -122,6 +124,8 @@ class TrainConfig:
             raise ValueError(f"activation must be tanh or relu, got {self.activation!r}")
         if self.episode not in ("game", "hand"):
             raise ValueError(f"episode must be 'game' or 'hand', got {self.episode!r}")
+        if not isinstance(self.relative_score, bool):
+            raise ValueError(f"relative_score must be true or false, got {self.relative_score!r}")
         if self.max_hands is not None and (not isinstance(self.max_hands, int)
                                            or self.max_hands < 1):
             raise ValueError(f"max_hands must be a positive int or None, got {self.max_hands!r}")
@@ -130,6 +134,9 @@ class TrainConfig:
         for key in ("learning_rate", "gamma", "gae_lambda", "clip_range"):
             if not 0 < getattr(self, key) <= 1:
                 raise ValueError(f"{key} must be in (0, 1], got {getattr(self, key)!r}")
+        if self.target_kl is not None and not (isinstance(self.target_kl, int | float)
+                                               and self.target_kl > 0):
+            raise ValueError(f"target_kl must be positive or None, got {self.target_kl!r}")
         if self.ent_coef < 0:
             raise ValueError(f"ent_coef must be >= 0, got {self.ent_coef!r}")
         parse_mix(self.opponents, self.game)

@@ -50,7 +50,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--gae-lambda", type=float, default=d.gae_lambda)
     p.add_argument("--ent-coef", type=float, default=d.ent_coef)
     p.add_argument("--clip-range", type=float, default=d.clip_range)
+    p.add_argument("--target-kl", type=float, default=d.target_kl,
+                   help="stop an update's epochs early once the policy moved this far (KL)")
     p.add_argument("--episode", default=d.episode, choices=["game", "hand"])
+    p.add_argument("--relative-score", action="store_true",
+                   help="reward a seat's points minus the others' mean (what ranks pay)")
     p.add_argument("--imitate", default=d.imitate, metavar="BOT",
                    help="clone this rule bot into the policy before PPO (train.imitate)")
     p.add_argument("--imitate-samples", type=int, default=d.imitate_samples,

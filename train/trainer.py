@@ -115,6 +115,7 @@ def new_model(cfg: TrainConfig, env) -> MaskablePPO:
         "MlpPolicy", env, learning_rate=cfg.learning_rate, n_steps=cfg.n_steps,
         batch_size=cfg.batch_size, n_epochs=cfg.n_epochs, gamma=cfg.gamma,
         gae_lambda=cfg.gae_lambda, ent_coef=cfg.ent_coef, clip_range=cfg.clip_range,
+        target_kl=cfg.target_kl,
         policy_kwargs={"net_arch": {"pi": list(cfg.net), "vf": list(cfg.net)},
                        "activation_fn": activation},
         tensorboard_log=str(cfg.run_dir), seed=cfg.seed, device="cpu", verbose=0)
