@@ -55,6 +55,29 @@ def test_interrupt_then_resume_loses_nothing(tmp_path, monkeypatch):
     assert card["training"]["steps"] == done.steps
 
 
+@pytest.mark.parametrize("warmup", [0, 10_000])
+def test_critic_warmup_trains_only_the_critic(warmup, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    trainer = Trainer(tiny(critic_warmup=warmup, critic_warmup_lr=1e-3), progress=False,
+                      quiet=True)
+    policy = trainer.model.policy
+
+    def weights(*modules):
+        return [p.detach().clone() for m in modules for p in m.parameters()]
+
+    actor = (policy.mlp_extractor.policy_net, policy.action_net)
+    critic = (policy.mlp_extractor.value_net, policy.value_net)
+    actor0, critic0 = weights(*actor), weights(*critic)
+    assert trainer.run().steps >= 1024
+    actor_moved = not all(map(torch.equal, actor0, weights(*actor)))
+    assert actor_moved == (warmup == 0)
+    assert not all(map(torch.equal, critic0, weights(*critic)))
+    assert trainer.model.lr_schedule(1.0) == (1e-3 if warmup else trainer.cfg.learning_rate)
+    trainer.freeze_actor(False)  # the warm-up's end: everything learns at the run's rate
+    assert all(p.requires_grad for p in policy.parameters())
+    assert trainer.model.lr_schedule(1.0) == trainer.cfg.learning_rate
+
+
 def test_a_new_run_does_not_overwrite_an_old_one(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     tiny().save(tmp_path / "runs" / "tiny")
@@ -137,6 +160,7 @@ def test_demo_lineups_fill_the_table():
     (["--eval-bots", "random"], "eval bot 'random' is not a rule bot"),
     (["--resume", "no-such-run"], "no training run"),
     (["--steps", "0"], "steps must be a positive int"),
+    (["--critic-warmup", "-1"], "critic_warmup must be a non-negative int, got -1"),
     (["--target-kl", "0"], "target_kl must be positive or None, got 0.0"),
     (["--imitate", "gin_rummy/expert"], "teacher 'gin_rummy/expert' plays gin_rummy, not spades"),
     (["--imitate", "nobody/bot"], "bad teacher 'nobody/bot'"),

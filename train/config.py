@@ -38,6 +38,8 @@ class TrainConfig:
     gae_lambda: float = 0.95
     ent_coef: float = 0.01
     clip_range: float = 0.2
+    critic_warmup: int = 0  # first steps train only the critic (the actor stays put)
+    critic_warmup_lr: float = 3e-4  # the critic's learning rate during the warm-up
     target_kl: float | None = None  # stop an update's epochs early past this KL (None = never)
     episode: str = "game"  # "game" or "hand" (RULES.md section 5)
     relative_score: bool = False  # reward points minus the others' mean (envs.aec): rank-like
@@ -114,7 +116,7 @@ class TrainConfig:
             value = getattr(self, key)
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise ValueError(f"{key} must be a positive int, got {value!r}")
-        for key in ("eval_every", "snapshot_every", "torch_threads", "seed"):
+        for key in ("eval_every", "snapshot_every", "torch_threads", "seed", "critic_warmup"):
             value = getattr(self, key)
             if not isinstance(value, int) or value < 0:
                 raise ValueError(f"{key} must be a non-negative int, got {value!r}")
@@ -131,7 +133,7 @@ class TrainConfig:
             raise ValueError(f"max_hands must be a positive int or None, got {self.max_hands!r}")
         if self.minutes is not None and not self.minutes > 0:
             raise ValueError(f"minutes must be positive, got {self.minutes!r}")
-        for key in ("learning_rate", "gamma", "gae_lambda", "clip_range"):
+        for key in ("learning_rate", "critic_warmup_lr", "gamma", "gae_lambda", "clip_range"):
             if not 0 < getattr(self, key) <= 1:
                 raise ValueError(f"{key} must be in (0, 1], got {getattr(self, key)!r}")
         if self.target_kl is not None and not (isinstance(self.target_kl, int | float)

@@ -50,6 +50,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--gae-lambda", type=float, default=d.gae_lambda)
     p.add_argument("--ent-coef", type=float, default=d.ent_coef)
     p.add_argument("--clip-range", type=float, default=d.clip_range)
+    p.add_argument("--critic-warmup", type=int, default=d.critic_warmup, metavar="STEPS",
+                   help="train only the critic for the first STEPS steps (after --imitate)")
+    p.add_argument("--critic-warmup-lr", type=float, default=d.critic_warmup_lr)
     p.add_argument("--target-kl", type=float, default=d.target_kl,
                    help="stop an update's epochs early once the policy moved this far (KL)")
     p.add_argument("--episode", default=d.episode, choices=["game", "hand"])

@@ -32,6 +32,7 @@ from pathlib import Path
 import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.utils import ConstantSchedule
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
 from torch import nn
 from tqdm import tqdm
@@ -141,6 +142,9 @@ class TrainCallback(BaseCallback):
         self.t.push_policy()
         self.t.periodic(self.num_timesteps, self.logger)
 
+    def _on_rollout_end(self) -> None:  # runs just before each PPO update
+        self.t.freeze_actor(self.num_timesteps < self.t.cfg.critic_warmup)
+
     def _on_step(self) -> bool:
         if self.bar is not None:
             self.bar.update(self.num_timesteps - self._last)
@@ -218,6 +222,22 @@ class Trainer:
     def out_of_time(self) -> bool:
         return (self.cfg.minutes is not None
                 and time.monotonic() - self._start > self.cfg.minutes * 60)
+
+    def freeze_actor(self, frozen: bool) -> None:
+        """Critic warm-up: while ``frozen`` only the critic learns, at ``critic_warmup_lr``.
+
+        A critic fitted to the teacher's returns (train.imitate) has not seen the
+        clone's own play and can predict worse than a constant; PPO's advantages
+        are then noise, and a cloned policy drifts down before the critic catches up.
+        """
+        params = [p for m in (self.model.policy.mlp_extractor.policy_net,
+                              self.model.policy.action_net) for p in m.parameters()]
+        if params[0].requires_grad != frozen:
+            return
+        for p in params:
+            p.requires_grad_(not frozen)  # no gradient: Adam leaves the weight alone
+        lr = self.cfg.critic_warmup_lr if frozen else self.cfg.learning_rate
+        self.model.lr_schedule = ConstantSchedule(lr)
 
     def push_policy(self) -> None:
         self.env.env_method("set_policy", policy_weights(self.model.policy).to_dict())
