@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 
 from train.config import TrainConfig
-from train.imitate import collect
+from train.imitate import action_weights, collect
 from train.trainer import Trainer
 
 
@@ -48,3 +49,14 @@ def test_run_starts_ppo_from_a_clone_of_the_teacher(tmp_path, monkeypatch):
         picks, _ = t.model.predict(probe.obs, action_masks=probe.masks, deterministic=True)
         agree[name] = float(np.mean(picks == [np.flatnonzero(m)[-1] for m in probe.masks]))
     assert agree["clone"] >= 0.9 and agree["fresh"] < 0.6, agree
+
+
+def test_balance_weights_rare_teacher_moves_up():
+    actions = np.array([0, 0, 0, 5])
+    assert np.allclose(action_weights(actions, 0.0), 1.0)
+    # counts 3, 3, 3, 1: raw weights 1/3, 1/3, 1/3, 1, scaled to mean 1
+    assert np.allclose(action_weights(actions, 1.0), [2 / 3, 2 / 3, 2 / 3, 2])
+    half = action_weights(actions, 0.5)
+    assert half[3] / half[0] == pytest.approx(3 ** 0.5) and half.mean() == pytest.approx(1)
+    with pytest.raises(ValueError, match="imitate_balance must be in"):
+        TrainConfig(game="blind_auction", imitate="random", imitate_balance=2).validate()

@@ -46,6 +46,7 @@ class TrainConfig:
     imitate: str = ""  # a rule bot to clone before PPO (train.imitate); "" = start from random
     imitate_samples: int = 200_000  # teacher decisions collected for the clone
     imitate_epochs: int = 10
+    imitate_balance: float = 0.0  # weight rare teacher moves up: count^-balance (imitate.py)
     max_hands: int | None = 40  # safety cap on a training game (untrained self-play may not end)
     eval_every: int = 50_000  # steps between duplicate matches against each rule bot; 0 = never
     eval_deals: int = 8  # deals per match (each in every seat rotation)
@@ -139,6 +140,8 @@ class TrainConfig:
         if self.target_kl is not None and not (isinstance(self.target_kl, int | float)
                                                and self.target_kl > 0):
             raise ValueError(f"target_kl must be positive or None, got {self.target_kl!r}")
+        if not isinstance(self.imitate_balance, int | float) or not 0 <= self.imitate_balance <= 1:
+            raise ValueError(f"imitate_balance must be in [0, 1], got {self.imitate_balance!r}")
         if self.ent_coef < 0:
             raise ValueError(f"ent_coef must be >= 0, got {self.ent_coef!r}")
         parse_mix(self.opponents, self.game)

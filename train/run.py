@@ -63,6 +63,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--imitate-samples", type=int, default=d.imitate_samples,
                    help="teacher decisions to clone")
     p.add_argument("--imitate-epochs", type=int, default=d.imitate_epochs)
+    p.add_argument("--imitate-balance", type=float, default=d.imitate_balance,
+                   help="weight each teacher move by its action's count^-B (0 = plain)")
     p.add_argument("--max-hands", type=int, default=d.max_hands,
                    help="safety cap on hands per training game; 0 = none")
     p.add_argument("--eval-every", type=int, default=d.eval_every,

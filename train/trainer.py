@@ -210,7 +210,8 @@ class Trainer:
             say("[imitate] epoch {epoch}: cross-entropy {cross_entropy:.4f}, value mse "
                 "{value_mse:.4f}, held-out agreement {agreement:.3f}".format(**stats))
 
-        fit(self.model.policy, data, cfg.imitate_epochs, seed=cfg.seed, log=record)
+        fit(self.model.policy, data, cfg.imitate_epochs, seed=cfg.seed,
+            balance=cfg.imitate_balance, log=record)
         _write_text(self.run_dir / "imitate.json", json.dumps(
             {"teacher": cfg.imitate, "decisions": len(data), "episodes": data.episodes,
              "seconds": round(time.monotonic() - t0, 1), "epochs": log}, indent=2) + "\n")
