@@ -78,6 +78,19 @@ def test_critic_warmup_trains_only_the_critic(warmup, tmp_path, monkeypatch):
     assert trainer.model.lr_schedule(1.0) == trainer.cfg.learning_rate
 
 
+def test_resume_takes_the_hyperparameters_of_the_edited_config(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    done = Trainer(tiny(steps=256, checkpoint_every=256), progress=False, quiet=True).run()
+    cfg = TrainConfig.load(done.run_dir)
+    cfg.learning_rate, cfg.clip_range, cfg.target_kl, cfg.n_epochs = 1e-5, 0.05, 0.02, 3
+    cfg.save(done.run_dir)
+    model = Trainer(TrainConfig.load(done.run_dir), resume=True, progress=False,
+                    quiet=True).model
+    model.env.close()
+    assert model.lr_schedule(1.0) == 1e-5 and model.clip_range(1.0) == 0.05
+    assert model.target_kl == 0.02 and model.n_epochs == 3
+
+
 def test_a_new_run_does_not_overwrite_an_old_one(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     tiny().save(tmp_path / "runs" / "tiny")

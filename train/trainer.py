@@ -180,7 +180,12 @@ class Trainer:
                                next_checkpoint=self.cfg.checkpoint_every))
         self.env = make_vec_env(self.cfg, seed=self.cfg.seed * 1_000_003 + self.state.steps)
         if resume:
-            self.model = MaskablePPO.load(ckpt, env=self.env, device="cpu")
+            # config.json is the run's truth: an edited learning rate etc. holds from here on
+            c = self.cfg
+            self.model = MaskablePPO.load(ckpt, env=self.env, device="cpu", custom_objects={
+                "learning_rate": c.learning_rate, "clip_range": c.clip_range,
+                "ent_coef": c.ent_coef, "target_kl": c.target_kl, "n_epochs": c.n_epochs,
+                "batch_size": c.batch_size, "gamma": c.gamma, "gae_lambda": c.gae_lambda})
             self.model.tensorboard_log = str(self.run_dir)
             for path in self.state.snapshots:
                 self.env.env_method("add_snapshot", _load_snapshot(self.run_dir / path))
