@@ -84,11 +84,14 @@ def test_resume_takes_the_hyperparameters_of_the_edited_config(tmp_path, monkeyp
     cfg = TrainConfig.load(done.run_dir)
     cfg.learning_rate, cfg.clip_range, cfg.target_kl, cfg.n_epochs = 1e-5, 0.05, 0.02, 3
     cfg.save(done.run_dir)
-    model = Trainer(TrainConfig.load(done.run_dir), resume=True, progress=False,
-                    quiet=True).model
-    model.env.close()
+    cfg.eval_every = 10_000  # a finished run resumed: no training, one evaluation, export
+    trainer = Trainer(cfg, resume=True, progress=False, quiet=True)
+    model = trainer.model
     assert model.lr_schedule(1.0) == 1e-5 and model.clip_range(1.0) == 0.05
     assert model.target_kl == 0.02 and model.n_epochs == 3
+    again = trainer.run()
+    assert again.steps == done.steps and again.onnx.is_file()
+    assert [e["step"] for e in again.evals] == [done.steps]
 
 
 def test_a_new_run_does_not_overwrite_an_old_one(tmp_path, monkeypatch):

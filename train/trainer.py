@@ -319,9 +319,9 @@ class Trainer:
             # `kill` (SIGTERM) stops a background run the way Ctrl-C does: checkpoint first
             old_term = signal.signal(signal.SIGTERM, _raise_interrupt)
         try:
-            if remaining > 0:
-                model.learn(remaining, callback=TrainCallback(self), tb_log_name=TB_NAME,
-                            reset_num_timesteps=False)
+            # even with nothing left to train: learn() sets up the logger the final eval uses
+            model.learn(max(remaining, 0), callback=TrainCallback(self), tb_log_name=TB_NAME,
+                        reset_num_timesteps=False)
         except KeyboardInterrupt:
             interrupted = True
         finally:
