@@ -94,6 +94,16 @@ def test_resume_takes_the_hyperparameters_of_the_edited_config(tmp_path, monkeyp
     assert [e["step"] for e in again.evals] == [done.steps]
 
 
+def test_resume_flags_change_only_what_they_name(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    tiny(n_epochs=3, learning_rate=1e-3).save(tmp_path / "runs" / "tiny")
+    parser = run_cli.build_parser()
+    cfg = run_cli.config_from_args(parser.parse_args(["--resume", "tiny", "--lr", "1e-5"]))
+    assert cfg.learning_rate == 1e-5 and cfg.n_epochs == 3 and cfg.net == (16,)
+    fresh = run_cli.config_from_args(parser.parse_args(["--game", "sevens"]))
+    assert fresh.learning_rate == TrainConfig().learning_rate and fresh.target_kl is None
+
+
 def test_a_new_run_does_not_overwrite_an_old_one(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     tiny().save(tmp_path / "runs" / "tiny")

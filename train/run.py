@@ -17,6 +17,10 @@ from collections.abc import Sequence
 from train.config import RUNS_DIR, TrainConfig
 
 _DEFAULTS = TrainConfig()
+# what a resumed run may change (the trainer applies them to the loaded model)
+TUNABLE = ("batch_size", "n_epochs", "learning_rate", "gamma", "gae_lambda", "ent_coef",
+           "clip_range", "critic_warmup", "critic_warmup_lr", "target_kl", "eval_every",
+           "eval_deals")
 
 
 def _ints(text: str) -> tuple[int, ...]:
@@ -43,18 +47,24 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--n-envs", type=int, default=d.n_envs,
                    help="env processes (each a SubprocVecEnv worker when > 1)")
     p.add_argument("--n-steps", type=int, default=d.n_steps, help="rollout length per env")
-    p.add_argument("--batch-size", type=int, default=d.batch_size)
-    p.add_argument("--n-epochs", type=int, default=d.n_epochs)
-    p.add_argument("--lr", dest="learning_rate", type=float, default=d.learning_rate)
-    p.add_argument("--gamma", type=float, default=d.gamma)
-    p.add_argument("--gae-lambda", type=float, default=d.gae_lambda)
-    p.add_argument("--ent-coef", type=float, default=d.ent_coef)
-    p.add_argument("--clip-range", type=float, default=d.clip_range)
-    p.add_argument("--critic-warmup", type=int, default=d.critic_warmup, metavar="STEPS",
-                   help="train only the critic for the first STEPS steps (after --imitate)")
-    p.add_argument("--critic-warmup-lr", type=float, default=d.critic_warmup_lr)
-    p.add_argument("--target-kl", type=float, default=d.target_kl,
-                   help="stop an update's epochs early once the policy moved this far (KL)")
+    def tunable(flag: str, kind: type, field: str, text: str = "", **kw) -> None:
+        """A knob that defaults to None: given with --resume it changes the run from there."""
+        note = f"(default {getattr(d, field)}; with --resume: changes the run)"
+        p.add_argument(flag, dest=field, type=kind, default=None, help=f"{text} {note}".strip(),
+                       **kw)
+
+    tunable("--batch-size", int, "batch_size")
+    tunable("--n-epochs", int, "n_epochs")
+    tunable("--lr", float, "learning_rate")
+    tunable("--gamma", float, "gamma")
+    tunable("--gae-lambda", float, "gae_lambda")
+    tunable("--ent-coef", float, "ent_coef")
+    tunable("--clip-range", float, "clip_range")
+    tunable("--critic-warmup", int, "critic_warmup", metavar="STEPS",
+            text="train only the critic for the first STEPS steps (after --imitate)")
+    tunable("--critic-warmup-lr", float, "critic_warmup_lr")
+    tunable("--target-kl", float, "target_kl",
+            text="stop an update's epochs early once the policy moved this far (KL)")
     p.add_argument("--episode", default=d.episode, choices=["game", "hand"])
     p.add_argument("--relative-score", action="store_true",
                    help="reward a seat's points minus the others' mean (what ranks pay)")
@@ -67,9 +77,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="weight each teacher move by its action's count^-B (0 = plain)")
     p.add_argument("--max-hands", type=int, default=d.max_hands,
                    help="safety cap on hands per training game; 0 = none")
-    p.add_argument("--eval-every", type=int, default=d.eval_every,
-                   help="steps between duplicate matches against each rule bot; 0 = never")
-    p.add_argument("--eval-deals", type=int, default=d.eval_deals)
+    tunable("--eval-every", int, "eval_every",
+            text="steps between duplicate matches against each rule bot; 0 = never")
+    tunable("--eval-deals", int, "eval_deals")
     p.add_argument("--eval-bots", default="",
                    help="comma-separated rule bots to evaluate against (default: all)")
     p.add_argument("--eval-workers", type=int, default=d.eval_workers)
@@ -97,9 +107,12 @@ def config_from_args(args: argparse.Namespace) -> TrainConfig:
         if args.steps != _DEFAULTS.steps:
             cfg.steps = args.steps
         cfg.minutes = args.minutes
+        for key in TUNABLE:
+            if getattr(args, key) is not None:
+                setattr(cfg, key, getattr(args, key))
         return cfg
     fields = {f.name for f in dataclasses.fields(TrainConfig)}
-    values = {k: v for k, v in vars(args).items() if k in fields}
+    values = {k: v for k, v in vars(args).items() if k in fields and v is not None}
     values["rule_changes"] = parse_rule_changes(args.rule)
     values["max_hands"] = args.max_hands or None
     values["eval_bots"] = tuple(split_bot_list(args.eval_bots)) if args.eval_bots else ()
