@@ -76,6 +76,34 @@ RECIPES: dict[str, dict] = {
 }
 
 
+def _flag(argv: Sequence[str], flag: str) -> str | None:
+    return argv[argv.index(flag) + 1] if flag in argv else None
+
+
+def stage_commands(name: str, run_dir: Path) -> list[list[str]]:
+    """The ``train.run`` command lines a recipe still needs: its run (new, or resumed up to
+    its ``--steps``), then each later stage, a resume that changes some knobs."""
+    recipe = RECIPES[name]
+    state = run_dir / "state.json"
+    done = json.loads(state.read_text())["steps"] if (run_dir / "checkpoint.zip").is_file() \
+        else None
+    commands = []
+    for i, stage in enumerate([recipe["args"], *recipe.get("stages", [])]):
+        target = _flag(stage, "--steps")
+        if done is not None and target is not None and done >= int(target):
+            continue
+        if i == 0 and done is None:
+            commands.append(["--game", recipe["game"], "--preset", recipe["preset"],
+                             "--name", run_dir.name, *stage])
+        elif i == 0:  # the first stage, interrupted: only its length matters now
+            commands.append(["--resume", run_dir.name, *[x for flag in ("--steps", "--minutes")
+                                                          if flag in stage
+                                                          for x in (flag, _flag(stage, flag))]])
+        else:
+            commands.append(["--resume", run_dir.name, *stage])
+    return commands
+
+
 def judge(name: str, path: Path, deals: int, workers: int, progress: bool) -> dict:
     """The acceptance match of a shipped file against every rule bot; stored in its card."""
     from train.export import update_card
@@ -140,17 +168,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from train import run
 
         run_name = f"ship-{args.name}"
-        if (run.RUNS_DIR / run_name / "checkpoint.zip").is_file():
-            args_run = recipe["args"]
-            keep = [x for i, flag in enumerate(args_run) if flag in ("--steps", "--minutes")
-                    for x in args_run[i:i + 2]]
-            argv_run = ["--resume", run_name, *keep]
-        else:
-            argv_run = ["--game", recipe["game"], "--preset", recipe["preset"], "--name",
-                        run_name, *recipe["args"]]
-        code = run.main([*argv_run, "--export", str(path)])
-        if code:
-            return code
+        for argv_run in stage_commands(args.name, run.RUNS_DIR / run_name):
+            code = run.main([*argv_run, "--export", str(path)])
+            if code:
+                return code
         if recipe.get("ship_clone"):  # the step-0 evaluation export: the clone before PPO
             clone = run.RUNS_DIR / run_name / "evals" / "step-000000000.onnx"
             card = json.loads(clone.with_suffix(".json").read_text())
