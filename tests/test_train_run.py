@@ -13,7 +13,7 @@ from train import run as run_cli
 from train.config import TrainConfig
 from train.demo import lineups
 from train.metrics import gin_rummy_hand, rates, spades_hand
-from train.plots import learning_curve
+from train.plots import learning_curve, second_panel
 from train.trainer import EVALS, STATE, TrainCallback, Trainer, read_evals
 
 
@@ -135,6 +135,16 @@ def test_evaluations_reach_tensorboard_and_the_curve(tmp_path, monkeypatch):
     png = learning_curve(evals, tmp_path / "curve.png")
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert (result.run_dir / EVALS).is_file()
+
+
+def test_the_curve_shows_average_rank_beyond_two_players():
+    four = [{"no_edge_win": 0.25, "rank": 2.6, "rank_ci95": 0.03, "score": 13.0,
+             "score_ci95": 1.0}]
+    label, values, errors, no_edge = second_panel(four, "sevens/lookahead")
+    assert "average rank" in label and values == [2.6] and errors == [0.03] and no_edge == 2.5
+    two = [{**four[0], "no_edge_win": 0.5}]
+    label, values, errors, no_edge = second_panel(two, "gin_rummy/expert")
+    assert "mean game score" in label and values == [13.0] and no_edge is None
 
 
 def test_spades_hand_metrics_follow_their_definitions():

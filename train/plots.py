@@ -30,11 +30,12 @@ def learning_curve(evals: list[dict], out: str | Path, opponent: str | None = No
     ax.set_ylabel("win rate % (95% interval)")
     ax.set_ylim(0, 100)
     ax.legend(loc="upper left")
-    # the mean score moves long before games are won: the second panel shows progress early
-    ax2.errorbar(steps, [r["score"] for _, r in points],
-                 yerr=[r["score_ci95"] or 0.0 for _, r in points], marker="o", capsize=3,
-                 color="tab:green")
-    ax2.set_ylabel(f"learner's mean game score vs {opponent}")
+    label, values, errors, no_edge = second_panel([r for _, r in points], opponent)
+    ax2.errorbar(steps, values, yerr=errors, marker="o", capsize=3, color="tab:green")
+    ax2.set_ylabel(label)
+    if no_edge is not None:
+        ax2.axhline(no_edge, color="grey", linestyle="--")
+        ax2.invert_yaxis()  # rank 1 is best: up is better in both panels
     for a in (ax, ax2):
         a.set_xlabel("training steps")
         a.grid(alpha=0.3)
@@ -45,3 +46,18 @@ def learning_curve(evals: list[dict], out: str | Path, opponent: str | None = No
     fig.savefig(out)
     plt.close(fig)
     return out
+
+
+def second_panel(results: list[dict], opponent: str) -> tuple[str, list, list, float | None]:
+    """(label, values, 95% half-widths, no-edge line) of the right-hand panel.
+
+    With more than two players the average rank is what the game is judged on
+    (Sevens); with two, the mean score, which moves long before games are won.
+    """
+    players = round(1 / results[0]["no_edge_win"])
+    if players > 2:
+        return (f"average rank vs {opponent} (1 = best)",
+                [r["rank"] for r in results], [r["rank_ci95"] or 0.0 for r in results],
+                (players + 1) / 2)
+    return (f"learner's mean game score vs {opponent}", [r["score"] for r in results],
+            [r["score_ci95"] or 0.0 for r in results], None)
