@@ -32,7 +32,7 @@ def test_seed_gives_same_trajectory(preset, n):
 def test_metadata_and_spaces():
     for n in (2, 3, 4):
         e = env(num_players=n)
-        assert e.metadata["name"] == "gin_rummy_v1" and e.unwrapped is e
+        assert e.metadata["name"] == "gin_rummy_v2" and e.unwrapped is e
         assert e.possible_agents == [f"player_{i}" for i in range(n)]
         assert e.observation_space("player_0")["observation"].shape == (layout(n).size,)
         assert e.action_space(f"player_{n - 1}").n == NUM_ACTIONS == 106
@@ -268,7 +268,7 @@ def test_decision_features_are_the_meld_solvers_answers_for_the_seat_to_act(seed
             break
         state.apply(int(rng.choice(state.legal_actions())))
     lay = layout(2)
-    dd, td = lay["discard_deadwood"], lay["take_deadwood"]
+    dd, td, dg = lay["discard_deadwood"], lay["take_deadwood"], lay["discard_gin"]
     for seat in range(2):
         view = state.view(seat)
         obs = encode(view)
@@ -283,3 +283,21 @@ def test_decision_features_are_the_meld_solvers_answers_for_the_seat_to_act(seed
                              if not (d == top and view.rules.no_discard_of_taken)) / 100
         assert obs[dd:dd + 52] == pytest.approx(expect[:52])
         assert obs[td] == pytest.approx(expect[52])
+        gin = [c for c in view.hand if seat == state.current_player and view.phase == "discard"
+               and deadwood(mask_of(set(view.hand) - {c})) == 0]
+        assert np.flatnonzero(obs[dg:dg + 52]).tolist() == sorted(gin)
+
+
+def test_discard_gin_marks_the_gin_discard_that_deadwood_zero_cannot():
+    deal = full_deal(hands_of("2D 3S 5D 6S 7D 10C JD QH KC AH",
+                              "AC 2C 3C 4D 4H 4S 9S 10S JS 5H"), "QC", "QS")
+    e = raw_env(preset="standard")
+    e.reset(seed=0, options={"deal": deal})
+    e.step(DRAW_STOCK)  # seat 1 draws QS: 9-10-J-Q of spades, and 5H is the one spare card
+    lay = layout(2)
+    obs = e.observe("player_1")["observation"]
+    assert np.flatnonzero(obs[lay["discard_gin"]:lay["discard_gin"] + 52]).tolist() == [C("5H")]
+    assert obs[lay["discard_deadwood"] + C("5H")] == 0.0  # as for a card not held
+    assert obs[lay["discard_deadwood"] + C("AC")] > 0.0
+    other = e.observe("player_0")["observation"]
+    assert not other[lay["discard_gin"]:lay["discard_gin"] + 52].any()

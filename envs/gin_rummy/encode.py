@@ -10,6 +10,7 @@ Version 2 adds what the meld solver knows about the decision at hand, which a
 network cannot work out from card bits in any reasonable training time: in the
 row of the seat to act, the least deadwood left by each possible discard, and
 before a draw the least deadwood reachable by taking the pile's top card.
+Version 3 marks the discards that are gin.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from envs.gin_rummy.actions import NUM_ACTIONS
 from envs.gin_rummy.melds import deadwood, deadwood_after_discards, mask_of
 from envs.gin_rummy.view import GinRummyView
 
-ENCODER_VERSION = 2
+ENCODER_VERSION = 3
 SCORE_CLIP = 4.0
 DEADWOOD_SCALE = 100.0
 CARDS = 52
@@ -53,6 +54,7 @@ def _blocks(n: int) -> tuple[tuple[str, int], ...]:
         # card, layoff, gin bonus > 0
         ("discard_deadwood", CARDS),  # seat to act, discarding: deadwood without each card / 100
         ("take_deadwood", 1),  # seat to act, drawing: least deadwood after taking the top / 100
+        ("discard_gin", CARDS),  # seat to act, discarding: 1 where discarding the card is gin
     )
 
 
@@ -157,11 +159,19 @@ def encode(view: GinRummyView, out: np.ndarray | None = None) -> np.ndarray:
 
 def decision_features(row: np.ndarray, o: dict, phase: str, hand: int, top: int | None,
                       rules) -> None:
-    """The acting seat's ``discard_deadwood`` or ``take_deadwood`` (``hand`` a card mask)."""
+    """The acting seat's ``discard_deadwood`` and ``discard_gin``, or ``take_deadwood``
+    (``hand`` a card mask).
+
+    ``discard_gin`` says apart what ``discard_deadwood`` alone cannot: 0 there is
+    both "gin" and "not in hand", and a clone of the standard expert, which knocks
+    only for gin, played on past most of its gins.
+    """
     if phase == "discard":
-        base = o["discard_deadwood"]
+        base, gin = o["discard_deadwood"], o["discard_gin"]
         for card, dw in deadwood_after_discards(hand).items():
             row[base + card] = min(1.0, dw / DEADWOOD_SCALE)
+            if dw == 0:
+                row[gin + card] = 1.0
     elif phase == "draw" and top is not None:
         after = deadwood_after_discards(hand | mask_of((top,)))
         if rules.no_discard_of_taken:
@@ -171,7 +181,7 @@ def decision_features(row: np.ndarray, o: dict, phase: str, hand: int, top: int 
 
 def clear_decision_features(row: np.ndarray, o: dict) -> None:
     base = o["discard_deadwood"]
-    row[base:base + CARDS + 1] = 0.0  # take_deadwood follows discard_deadwood
+    row[base:base + 2 * CARDS + 1] = 0.0  # then take_deadwood, then discard_gin
 
 
 action_mask = mask_function(NUM_ACTIONS)  # legal ids -> int8 mask
