@@ -198,3 +198,20 @@ def test_accounts_hash_passwords_and_keep_sessions(tmp_path):
                 "/ws", headers={"origin": "https://evil.example"}) as ws:
             ws.receive_json()
         assert closed.value.code == 4403
+
+
+def test_the_lobby_offers_only_checkpoints_the_installed_game_can_load(tmp_path, monkeypatch):
+    import json
+
+    from envs.games import get_game
+    from web import bots
+
+    card = json.loads((bots.CHECKPOINTS / "sevens-random.json").read_text())
+    for name, env_name in (("gin_rummy-new", get_game("gin_rummy").env_name),
+                           ("gin_rummy-old", "gin_rummy_v0")):
+        (tmp_path / f"{name}.onnx").write_bytes(b"")
+        (tmp_path / f"{name}.json").write_text(json.dumps(
+            {**card, "game": "gin_rummy", "env_name": env_name, "onnx": f"{name}.onnx"}))
+    monkeypatch.setattr(bots, "CHECKPOINTS", tmp_path)
+    offered = [n for n in bots.bot_names("gin_rummy") if n.startswith(bots.PREFIX)]
+    assert offered == ["checkpoint:gin_rummy-new.onnx"]

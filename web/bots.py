@@ -44,8 +44,20 @@ def bot_names(game: str) -> list[str]:
     names += [n for n in agents.names(game) if "/" not in n]
     if hasattr(agents, "load") and CHECKPOINTS.is_dir():
         names += [PREFIX + p.name for p in sorted(CHECKPOINTS.glob("*.onnx"))
-                  if p.name.startswith(game)]
+                  if p.name.startswith(game) and _loadable(p)]
     return names
+
+
+def _loadable(path: Path) -> bool:
+    """Whether the file's card fits the installed game (a bot trained on an older
+    observation version would only fail when a player picks it)."""
+    from agents.learned import BotLoadError, read_card
+
+    try:
+        read_card(path)
+    except BotLoadError:
+        return False
+    return True
 
 
 def default_bot(game: str) -> str:
