@@ -50,19 +50,21 @@ RECIPES: dict[str, dict] = {
         "--opponents", "spades/expert@0.8,self@0.1,snapshot@0.1",
         "--eval-every", "200000", "--eval-deals", "8", "--eval-bots", "spades/expert",
         *FINE_TUNE]},
+    # Gin Rummy (gin_rummy_v2): clone, warm the critic, then gentle PPO against the expert
+    # alone; two runs side by side with one env each. --imitate-balance weights the rare
+    # knocks up (the standard expert knocks only for gin).
     "gin_rummy-standard": {"game": "gin_rummy", "preset": "standard", "deals": 1000, "args": [
-        "--steps", "5000000", "--minutes", "12", "--n-envs", "2", "--episode", "hand",
-        "--imitate", "gin_rummy/expert", "--imitate-samples", "100000",
-        "--opponents", "gin_rummy/expert@0.8,self@0.1,snapshot@0.1",
-        "--eval-every", "200000", "--eval-deals", "20", *FINE_TUNE]},
-    # the clone itself is shipped: after 12 minutes of PPO it won 29.3 +- 1.7% against the
-    # expert, the clone 41.9 +- 1.6% (1000 deals each)
-    "gin_rummy-seed": {"game": "gin_rummy", "preset": "seed", "deals": 1000, "ship_clone": True,
-                       "args": [
-        "--steps", "5000000", "--minutes", "12", "--n-envs", "2", "--episode", "hand",
+        "--steps", "5000000", "--minutes", "36", "--n-envs", "1", "--episode", "hand",
+        "--imitate", "gin_rummy/expert", "--imitate-samples", "120000", "--imitate-epochs", "20",
+        "--imitate-balance", "0.5", "--opponents", "gin_rummy/expert@1.0",
+        "--critic-warmup", "100000", "--lr", "5e-5", "--eval-every", "150000",
+        "--eval-deals", "100", "--eval-bots", "gin_rummy/expert", *GENTLE]},
+    "gin_rummy-seed": {"game": "gin_rummy", "preset": "seed", "deals": 1000, "args": [
+        "--steps", "5000000", "--minutes", "36", "--n-envs", "1", "--episode", "hand",
         "--imitate", "gin_rummy/expert", "--imitate-samples", "100000", "--imitate-epochs", "20",
-        "--opponents", "gin_rummy/expert@0.8,self@0.1,snapshot@0.1",
-        "--eval-every", "200000", "--eval-deals", "20", *FINE_TUNE]},
+        "--opponents", "gin_rummy/expert@1.0",
+        "--critic-warmup", "100000", "--lr", "5e-5", "--eval-every", "150000",
+        "--eval-deals", "100", "--eval-bots", "gin_rummy/expert", *GENTLE]},
     # relative reward (what ranks pay), the critic warmed on the clone's own play first,
     # then small KL-bounded steps; the learning rate went up once the critic explained half
     # the returns. Old recipe (plain reward, lr 1e-4 from the start): rank 2.695 +- 0.030.
