@@ -47,6 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--n-envs", type=int, default=d.n_envs,
                    help="env processes (each a SubprocVecEnv worker when > 1)")
     p.add_argument("--n-steps", type=int, default=d.n_steps, help="rollout length per env")
+
     def tunable(flag: str, kind: type, field: str, text: str = "", **kw) -> None:
         """A knob that defaults to None: given with --resume it changes the run from there."""
         note = f"(default {getattr(d, field)}; with --resume: changes the run)"
