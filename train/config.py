@@ -16,6 +16,9 @@ from pathlib import Path
 from typing import Any
 
 RUNS_DIR = Path("runs")
+# the PPO knobs a resumed run takes from config.json (train.run --resume may change them)
+PPO_KNOBS = ("learning_rate", "clip_range", "ent_coef", "target_kl", "n_epochs", "batch_size",
+             "gamma", "gae_lambda")
 CONFIG_FILE = "config.json"
 
 

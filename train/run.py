@@ -14,13 +14,11 @@ import dataclasses
 import sys
 from collections.abc import Sequence
 
-from train.config import RUNS_DIR, TrainConfig
+from train.config import PPO_KNOBS, RUNS_DIR, TrainConfig
 
 _DEFAULTS = TrainConfig()
 # what a resumed run may change (the trainer applies them to the loaded model)
-TUNABLE = ("batch_size", "n_epochs", "learning_rate", "gamma", "gae_lambda", "ent_coef",
-           "clip_range", "critic_warmup", "critic_warmup_lr", "target_kl", "eval_every",
-           "eval_deals")
+TUNABLE = (*PPO_KNOBS, "critic_warmup", "critic_warmup_lr", "eval_every", "eval_deals")
 
 
 def _ints(text: str) -> tuple[int, ...]:

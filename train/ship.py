@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
 import sys
 import time
 from collections.abc import Sequence
@@ -185,12 +184,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             code = run.main([*argv_run, "--export", str(path)])
             if code:
                 return code
-        if recipe.get("ship_clone"):  # the step-0 evaluation export: the clone before PPO
-            clone = run.RUNS_DIR / run_name / "evals" / "step-000000000.onnx"
-            card = json.loads(clone.with_suffix(".json").read_text())
-            shutil.copyfile(clone, path)
-            path.with_suffix(".json").write_text(json.dumps({**card, "onnx": path.name},
-                                                            indent=2) + "\n")
         curve(args.name)
     progress = sys.stderr.isatty()
     judge(args.name, path, args.deals or recipe["deals"], args.workers, progress)

@@ -37,7 +37,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMoni
 from torch import nn
 from tqdm import tqdm
 
-from train.config import CONFIG_FILE, TrainConfig
+from train.config import CONFIG_FILE, PPO_KNOBS, TrainConfig
 from train.evaluate import evaluate, hardest, onnx_spec
 from train.export import base_card, export_onnx, policy_weights
 from train.single_seat import SingleSeatEnv
@@ -181,11 +181,8 @@ class Trainer:
         self.env = make_vec_env(self.cfg, seed=self.cfg.seed * 1_000_003 + self.state.steps)
         if resume:
             # config.json is the run's truth: an edited learning rate etc. holds from here on
-            c = self.cfg
             self.model = MaskablePPO.load(ckpt, env=self.env, device="cpu", custom_objects={
-                "learning_rate": c.learning_rate, "clip_range": c.clip_range,
-                "ent_coef": c.ent_coef, "target_kl": c.target_kl, "n_epochs": c.n_epochs,
-                "batch_size": c.batch_size, "gamma": c.gamma, "gae_lambda": c.gae_lambda})
+                k: getattr(self.cfg, k) for k in PPO_KNOBS})
             self.model.tensorboard_log = str(self.run_dir)
             for path in self.state.snapshots:
                 self.env.env_method("add_snapshot", _load_snapshot(self.run_dir / path))
