@@ -5,10 +5,10 @@ import pytest
 
 import agents
 from agents.gin_rummy.expert import ExpertBot, defender_favoured
-from agents.gin_rummy.tracking import Knowledge
 from envs.gin_rummy import SEED, STANDARD, GinRummyState, GinRummyView
 from envs.gin_rummy.actions import DRAW_STOCK, TAKE_DISCARD, discard_action, knock_action
 from envs.gin_rummy.rules import get_rules
+from envs.gin_rummy.tracking import Knowledge
 from tests.gin_rummy_util import C, brute_force_deadwood, full_deal, hands_of
 
 SEAT1 = "5C 6C 7C 8H 8S 8D KH QS 3H 2D"  # [567C] [888], KH QS 3H 2D dead: 25

@@ -32,7 +32,7 @@ def test_seed_gives_same_trajectory(preset, n):
 def test_metadata_and_spaces():
     for n in (2, 3, 4):
         e = env(num_players=n)
-        assert e.metadata["name"] == "gin_rummy_v2" and e.unwrapped is e
+        assert e.metadata["name"] == "gin_rummy_v3" and e.unwrapped is e
         assert e.possible_agents == [f"player_{i}" for i in range(n)]
         assert e.observation_space("player_0")["observation"].shape == (layout(n).size,)
         assert e.action_space(f"player_{n - 1}").n == NUM_ACTIONS == 106
@@ -301,3 +301,45 @@ def test_discard_gin_marks_the_gin_discard_that_deadwood_zero_cannot():
     assert obs[lay["discard_deadwood"] + C("AC")] > 0.0
     other = e.observe("player_0")["observation"]
     assert not other[lay["discard_gin"]:lay["discard_gin"] + 52].any()
+    # kept gin stays gin after any draw: no deadwood expected, every draw allows a knock
+    assert obs[lay["discard_outlook"] + C("5H")] == 0.0
+    assert obs[lay["discard_ready"] + C("5H")] == 1.0
+    assert obs[lay["discard_outlook"] + C("AC")] > 0.0
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 10_000), moves=st.integers(0, 40),
+       preset=st.sampled_from(["seed", "standard"]))
+def test_look_ahead_blocks_are_the_trackers_numbers_for_the_seat_to_act(seed, moves, preset):
+    """discard_outlook / discard_ready / discard_danger per held card and stock_outlook
+    are what ``Knowledge`` (the expert's tracker) computes from the same view; every
+    other seat's blocks are zero."""
+    from envs.gin_rummy.melds import CARD_BIT, mask_of
+    from envs.gin_rummy.tracking import Knowledge
+
+    state = GinRummyState(get_rules(preset), seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(moves):
+        if state.is_over:
+            break
+        state.apply(int(rng.choice(state.legal_actions())))
+    lay = layout(2)
+    blocks = ("discard_outlook", "discard_ready", "discard_danger")
+    for seat in range(2):
+        view = state.view(seat)
+        obs = encode(view)
+        expect = {name: np.zeros(52) for name in blocks}
+        stock = 0.0
+        acting = seat == state.current_player
+        know = Knowledge(view)
+        if acting and view.phase == "discard":
+            for c in view.hand:
+                mean, ready = know.outlook(mask_of(view.hand) ^ CARD_BIT[c], 10)
+                expect["discard_outlook"][c] = min(1.0, mean / 100)
+                expect["discard_ready"][c] = ready
+                expect["discard_danger"][c] = min(1.0, know.danger(c) / 3)
+        elif acting and view.phase == "draw" and view.pile:
+            stock = min(1.0, know.expected_deadwood(mask_of(view.hand)) / 100)
+        for name in blocks:
+            assert obs[lay[name]:lay[name] + 52] == pytest.approx(expect[name], abs=1e-6), name
+        assert obs[lay["stock_outlook"]] == pytest.approx(stock, abs=1e-6)

@@ -26,7 +26,6 @@ from collections.abc import Sequence
 
 from agents.base import Bot
 from agents.gin_rummy.simple import discard_choices
-from agents.gin_rummy.tracking import Knowledge
 from envs.gin_rummy.actions import (
     DRAW_STOCK,
     KNOCK_OFFSET,
@@ -36,6 +35,7 @@ from envs.gin_rummy.actions import (
 )
 from envs.gin_rummy.melds import CARD_BIT, CARD_VALUE, deadwood, mask_of
 from envs.gin_rummy.rules import GinRummyRules
+from envs.gin_rummy.tracking import Knowledge
 from envs.gin_rummy.view import GinRummyView
 
 KNOCK_STYLES = ("auto", "early", "gin", "patient")

@@ -10,7 +10,10 @@ Version 2 adds what the meld solver knows about the decision at hand, which a
 network cannot work out from card bits in any reasonable training time: in the
 row of the seat to act, the least deadwood left by each possible discard, and
 before a draw the least deadwood reachable by taking the pile's top card.
-Version 3 marks the discards that are gin.
+Version 3 marks the discards that are gin. Version 4 adds the one-draw look-ahead
+the expert bot weighs each discard by (``tracking.Knowledge``): the mean deadwood
+after one more draw, the share of draws that allow a knock, and how much the next
+player wants the card; before a draw, the same mean for a stock draw.
 """
 
 from __future__ import annotations
@@ -22,12 +25,14 @@ import numpy as np
 from envs import encoding
 from envs.aec import mask_function
 from envs.gin_rummy.actions import NUM_ACTIONS
-from envs.gin_rummy.melds import deadwood, deadwood_after_discards, mask_of
+from envs.gin_rummy.melds import CARD_BIT, deadwood, deadwood_after_discards, mask_of
+from envs.gin_rummy.tracking import Knowledge
 from envs.gin_rummy.view import GinRummyView
 
-ENCODER_VERSION = 3
+ENCODER_VERSION = 4
 SCORE_CLIP = 4.0
 DEADWOOD_SCALE = 100.0
+DANGER_SCALE = 3.0  # ``Knowledge.danger`` of a card that completes a meld
 CARDS = 52
 
 # blocks whose size is per seat: (name, size per seat)
@@ -55,6 +60,11 @@ def _blocks(n: int) -> tuple[tuple[str, int], ...]:
         ("discard_deadwood", CARDS),  # seat to act, discarding: deadwood without each card / 100
         ("take_deadwood", 1),  # seat to act, drawing: least deadwood after taking the top / 100
         ("discard_gin", CARDS),  # seat to act, discarding: 1 where discarding the card is gin
+        # seat to act, discarding, per card, one more draw looked at (tracking.Knowledge):
+        ("discard_outlook", CARDS),  # mean least deadwood after it / 100
+        ("discard_ready", CARDS),  # share of the draws after which a knock is allowed
+        ("discard_danger", CARDS),  # how much the next player wants the card / 3, clipped to 1
+        ("stock_outlook", 1),  # seat to act, drawing: mean least deadwood after a stock draw
     )
 
 
@@ -152,36 +162,47 @@ def encode(view: GinRummyView, out: np.ndarray | None = None) -> np.ndarray:
     out[o["deadwood"]] = min(1.0, deadwood(mask_of(view.hand)) / DEADWOOD_SCALE)
     out[o["hand_number"]] = min(1.0, (view.hand_number - 1) / 10.0)
     if view.current_player == me:
-        decision_features(out, o, view.phase, mask_of(view.hand),
-                          view.pile[-1] if view.pile else None, rules)
+        decision_features(out, o, view)
     return out
 
 
-def decision_features(row: np.ndarray, o: dict, phase: str, hand: int, top: int | None,
-                      rules) -> None:
-    """The acting seat's ``discard_deadwood`` and ``discard_gin``, or ``take_deadwood``
-    (``hand`` a card mask).
+def decision_features(row: np.ndarray, o: dict, view: GinRummyView) -> None:
+    """What the seat to act (``view``'s) knows about its decision: discarding,
+    ``discard_deadwood``, ``discard_gin`` and the look-ahead blocks; drawing,
+    ``take_deadwood`` and ``stock_outlook``.
 
     ``discard_gin`` says apart what ``discard_deadwood`` alone cannot: 0 there is
     both "gin" and "not in hand", and a clone of the standard expert, which knocks
     only for gin, played on past most of its gins.
     """
-    if phase == "discard":
+    hand = mask_of(view.hand)
+    if view.phase == "discard":
         base, gin = o["discard_deadwood"], o["discard_gin"]
         for card, dw in deadwood_after_discards(hand).items():
             row[base + card] = min(1.0, dw / DEADWOOD_SCALE)
             if dw == 0:
                 row[gin + card] = 1.0
-    elif phase == "draw" and top is not None:
+        know = Knowledge(view)
+        limit = view.rules.knock_limit
+        limit = 10 if limit is None else limit  # as the expert: knock only when low
+        for card in view.hand:
+            mean, ready = know.outlook(hand ^ CARD_BIT[card], limit)
+            row[o["discard_outlook"] + card] = min(1.0, mean / DEADWOOD_SCALE)
+            row[o["discard_ready"] + card] = ready
+            row[o["discard_danger"] + card] = min(1.0, know.danger(card) / DANGER_SCALE)
+    elif view.phase == "draw" and view.pile:
+        top = view.pile[-1]
         after = deadwood_after_discards(hand | mask_of((top,)))
-        if rules.no_discard_of_taken:
+        if view.rules.no_discard_of_taken:
             after.pop(top, None)
         row[o["take_deadwood"]] = min(1.0, min(after.values()) / DEADWOOD_SCALE)
+        mean, _ = Knowledge(view).outlook(hand)
+        row[o["stock_outlook"]] = min(1.0, mean / DEADWOOD_SCALE)
 
 
 def clear_decision_features(row: np.ndarray, o: dict) -> None:
-    base = o["discard_deadwood"]
-    row[base:base + 2 * CARDS + 1] = 0.0  # then take_deadwood, then discard_gin
+    """Zero every ``decision_features`` block (they are the layout's last ones)."""
+    row[o["discard_deadwood"]:] = 0.0
 
 
 action_mask = mask_function(NUM_ACTIONS)  # legal ids -> int8 mask
@@ -335,8 +356,8 @@ class GinRummyObserver:
         offsets = layout(self.n).offsets
         clear_decision_features(self._rows[player], offsets)
         actor = state.current_player
-        decision_features(self._rows[actor], offsets, state.phase, state.masks[actor],
-                          pile[-1] if pile else None, state.rules)
+        if actor is not None:
+            decision_features(self._rows[actor], offsets, state.view(actor))
         self._sync(state)
 
     def observation(self, state, seat: int) -> np.ndarray:

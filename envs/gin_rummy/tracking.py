@@ -1,8 +1,9 @@
 """What a Gin Rummy seat can infer from its view: unseen cards, what the others
 hold and want, how dangerous a discard is, and how many cards would help a hand.
 
-Everything here reads the view only (A4.2): the own hand, the discard pile, and
-each player's picks from the pile and its discards.
+The expert bot decides with it and the encoder turns it into features, so both
+see the same numbers. Everything here reads the view only (A4.2): the own hand,
+the discard pile, and each player's picks from the pile and its discards.
 """
 
 from __future__ import annotations
@@ -93,18 +94,17 @@ class Knowledge:
                 count += 1
         return count
 
-    def expected_deadwood(self, mask: int, limit: int | None = None,
-                          bonus: float = 0.0) -> float:
-        """Mean least deadwood of the 10-card hand ``mask`` after one more draw of an
-        unseen card and the best discard (one step of look-ahead), less ``bonus``
-        for each draw that leaves at most ``limit`` (a knock)."""
+    def _draws(self, mask: int, limit: int | None) -> tuple[int, int, int]:
+        """Over every unseen card drawn to the 10-card hand ``mask``: the summed least
+        deadwood after the best discard, how many leave at most ``limit``, and how
+        many draws there are."""
         base = deadwood(mask)
         spare = unmelded(mask)  # the best split's deadwood: the cards to throw first
         top = max((_BIT_VALUE[b] for b in _bits(spare)), default=0)
         near = 0
         for b in _bits(mask):
             near |= neighbours(b)
-        total, count = 0.0, 0
+        total, ready, count = 0, 0, 0
         for b in _bits(self.unseen & ~mask):
             count += 1
             v = _BIT_VALUE[b]
@@ -114,8 +114,24 @@ class Knowledge:
                 best = base - max(0, top - v)
             total += best
             if limit is not None and best <= limit:
-                total -= bonus
-        return total / count if count else float(base)
+                ready += 1
+        return total, ready, count
+
+    def outlook(self, mask: int, limit: int | None = None) -> tuple[float, float]:
+        """For the 10-card hand ``mask``, one step of look-ahead: the mean least
+        deadwood after one more draw of an unseen card and the best discard, and the
+        share of those draws that leave at most ``limit`` (a knock)."""
+        total, ready, count = self._draws(mask, limit)
+        if not count:
+            base = deadwood(mask)
+            return float(base), float(limit is not None and base <= limit)
+        return total / count, ready / count
+
+    def expected_deadwood(self, mask: int, limit: int | None = None,
+                          bonus: float = 0.0) -> float:
+        """``outlook``'s mean deadwood, less ``bonus`` for each draw that allows a knock."""
+        total, ready, count = self._draws(mask, limit)
+        return (total - bonus * ready) / count if count else float(deadwood(mask))
 
     def value_of_taking(self, card: int) -> int:
         """Least deadwood after taking ``card`` and discarding another card."""
