@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 
 import agents
-from agents.sevens.bots import expected_best_reply
 from envs import cards
 from envs.sevens import SevensState, get_rules
 from envs.sevens.actions import card_action
 from envs.sevens.engine import RANK, playable_cards
+from envs.sevens.reply import expected_best_reply
 from envs.sevens.scoring import points_for_total
 from tests.sevens_util import fixed_rules
 

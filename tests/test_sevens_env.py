@@ -26,7 +26,7 @@ def test_seed_gives_same_trajectory(n):
 def test_metadata_and_one_observation_size_for_every_player_count():
     for n in range(2, 10):
         e = env(num_players=n)
-        assert e.metadata["name"] == "sevens_v1"
+        assert e.metadata["name"] == "sevens_v2"
         assert e.possible_agents == [f"player_{i}" for i in range(n)]
         assert e.observation_space("player_0")["observation"].shape == (encode.OBS_SIZE,)
         assert e.action_space("player_1").n == 104
@@ -72,6 +72,19 @@ def check_action_points(state) -> None:
                                            for u in unseen_values), default=0)
     assert play == pytest.approx(np.clip(expect_play, -4, 4))
     assert reply == pytest.approx(np.clip(expect_reply, -4, 4))
+    # reply_expected: the next player's expected best reply (held cards drawn from unseen)
+    from envs.sevens.reply import expected_best_reply
+
+    nxt = (view.seat + 1) % view.num_players
+    held = view.hand_sizes[nxt] if nxt != view.seat else 0
+    expect = np.zeros(104)
+    for c in view.hand:
+        for i, v in enumerate(values[RANK[c]]):
+            total = view.total + v
+            gains = [max(points_for_total(total + u, pts) for u in vals) for vals in values]
+            expect[2 * c + i] = expected_best_reply(gains, view.unseen(), held, c) / 20
+    got = obs[OFFSETS["reply_expected"]:OFFSETS["reply_expected"] + 104]
+    assert got == pytest.approx(np.clip(expect, -4, 4), abs=1e-6)
 
 
 @settings(max_examples=40, deadline=None)
@@ -85,6 +98,30 @@ def test_per_action_points_are_what_each_play_scores_and_the_best_reply(seed, n,
         state.apply(int(rng.choice(state.legal_actions())))
     assume(not state.is_over)
     check_action_points(state)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(2, 9), moves=st.integers(0, 30))
+def test_lookahead_plays_the_best_points_now_less_expected_reply_from_the_observation(
+        seed, n, moves):
+    """The observation holds both terms of sevens/lookahead's score, so a network can
+    play it exactly: its choice maximises play_points - reply_expected over legal plays."""
+    import agents
+
+    state = SevensState(get_rules("random", num_players=n), seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(moves):
+        if state.is_over:
+            break
+        state.apply(int(rng.choice(state.legal_actions())))
+    assume(not state.is_over)
+    view = state.view(state.current_player)
+    obs = encode.encode(view)
+    legal = state.legal_actions()
+    score = {a: obs[OFFSETS["play_points"] + a] - obs[OFFSETS["reply_expected"] + a]
+             for a in legal}
+    choice = agents.make("sevens/lookahead").act(view, legal)
+    assert score[choice] == pytest.approx(max(score.values()), abs=1e-5)
 
 
 def test_per_action_points_hold_for_fixed_values_far_past_the_lookup_table():

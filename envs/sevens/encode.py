@@ -11,6 +11,9 @@ Version 2 adds two per-action blocks, the arithmetic a network finds hardest
 to learn from the total's digits: the points each play scores now, and the
 most the next play could then score with any card this seat has not seen
 (the reply a play sets up). Both are public knowledge of the seat.
+Version 3 adds what ``sevens/lookahead`` subtracts from a play's points: the
+points the next player's best reply can be expected to earn after it
+(``envs.sevens.reply``), exact over the hands it could hold.
 """
 
 from __future__ import annotations
@@ -23,11 +26,12 @@ from envs import encoding
 from envs.aec import mask_function
 from envs.sevens.actions import NUM_ACTIONS, NUM_CARDS
 from envs.sevens.engine import RANK
+from envs.sevens.reply import expected_replies
 from envs.sevens.rules import MAX_PLAYERS, MIN_PLAYERS, NUM_SYMBOLS, hand_size
 from envs.sevens.scoring import points_for_total
 from envs.sevens.view import SevensView
 
-ENCODER_VERSION = 2
+ENCODER_VERSION = 3
 P = MAX_PLAYERS
 CLIP = 4.0
 VALUE_SCALE = 13.0  # a symbol's value / 13
@@ -59,7 +63,9 @@ LAYOUT = (
     ("progress", 1),  # plays made / plays in the game
     ("play_points", NUM_ACTIONS),  # per action of an own card: points it scores now / 20
     ("reply_points", NUM_ACTIONS),  # per such action: the best points an unseen card then
-)                                   # scores on the new total / 20
+                                    # scores on the new total / 20
+    ("reply_expected", NUM_ACTIONS),  # per such action: the next player's expected best
+)                                     # reply / 20
 OFFSETS, OBS_SIZE = encoding.offsets(LAYOUT)
 
 _NP = OFFSETS["num_players"]
@@ -83,12 +89,13 @@ _TO_ACT = OFFSETS["to_act"]
 _PROGRESS = OFFSETS["progress"]
 _PLAY_POINTS = OFFSETS["play_points"]
 _REPLY_POINTS = OFFSETS["reply_points"]
+_REPLY_EXPECTED = OFFSETS["reply_expected"]
 TOTAL_RANGE = 2048  # |totals| the points table covers (drawn values stay far below)
 
 # the features that are not in [0, 1]
 _SIGNED = [(_VALUES + 3 * s + i) for s in range(NUM_SYMBOLS) for i in (0, 1)] \
     + list(range(_POINTS, _POINTS + 3)) + [_TOTAL] + list(range(_SCORES, _SCORES + P)) \
-    + list(range(_PLAY_POINTS, _PLAY_POINTS + 2 * NUM_ACTIONS))
+    + list(range(_PLAY_POINTS, _PLAY_POINTS + 3 * NUM_ACTIONS))
 
 
 @lru_cache(maxsize=64)
@@ -124,6 +131,8 @@ def _action_points(view: SevensView, out: np.ndarray) -> None:
     if replies:
         after = totals[:, None] + np.array(replies)[None, :]
         out[_REPLY_POINTS + acts] = _points(after, points).max(axis=1)
+    for a, reply in expected_replies(view, actions).items():
+        out[_REPLY_EXPECTED + a] = _clip(reply / POINT_SCALE)
 
 
 def _clip(x: float) -> float:

@@ -1,4 +1,4 @@
-"""PettingZoo AEC env for Sevens (``sevens_v1``), 2 to 9 players.
+"""PettingZoo AEC env for Sevens (``sevens_v2``), 2 to 9 players.
 
     from envs.sevens import env
     e = env(num_players=5)               # parameters drawn per game from the reset seed
@@ -20,7 +20,7 @@ from envs.sevens.engine import SevensState
 from envs.sevens.render import render
 from envs.sevens.rules import SevensRules, get_rules
 
-ENV_NAME = "sevens_v1"
+ENV_NAME = "sevens_v2"
 
 
 class raw_env(GameEnv):  # noqa: N801 - PettingZoo naming
