@@ -8,18 +8,13 @@ import numpy as np
 import pytest
 
 import agents
-from agents.spades.bidding import (
-    bid_contract,
-    count_points,
-    estimate_tricks,
-    legal_bid,
-    nil_chance,
-)
-from agents.spades.tracking import Knowledge
+from agents.spades.bidding import bid_contract, count_points, legal_bid
 from envs import cards
 from envs.spades.actions import CARD_OFFSET, action_card, card_action
 from envs.spades.engine import SpadesState
 from envs.spades.rules import CUTTHROAT, KILLER
+from envs.spades.strength import estimate_tricks, nil_chance
+from envs.spades.tracking import Knowledge
 
 SPADES_BOTS = [n for n in agents.names("spades") if n.startswith("spades/")]
 

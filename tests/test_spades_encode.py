@@ -254,3 +254,53 @@ def test_env_checks_the_call_order_itself():
     with pytest.raises(AssertionError, match="need to call step"):
         for _agent in e.agent_iter():
             pass  # no step: PettingZoo's iterator check stops the loop
+
+
+# ------------------------------------------------------- the seat-to-act blocks
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), moves=st.integers(0, 50), jokers=st.booleans())
+def test_seat_to_act_blocks_are_the_experts_numbers_and_only_the_actor_sees_them(
+        seed, moves, jokers):
+    from envs.spades.strength import estimate_tricks, nil_chance
+    from envs.spades.tracking import Knowledge
+
+    state = SpadesState(dataclasses.replace(KILLER, jokers=jokers), seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(moves):
+        if state.is_over:
+            break
+        state.apply(int(rng.choice(state.legal_actions())))
+    for seat in range(4):
+        view = state.view(seat)
+        vec = encode(view)
+        expect = np.zeros(OBS_SIZE - OFFSETS["hand_estimate"], dtype=np.float32)
+        if seat == state.current_player and view.phase == "bid":
+            expect[0] = min(1.0, estimate_tricks(view.hand, jokers) / 13)
+            expect[1] = nil_chance(view.hand)
+        elif seat == state.current_player and view.phase == "play":
+            kn = Knowledge(view)
+            expect[2] = min(1.0, kn.expected_tricks / 13)
+            base = OFFSETS["p_win"] - OFFSETS["hand_estimate"]
+            for c in view.hand:
+                expect[base + c] = kn.p_win(c)
+                expect[base + SIZES["p_win"] + c] = kn.is_master(c)
+        assert vec[OFFSETS["hand_estimate"]:] == pytest.approx(expect, abs=1e-6)
+
+
+def test_p_win_and_master_on_a_dealt_trick():
+    """Seat 1 leads 10C. Seat 2 holds J-Q-K-A of clubs: every unseen club is lower, so all
+    four are masters and win alike unless seat 3 ruffs; its diamonds cannot beat the
+    lead; its low spades would ruff. The seat that just played sees no such block."""
+    state = SpadesState(KILLER, 0, deal=DEAL)
+    bid(state, 4, 2, 5, 1)
+    assert state.current_player == 1
+    play(state, "10C")
+    vec = encode(state.view(2))
+    pw, master = block(vec, "p_win"), block(vec, "master")
+    assert sorted(np.flatnonzero(master).tolist()) == sorted(C(n) for n in ("JC", "QC", "KC", "AC"))
+    assert pw[C("JC")] == pw[C("AC")]
+    assert 0.0 < pw[C("AC")] < 1.0  # seat 3 has not shown a club void, but may ruff
+    assert not pw[[C(n) for n in ("2D", "3D", "4D", "5D")]].any()
+    assert pw[C("6S")] > 0.0
+    assert block(vec, "hand_estimate")[0] == 0.0  # a bidding block: zero in play
+    assert not encode(state.view(1))[OFFSETS["hand_estimate"]:].any()

@@ -19,8 +19,8 @@ from agents.registry import register
 from agents.spades.bidding import BID_STRATEGIES, legal_bid
 from agents.spades.leads import LEAD_STRATEGIES
 from agents.spades.play import NIL_RESPONSES, PLAY_POLICIES, PREFERENCES
-from agents.spades.tracking import Knowledge
 from envs.spades.actions import action_card, card_action
+from envs.spades.tracking import Knowledge
 from envs.spades.view import SpadesView
 
 

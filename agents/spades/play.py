@@ -16,9 +16,9 @@ from __future__ import annotations
 from collections.abc import Collection
 
 from agents.spades.leads import LEAD_STRATEGIES
-from agents.spades.tracking import SPADES, Knowledge, beats
 from envs.spades.engine import POWER_TABLE as POWER
 from envs.spades.engine import SUIT_TABLE as SUIT
+from envs.spades.tracking import SPADES, Knowledge, beats
 from envs.spades.view import SpadesView
 
 NIL_RESPONSES = ("ignore", "set-safe", "set-always", "ignore-if-winning")

@@ -4,6 +4,12 @@ The one place numeric features are made; the env, trained bots and export all
 call it. Seats are relative: block 0 is always the observing seat, then the
 players after it in clockwise order. Bump ``ENCODER_VERSION`` (and the env
 name) when the layout changes.
+
+Version 2 adds, for the seat to act only, what the expert bot reckons with
+(``strength``, ``tracking.Knowledge``): bidding, the hand's modified count and
+its nil chance; playing, the tricks the hand should still take by force and,
+per own card, the chance it wins this trick and whether it is the top unseen
+card of its suit.
 """
 
 from __future__ import annotations
@@ -15,9 +21,11 @@ from envs.aec import mask_function
 from envs.cards import NUM_CARDS
 from envs.spades.actions import CARD_OFFSET, NUM_ACTIONS
 from envs.spades.engine import SUIT_TABLE
+from envs.spades.strength import estimate_tricks, nil_chance
+from envs.spades.tracking import Knowledge
 from envs.spades.view import SpadesView
 
-ENCODER_VERSION = 1
+ENCODER_VERSION = 2
 P = 4  # players
 SCORE_CLIP = 4.0
 
@@ -40,6 +48,12 @@ LAYOUT = (
     ("hand_number", 1),  # hands played / 10, clipped to 1
     ("tricks_played", 1),  # / 13
     ("rules", 4),  # spades must be broken, bids may total 13, jokers, bags counted
+    # the seat to act only (zero for every other seat):
+    ("hand_estimate", 1),  # bidding: the modified count (strength.estimate_tricks) / 13
+    ("nil_chance", 1),  # bidding: strength.nil_chance
+    ("expected_tricks", 1),  # playing: tricks the hand still takes by force / 13
+    ("p_win", NUM_CARDS),  # playing, per own card: chance it wins this trick (Knowledge.p_win)
+    ("master", NUM_CARDS),  # playing, per own card: no unseen card of its suit outranks it
 )
 OFFSETS, OBS_SIZE = encoding.offsets(LAYOUT)
 
@@ -60,6 +74,9 @@ _DEALER = OFFSETS["dealer"]
 _HANDNO = OFFSETS["hand_number"]
 _TPLAYED = OFFSETS["tricks_played"]
 _RULES = OFFSETS["rules"]
+_DECISION = OFFSETS["hand_estimate"]  # the seat-to-act blocks run from here to the end
+_P_WIN = OFFSETS["p_win"]
+_MASTER = OFFSETS["master"]
 
 
 def encode(view: SpadesView, out: np.ndarray | None = None) -> np.ndarray:
@@ -117,7 +134,24 @@ def encode(view: SpadesView, out: np.ndarray | None = None) -> np.ndarray:
             out[_BAGS + rel] = view.bags[seat] / rules.bag_limit
     out[_HANDNO] = min(1.0, (view.hand_number - 1) / 10.0)
     out[_TPLAYED] = (len(view.plays) // P) / 13.0
+    if view.current_player == me:
+        decision_features(view, out)
     return out
+
+
+def decision_features(view: SpadesView, out: np.ndarray) -> None:
+    """The blocks only the seat to act sees, from its own view: the hand's worth
+    before a bid, each card's odds before a play."""
+    if view.phase == "bid":
+        out[_DECISION] = min(1.0, estimate_tricks(view.hand, view.rules.jokers) / 13.0)
+        out[_DECISION + 1] = nil_chance(view.hand)
+    elif view.phase == "play":
+        kn = Knowledge(view)
+        out[_DECISION + 2] = min(1.0, kn.expected_tricks / 13.0)
+        for c in view.hand:
+            out[_P_WIN + c] = kn.p_win(c)
+            if kn.is_master(c):
+                out[_MASTER + c] = 1.0
 
 
 # ------------------------------------------------------------------ observer
@@ -204,7 +238,9 @@ class SpadesObserver:
     feature in all four at once through a precomputed index array (one numpy
     assignment); single values go through a ``memoryview``, where a scalar
     store costs a fraction of numpy's item assignment. A trick's end moves the
-    trick block to the last-trick block with two block copies.
+    trick block to the last-trick block with two block copies. The seat-to-act
+    blocks stay zero in the rows; ``observation`` adds them to the acting seat's
+    copy, so they are computed only for a vector someone asks for.
     """
 
     def __init__(self) -> None:
@@ -236,6 +272,7 @@ class SpadesObserver:
         """Encode every seat afresh from ``state``: seat 0's view, rotated for the others."""
         rows, mv, seat0 = self._rows, self._mv, self._seat0
         encode(state.view(0), out=seat0[:OBS_SIZE])  # seat0[OBS_SIZE:] stays zero
+        seat0[_DECISION:OBS_SIZE] = 0.0  # added per observation (``observation``)
         rows[0][...] = seat0[:OBS_SIZE]
         for me in range(1, P):
             seat0.take(_ROTATIONS[me], out=rows[me], mode="clip")  # all but the hand
@@ -312,7 +349,10 @@ class SpadesObserver:
         if (state.plays is not self._plays or len(state.plays) != self._num_plays
                 or state.current_player != self._player or state.phase != self._phase):
             self.reset(state)  # moved without after_apply (e.g. state.apply called directly)
-        return self._rows[seat].copy()
+        obs = self._rows[seat].copy()
+        if seat == state.current_player:  # the rows leave the seat-to-act blocks at zero
+            decision_features(state.view(seat), obs)
+        return obs
 
 
 action_mask = mask_function(NUM_ACTIONS)  # legal ids -> int8 mask
