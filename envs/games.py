@@ -30,6 +30,9 @@ class Game:
     # the encoder, view -> float32 vector equal to the env's "observation"
     env_name: str
     encode: Callable[[Any], Any]
+    # number of players -> ((observation offset, first action, length), ...): blocks of
+    # the observation that describe one action each (train.policy scores them directly)
+    action_features: Callable[[int], tuple] = lambda num_players: ()
 
 
 _MODULES = {

@@ -78,6 +78,17 @@ def test_onnx_bot_plays_the_torch_policy_actions_on_1000_views(trained):
     assert np.allclose(np.where(masks[:50], norm, 0), np.where(masks[:50], raw, 0), atol=1e-4)
 
 
+def test_training_moves_the_per_action_weights_that_export_carries(trained):
+    """The ONNX and numpy tests above then cover the head's direct path too."""
+    game, trainer, _, _ = trained
+    head = trainer.model.policy.action_net
+    if not head.blocks:  # Blind Auction: no per-action blocks, a plain MLP head
+        assert policy_weights(trainer.model.policy).skip is None
+        return
+    assert head.weight.abs().max() > 0  # (a block whose actions stayed masked keeps 0)
+    assert policy_weights(trainer.model.policy).skip is not None
+
+
 def test_numpy_opponent_policy_matches_torch(trained):
     game, trainer, _, _ = trained
     g = get_game(game)

@@ -32,6 +32,7 @@ class TrainConfig:
     opponents: str = "self@0.4,snapshot@0.2,rules@0.4"  # see train.opponents
     net: tuple[int, ...] = (256, 256)  # hidden layers of the policy and value MLPs
     activation: str = "tanh"
+    action_head: bool = True  # per-action observation blocks scored onto their actions (policy.py)
     n_envs: int = 1  # env processes (SubprocVecEnv when > 1)
     n_steps: int = 1024  # rollout length per env between updates
     batch_size: int = 256

@@ -24,24 +24,30 @@ import torch
 from torch import nn
 
 from train.numpy_policy import MASKED, NumpyPolicy
+from train.policy import ActionFeatureHead, ActionFeaturePolicy, game_action_features
 
 CARD_FORMAT = "cardrl-bot-card/1"
 OPSET = 17
 
 
-def _actor_modules(policy: Any) -> list[nn.Module]:
-    """The actor path of an SB3 MLP policy: hidden layers, then the action head."""
+def _actor_parts(policy: Any) -> tuple[list[nn.Module], np.ndarray | None]:
+    """The actor path of an SB3 MLP policy: hidden layers, then the action head's
+    Linear; and ``ActionFeatureHead``'s skip matrix (None for a plain head)."""
     extractor = policy.features_extractor if policy.share_features_extractor \
         else policy.pi_features_extractor
     if type(extractor).__name__ != "FlattenExtractor":
         raise ValueError(f"only MLP policies over flat observations export; got {extractor!r}")
-    return [*policy.mlp_extractor.policy_net, policy.action_net]
+    head = policy.action_net
+    if isinstance(head, ActionFeatureHead):
+        return [*policy.mlp_extractor.policy_net, head.linear], head.skip_matrix()
+    return [*policy.mlp_extractor.policy_net, head], None
 
 
 def policy_weights(policy: Any) -> NumpyPolicy:
     """The actor network of an SB3 MLP policy as a ``NumpyPolicy`` (a copy)."""
     layers, activation = [], None
-    for module in _actor_modules(policy):
+    modules, skip = _actor_parts(policy)
+    for module in modules:
         if isinstance(module, nn.Linear):
             layers.append((module.weight.detach().cpu().numpy().copy(),
                            module.bias.detach().cpu().numpy().copy()))
@@ -52,7 +58,7 @@ def policy_weights(policy: Any) -> NumpyPolicy:
             activation = name
         else:
             raise ValueError(f"cannot export layer {module!r}")
-    return NumpyPolicy(layers, activation or "tanh")
+    return NumpyPolicy(layers, activation or "tanh", skip=skip)
 
 
 class MaskedLogits(nn.Module):
@@ -60,10 +66,15 @@ class MaskedLogits(nn.Module):
 
     def __init__(self, policy: Any) -> None:
         super().__init__()
-        self.actor = nn.Sequential(*_actor_modules(policy))
+        modules, skip = _actor_parts(policy)
+        self.actor = nn.Sequential(*modules)
+        self.skip = None if skip is None else nn.Parameter(torch.from_numpy(skip),
+                                                            requires_grad=False)
 
     def forward(self, observation: torch.Tensor, action_mask: torch.Tensor) -> torch.Tensor:
         logits = self.actor(observation)
+        if self.skip is not None:
+            logits = logits + observation @ self.skip
         return torch.where(action_mask > 0.5, logits, torch.full_like(logits, MASKED))
 
 
@@ -128,7 +139,8 @@ def export_untrained(game: str, path: str | Path, preset: str | None = None,
     from train.single_seat import SingleSeatEnv
 
     env = SingleSeatEnv(game, preset, "random")
-    model = MaskablePPO("MlpPolicy", env, policy_kwargs={"net_arch": list(net)}, seed=seed,
+    kwargs = {"net_arch": list(net), "action_features": game_action_features(game, env.preset)}
+    model = MaskablePPO(ActionFeaturePolicy, env, policy_kwargs=kwargs, seed=seed,
                         device="cpu", n_steps=64, batch_size=64)
     card = {**base_card(game, env.preset),
             "training": {"steps": 0, "wall_time_s": 0.0}, "evaluation": {}}

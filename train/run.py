@@ -42,6 +42,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "or rules (every rule bot of the game)")
     p.add_argument("--net", type=_ints, default=d.net, help="hidden layer sizes, e.g. 256,256")
     p.add_argument("--activation", default=d.activation, choices=["tanh", "relu"])
+    p.add_argument("--no-action-head", dest="action_head", action="store_false",
+                   help="a plain MLP head: no direct path from per-action features to logits")
     p.add_argument("--n-envs", type=int, default=d.n_envs,
                    help="env processes (each a SubprocVecEnv worker when > 1)")
     p.add_argument("--n-steps", type=int, default=d.n_steps, help="rollout length per env")

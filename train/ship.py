@@ -25,41 +25,32 @@ from pathlib import Path
 from train.evaluate import evaluate, onnx_spec
 
 CHECKPOINTS = Path("checkpoints")
-# Fine-tuning a clone of the rule bot (train.imitate): a gentle PPO that mostly meets the
-# bot it must beat; hand episodes give the long games (Gin, Spades) faster credit assignment.
-FINE_TUNE = ["--lr", "1e-4", "--ent-coef", "0.001", "--net", "256,256", "--seed", "1",
-             "--checkpoint-every", "50000", "--snapshot-every", "100000"]
-# The gentler fine-tune (train.trainer.freeze_actor): long rollouts, small clipped steps that
-# stop at a KL bound, no entropy bonus; used with --critic-warmup after --imitate.
+# Fine-tuning a clone of the rule bot (train.imitate; train.trainer.freeze_actor): long
+# rollouts, small clipped steps that stop at a KL bound, no entropy bonus; used with
+# --critic-warmup, and hand episodes where games are long (faster credit assignment).
 GENTLE = ["--clip-range", "0.1", "--target-kl", "0.01", "--n-steps", "4096",
           "--batch-size", "512", "--ent-coef", "0", "--net", "256,256", "--seed", "1",
           "--checkpoint-every", "100000", "--snapshot-every", "1000000"]
 BLIND_AUCTION_BOTS = ["blind_auction/high-early", "blind_auction/save-high",
                       "blind_auction/match", "blind_auction/mirror", "random"]
 RECIPES: dict[str, dict] = {
-    "spades-killer": {"game": "spades", "preset": "killer", "deals": 75, "args": [
-        "--steps", "5000000", "--minutes", "14", "--n-envs", "2", "--episode", "hand",
-        "--imitate", "spades/expert", "--imitate-samples", "200000",
-        "--opponents", "spades/expert@0.8,self@0.1,snapshot@0.1",
-        "--eval-every", "200000", "--eval-deals", "8", "--eval-bots", "spades/expert",
-        *FINE_TUNE]},
-    "spades-cutthroat": {"game": "spades", "preset": "cutthroat", "deals": 75, "args": [
-        "--steps", "5000000", "--minutes", "14", "--n-envs", "2", "--episode", "hand",
-        "--imitate", "spades/expert", "--imitate-samples", "200000",
-        "--opponents", "spades/expert@0.8,self@0.1,snapshot@0.1",
-        "--eval-every", "200000", "--eval-deals", "8", "--eval-bots", "spades/expert",
-        *FINE_TUNE]},
-    # Gin Rummy (gin_rummy_v2): clone, warm the critic, then gentle PPO against the expert
-    # alone; two runs side by side with one env each. --imitate-balance weights the rare
+    **{f"spades-{preset}": {"game": "spades", "preset": preset, "deals": 75, "args": [
+        "--steps", "5000000", "--minutes", "20", "--n-envs", "1", "--episode", "hand",
+        "--imitate", "spades/expert", "--imitate-samples", "150000",
+        "--opponents", "spades/expert@1.0", "--critic-warmup", "60000", "--lr", "5e-5",
+        "--eval-every", "150000", "--eval-deals", "8", "--eval-bots", "spades/expert",
+        *GENTLE]} for preset in ("killer", "cutthroat")},
+    # Gin Rummy: clone, warm the critic, then gentle PPO against the expert alone; two runs
+    # side by side with one env each. --imitate-balance weights the rare
     # knocks up (the standard expert knocks only for gin).
     "gin_rummy-standard": {"game": "gin_rummy", "preset": "standard", "deals": 1000, "args": [
-        "--steps", "5000000", "--minutes", "36", "--n-envs", "1", "--episode", "hand",
+        "--steps", "5000000", "--minutes", "32", "--n-envs", "1", "--episode", "hand",
         "--imitate", "gin_rummy/expert", "--imitate-samples", "120000", "--imitate-epochs", "20",
         "--imitate-balance", "0.5", "--opponents", "gin_rummy/expert@1.0",
         "--critic-warmup", "100000", "--lr", "5e-5", "--eval-every", "150000",
         "--eval-deals", "100", "--eval-bots", "gin_rummy/expert", *GENTLE]},
     "gin_rummy-seed": {"game": "gin_rummy", "preset": "seed", "deals": 1000, "args": [
-        "--steps", "5000000", "--minutes", "36", "--n-envs", "1", "--episode", "hand",
+        "--steps", "5000000", "--minutes", "32", "--n-envs", "1", "--episode", "hand",
         "--imitate", "gin_rummy/expert", "--imitate-samples", "100000", "--imitate-epochs", "20",
         "--opponents", "gin_rummy/expert@1.0",
         "--critic-warmup", "100000", "--lr", "5e-5", "--eval-every", "150000",
@@ -68,7 +59,7 @@ RECIPES: dict[str, dict] = {
     # then small KL-bounded steps. sevens_v1 (without reply_expected) and lr 2e-5 to 410,604
     # steps, then 1e-4 to 1,277,628: rank 2.617 +- 0.029; plain reward, lr 1e-4: 2.695.
     "sevens-random": {"game": "sevens", "preset": "random", "deals": 1000, "args": [
-        "--steps", "3000000", "--minutes", "60", "--n-envs", "2", "--relative-score",
+        "--steps", "3000000", "--minutes", "45", "--n-envs", "1", "--relative-score",
         "--imitate", "sevens/lookahead", "--imitate-samples", "300000",
         "--opponents", "sevens/lookahead@1.0", "--critic-warmup", "150000", "--lr", "5e-5",
         "--eval-every", "200000", "--eval-deals", "250", "--eval-bots", "sevens/lookahead",

@@ -40,6 +40,7 @@ from tqdm import tqdm
 from train.config import CONFIG_FILE, PPO_KNOBS, TrainConfig
 from train.evaluate import evaluate, hardest, onnx_spec
 from train.export import base_card, export_onnx, policy_weights
+from train.policy import ActionFeaturePolicy, game_action_features
 from train.single_seat import SingleSeatEnv
 
 CHECKPOINT = "checkpoint.zip"
@@ -112,13 +113,15 @@ def make_vec_env(cfg: TrainConfig, seed: int) -> VecMonitor:
 
 def new_model(cfg: TrainConfig, env) -> MaskablePPO:
     activation = {"tanh": nn.Tanh, "relu": nn.ReLU}[cfg.activation]
+    blocks = game_action_features(cfg.game, cfg.preset, cfg.rule_changes) \
+        if cfg.action_head else ()
     return MaskablePPO(
-        "MlpPolicy", env, learning_rate=cfg.learning_rate, n_steps=cfg.n_steps,
+        ActionFeaturePolicy, env, learning_rate=cfg.learning_rate, n_steps=cfg.n_steps,
         batch_size=cfg.batch_size, n_epochs=cfg.n_epochs, gamma=cfg.gamma,
         gae_lambda=cfg.gae_lambda, ent_coef=cfg.ent_coef, clip_range=cfg.clip_range,
         target_kl=cfg.target_kl,
         policy_kwargs={"net_arch": {"pi": list(cfg.net), "vf": list(cfg.net)},
-                       "activation_fn": activation},
+                       "activation_fn": activation, "action_features": blocks},
         tensorboard_log=str(cfg.run_dir), seed=cfg.seed, device="cpu", verbose=0)
 
 

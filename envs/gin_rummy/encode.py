@@ -24,7 +24,13 @@ import numpy as np
 
 from envs import encoding
 from envs.aec import mask_function
-from envs.gin_rummy.actions import NUM_ACTIONS
+from envs.gin_rummy.actions import (
+    DISCARD_OFFSET,
+    DRAW_STOCK,
+    KNOCK_OFFSET,
+    NUM_ACTIONS,
+    TAKE_DISCARD,
+)
 from envs.gin_rummy.melds import CARD_BIT, deadwood, deadwood_after_discards, mask_of
 from envs.gin_rummy.tracking import Knowledge
 from envs.gin_rummy.view import GinRummyView
@@ -203,6 +209,20 @@ def decision_features(row: np.ndarray, o: dict, view: GinRummyView) -> None:
 def clear_decision_features(row: np.ndarray, o: dict) -> None:
     """Zero every ``decision_features`` block (they are the layout's last ones)."""
     row[o["discard_deadwood"]:] = 0.0
+
+
+def action_features(n: int) -> tuple[tuple[int, int, int], ...]:
+    """The per-action blocks (``envs.games.Game.action_features``): every per-card
+    discard block for both the discard and the knock of that card; before a draw, the
+    take and stock outlooks for both draws."""
+    o = layout(n).offsets
+    per_card = ("discard_deadwood", "discard_gin", "discard_outlook", "discard_ready",
+                "discard_danger")
+    blocks = [(o[name], first, CARDS) for name in per_card
+              for first in (DISCARD_OFFSET, KNOCK_OFFSET)]
+    blocks += [(o[name], draw, 1) for name in ("take_deadwood", "stock_outlook")
+               for draw in (DRAW_STOCK, TAKE_DISCARD)]
+    return tuple(blocks)
 
 
 action_mask = mask_function(NUM_ACTIONS)  # legal ids -> int8 mask

@@ -2,7 +2,7 @@
 
 from envs.games import Game
 from envs.gin_rummy.actions import action_name
-from envs.gin_rummy.encode import encode
+from envs.gin_rummy.encode import action_features, encode
 from envs.gin_rummy.engine import GinRummyState
 from envs.gin_rummy.env import ENV_NAME, env
 from envs.gin_rummy.rules import PRESETS, get_rules
@@ -19,4 +19,5 @@ GAME = Game(
     view_from_dict=GinRummyView.from_dict,
     env_name=ENV_NAME,
     encode=encode,
+    action_features=action_features,
 )

@@ -182,6 +182,12 @@ def encode(view: SevensView, out: np.ndarray | None = None) -> np.ndarray:
     return out
 
 
+def action_features(num_players: int) -> tuple[tuple[int, int, int], ...]:
+    """The per-action blocks (``envs.games.Game.action_features``), any player count."""
+    return tuple((OFFSETS[name], 0, NUM_ACTIONS)
+                 for name in ("play_points", "reply_points", "reply_expected"))
+
+
 action_mask = mask_function(NUM_ACTIONS)  # legal ids -> int8 mask
 
 def observation_bounds() -> tuple[np.ndarray, np.ndarray]:
@@ -197,5 +203,5 @@ def describe(index: int) -> str:
     return encoding.describe(LAYOUT, OFFSETS, index)
 
 
-__all__ = ["encode", "action_mask", "observation_bounds", "describe", "OBS_SIZE", "NUM_ACTIONS",
-           "ENCODER_VERSION", "LAYOUT", "OFFSETS"]
+__all__ = ["encode", "action_features", "action_mask", "observation_bounds", "describe",
+           "OBS_SIZE", "NUM_ACTIONS", "ENCODER_VERSION", "LAYOUT", "OFFSETS"]

@@ -2,7 +2,7 @@
 
 from envs.games import Game
 from envs.sevens.actions import action_name
-from envs.sevens.encode import encode
+from envs.sevens.encode import action_features, encode
 from envs.sevens.engine import SevensState
 from envs.sevens.env import ENV_NAME, env
 from envs.sevens.rules import PRESETS, get_rules
@@ -19,4 +19,5 @@ GAME = Game(
     view_from_dict=SevensView.from_dict,
     env_name=ENV_NAME,
     encode=encode,
+    action_features=action_features,
 )

@@ -355,6 +355,12 @@ class SpadesObserver:
         return obs
 
 
+def action_features(num_players: int = P) -> tuple[tuple[int, int, int], ...]:
+    """The per-action blocks (``envs.games.Game.action_features``): each own card's
+    trick odds and master flag, for the action that plays it."""
+    return ((_P_WIN, CARD_OFFSET, NUM_CARDS), (_MASTER, CARD_OFFSET, NUM_CARDS))
+
+
 action_mask = mask_function(NUM_ACTIONS)  # legal ids -> int8 mask
 
 def observation_bounds() -> tuple[np.ndarray, np.ndarray]:
@@ -370,5 +376,5 @@ def describe(index: int) -> str:
     return encoding.describe(LAYOUT, OFFSETS, index)
 
 
-__all__ = ["encode", "action_mask", "SpadesObserver", "OBS_SIZE", "NUM_ACTIONS",
+__all__ = ["encode", "action_features", "action_mask", "SpadesObserver", "OBS_SIZE", "NUM_ACTIONS",
            "ENCODER_VERSION", "LAYOUT", "CARD_OFFSET", "SUIT_TABLE"]

@@ -2,7 +2,7 @@
 
 from envs.games import Game
 from envs.spades.actions import action_name
-from envs.spades.encode import encode
+from envs.spades.encode import action_features, encode
 from envs.spades.engine import SpadesState
 from envs.spades.env import ENV_NAME, env
 from envs.spades.rules import PRESETS, get_rules
@@ -19,4 +19,5 @@ GAME = Game(
     view_from_dict=SpadesView.from_dict,
     env_name=ENV_NAME,
     encode=encode,
+    action_features=action_features,
 )

@@ -1,0 +1,89 @@
+"""train.policy: per-action observation blocks scored straight onto their actions."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from envs.games import get_game
+from train.export import policy_weights
+from train.policy import ActionFeatureHead, ActionFeaturePolicy, game_action_features
+
+
+def test_each_block_adds_its_weight_times_its_features_to_its_own_actions():
+    # obs of 5; block 0: obs[1..2] -> actions 0..1; block 1: obs[0] -> action 2 and
+    # block 2: the same obs[0] -> action 3 (one feature may serve two actions)
+    head = ActionFeatureHead(hidden=3, obs_size=5, num_actions=4,
+                             blocks=((1, 0, 2), (0, 2, 1), (0, 3, 1)))
+    with torch.no_grad():
+        head.raw_weight[:] = torch.tensor([2.0, -3.0, 0.5]) / head.GAIN
+    hidden = torch.randn(2, 3)
+    obs = torch.tensor([[1.0, 10.0, 20.0, 7.0, 9.0], [-1.0, 0.0, 1.0, 0.0, 0.0]])
+    logits = head(torch.cat([hidden, obs], dim=1))
+    plain = head.linear(hidden)
+    added = (logits - plain).detach().numpy()
+    assert added == pytest.approx(np.array([[20.0, 40.0, -3.0, 0.5], [0.0, 2.0, 3.0, -0.5]]))
+    assert (obs.numpy() @ head.skip_matrix()) == pytest.approx(added)
+
+
+def test_a_block_outside_the_observation_or_actions_is_refused_by_its_numbers():
+    with pytest.raises(ValueError, match=r"\(3, 0, 4\)"):
+        ActionFeatureHead(2, obs_size=5, num_actions=8, blocks=((3, 0, 4),))
+    with pytest.raises(ValueError, match=r"\(0, 6, 4\)"):
+        ActionFeatureHead(2, obs_size=5, num_actions=8, blocks=((0, 6, 4),))
+
+
+# the card an action plays (None: not a card action), per game
+CARD_OF = {
+    "gin_rummy": lambda a: None if a < 2 else (a - 2) % 52,
+    "sevens": lambda a: a >> 1,
+    "spades": lambda a: None if a < 14 else a - 14,
+}
+
+
+@pytest.mark.parametrize("game", sorted(CARD_OF))
+def test_declared_blocks_describe_the_actions_they_feed(game):
+    """Over random play, a block's feature is nonzero only for an action the seat to act
+    could take: a legal one, or one of a card it holds (that card's play may be illegal
+    just now, e.g. it must follow suit). Blocks laid on the wrong actions would not be."""
+    g = get_game(game)
+    preset = g.presets[0]
+    rules = g.get_rules(preset)
+    blocks = game_action_features(game, preset)
+    assert blocks
+    rng = np.random.default_rng(0)
+    checked = 0
+    for seed in range(6):
+        state = g.new_state(rules, seed)
+        while not state.is_over and checked < 600:
+            seat, legal = state.current_player, state.legal_actions()
+            view = state.view(seat)
+            obs = g.encode(view)
+            for offset, first, length in blocks:
+                for a in first + np.flatnonzero(obs[offset:offset + length]):
+                    assert a in legal or CARD_OF[game](int(a)) in view.hand, (offset, a)
+            checked += 1
+            state.apply(int(rng.choice(legal)))
+    assert checked > 100
+
+
+def test_the_policy_round_trips_through_save_and_load_with_its_head(tmp_path):
+    from sb3_contrib import MaskablePPO
+
+    from train.single_seat import SingleSeatEnv
+
+    env = SingleSeatEnv("sevens", "random", "random")
+    blocks = game_action_features("sevens", "random")
+    model = MaskablePPO(ActionFeaturePolicy, env, n_steps=64, batch_size=64, device="cpu",
+                        policy_kwargs={"net_arch": [8], "action_features": blocks})
+    with torch.no_grad():
+        model.policy.action_net.raw_weight[:] = torch.tensor([1.5, -0.5, -2.0])
+    model.save(tmp_path / "m.zip")
+    again = MaskablePPO.load(tmp_path / "m.zip", device="cpu")
+    assert again.policy.action_features == blocks
+    a, b = policy_weights(model.policy), policy_weights(again.policy)
+    obs, _ = env.reset(seed=1)
+    mask = env.action_masks()
+    assert np.array_equal(a.logits(obs, mask), b.logits(obs, mask))
+    assert a.skip is not None and np.count_nonzero(a.skip) == 3 * 104

@@ -1,0 +1,141 @@
+"""The policy network: SB3's masked MLP actor-critic plus a linear path from
+per-action features straight to their actions' logits.
+
+Several encoders hold blocks that describe one action each (Gin Rummy's
+deadwood and look-ahead per discard, Sevens' points per play, Spades' chance
+that each card wins the trick). A rule bot often picks the action with the best
+weighted sum of such features; an MLP has to learn to route 100 inputs to 100
+outputs through two tanh layers to do the same, and cloned bots stayed well
+short of their teachers. Here each block (``ActionFeatures``: observation
+offset, first action, length) adds ``weight x feature`` to its actions' logits,
+one weight per block shared by its actions; the MLP learns the rest. The
+weights start at 0, so a new policy is SB3's.
+
+At export the path is one constant (obs_size x num_actions) matrix
+(``ActionFeatureHead.skip_matrix``): ONNX and ``NumpyPolicy`` add ``obs @ S``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import torch
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+from stable_baselines3.common.torch_layers import MlpExtractor
+from torch import nn
+
+# (observation offset, first action, length): obs[offset + i] describes action first + i
+ActionFeatures = tuple[tuple[int, int, int], ...]
+
+
+class ActionFeatureHead(nn.Module):
+    """logits = Linear(hidden) + sum over blocks of weight_k x obs[block k], placed on
+    its actions. Its input is the actor's hidden layer with the observation after it.
+
+    ``weight`` is ``GAIN`` x a learned parameter: features are scaled to about [0, 1],
+    a rule bot's preference needs weights in the hundreds, and Adam moves a parameter
+    by about its learning rate per step. Cloning ``sevens/lookahead`` (30k decisions,
+    10 epochs) agreed with it on 52% of held-out views without the path, and with it on
+    56, 63, 66, 73 and 76% at gains of 10, 40, 100, 300 and 1000."""
+
+    GAIN = 1000.0
+
+    def __init__(self, hidden: int, obs_size: int, num_actions: int,
+                 blocks: ActionFeatures) -> None:
+        super().__init__()
+        self.hidden, self.obs_size, self.num_actions = hidden, obs_size, num_actions
+        self.blocks = tuple(tuple(int(x) for x in b) for b in blocks)
+        for offset, first, length in self.blocks:
+            if offset < 0 or offset + length > obs_size or first < 0 \
+                    or first + length > num_actions or length < 1:
+                raise ValueError(f"action feature block {(offset, first, length)} does not fit "
+                                 f"an observation of {obs_size} and {num_actions} actions")
+        self.linear = nn.Linear(hidden, num_actions)
+        self.raw_weight = nn.Parameter(torch.zeros(len(self.blocks)))
+        obs_index = [o + i for o, _, n in self.blocks for i in range(n)]
+        block_of = [k for k, (_, _, n) in enumerate(self.blocks) for _ in range(n)]
+        place = torch.zeros(len(obs_index), num_actions)
+        row = 0
+        for _, first, length in self.blocks:
+            for i in range(length):
+                place[row, first + i] = 1.0
+                row += 1
+        self.register_buffer("obs_index", torch.tensor(obs_index, dtype=torch.long),
+                             persistent=False)
+        self.register_buffer("block_of", torch.tensor(block_of, dtype=torch.long),
+                             persistent=False)
+        self.register_buffer("place", place, persistent=False)
+
+    @property
+    def weight(self) -> torch.Tensor:
+        return self.GAIN * self.raw_weight
+
+    def forward(self, latent: torch.Tensor) -> torch.Tensor:
+        hidden, obs = latent[:, :self.hidden], latent[:, self.hidden:]
+        logits = self.linear(hidden)
+        if self.blocks:
+            feats = obs[:, self.obs_index] * self.weight[self.block_of]
+            logits = logits + feats @ self.place
+        return logits
+
+    def skip_matrix(self) -> np.ndarray:
+        """The path as one (obs_size, num_actions) matrix S: logits += obs @ S."""
+        s = np.zeros((self.obs_size, self.num_actions), dtype=np.float32)
+        w = self.weight.detach().cpu().numpy()
+        for k, (offset, first, length) in enumerate(self.blocks):
+            idx = np.arange(length)
+            s[offset + idx, first + idx] += w[k]
+        return s
+
+
+class ObsPassingExtractor(MlpExtractor):
+    """SB3's MLP extractor whose actor output also carries the observation, for the head."""
+
+    def __init__(self, feature_dim: int, **kwargs) -> None:
+        super().__init__(feature_dim, **kwargs)
+        self.hidden_pi = self.latent_dim_pi
+        self.latent_dim_pi = self.hidden_pi + feature_dim
+
+    def forward_actor(self, features: torch.Tensor) -> torch.Tensor:
+        return torch.cat([self.policy_net(features), features], dim=1)
+
+
+def game_action_features(game: str, preset: str | None = None,
+                         rule_changes: dict | None = None) -> ActionFeatures:
+    """The per-action blocks of ``game``'s observation for its rules' player count."""
+    from envs.games import get_game
+
+    g = get_game(game)
+    rules = g.get_rules(preset if preset is not None else g.presets[0],
+                        **dict(rule_changes or {}))
+    return tuple(g.action_features(g.num_players(rules)))
+
+
+class ActionFeaturePolicy(MaskableActorCriticPolicy):
+    """MaskablePPO's MLP policy with ``ActionFeatureHead`` as its action net."""
+
+    def __init__(self, *args, action_features: Sequence[Sequence[int]] = (), **kwargs) -> None:
+        self.action_features: ActionFeatures = tuple(tuple(int(x) for x in b)
+                                                     for b in action_features)
+        super().__init__(*args, **kwargs)
+
+    def _build_mlp_extractor(self) -> None:
+        self.mlp_extractor = ObsPassingExtractor(self.features_dim, net_arch=self.net_arch,
+                                                 activation_fn=self.activation_fn,
+                                                 device=self.device)
+
+    def _build(self, lr_schedule) -> None:
+        super()._build(lr_schedule)
+        head = ActionFeatureHead(self.mlp_extractor.hidden_pi, self.features_dim,
+                                 int(self.action_space.n), self.action_features)
+        if self.ortho_init:
+            head.linear.apply(lambda m: self.init_weights(m, gain=0.01))
+        self.action_net = head.to(self.device)
+        self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1),
+                                              **self.optimizer_kwargs)
+
+    def _get_constructor_parameters(self) -> dict:
+        data = super()._get_constructor_parameters()
+        data["action_features"] = self.action_features
+        return data
