@@ -12,6 +12,16 @@ import numpy as np
 import pytest
 
 
+def random_moves(state, seed: int, moves: int):
+    """``state`` after up to ``moves`` random legal moves (fewer if the game ends)."""
+    rng = np.random.default_rng(seed)
+    for _ in range(moves):
+        if state.is_over:
+            break
+        state.apply(int(rng.choice(state.legal_actions())))
+    return state
+
+
 def random_episode(e, seed: int, check: Callable | None = None) -> None:
     """Play one episode with random legal actions from the mask; ``check(env, agent, obs)``
     runs before each live agent's step."""

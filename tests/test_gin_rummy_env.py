@@ -12,7 +12,7 @@ from envs.gin_rummy.encode import GinRummyObserver, encode, layout
 from envs.gin_rummy.engine import GinRummyState
 from envs.gin_rummy.env import env, raw_env
 from envs.gin_rummy.rules import get_rules
-from tests.env_checks import check_illegal_action_refused, episode_with_penalties
+from tests.env_checks import check_illegal_action_refused, episode_with_penalties, random_moves
 from tests.gin_rummy_util import C, full_deal, hands_of, oracle_legal
 
 GAMES = [("seed", 2), ("seed", 3), ("seed", 4), ("standard", 2)]
@@ -261,12 +261,7 @@ def test_decision_features_are_the_meld_solvers_answers_for_the_seat_to_act(seed
     zero in every other seat's observation."""
     from envs.gin_rummy.melds import deadwood, mask_of
 
-    state = GinRummyState(get_rules(preset), seed)
-    rng = np.random.default_rng(seed)
-    for _ in range(moves):
-        if state.is_over:
-            break
-        state.apply(int(rng.choice(state.legal_actions())))
+    state = random_moves(GinRummyState(get_rules(preset), seed), seed, moves)
     lay = layout(2)
     dd, td, dg = lay["discard_deadwood"], lay["take_deadwood"], lay["discard_gin"]
     for seat in range(2):
@@ -317,12 +312,7 @@ def test_look_ahead_blocks_are_the_trackers_numbers_for_the_seat_to_act(seed, mo
     from envs.gin_rummy.melds import CARD_BIT, mask_of
     from envs.gin_rummy.tracking import Knowledge
 
-    state = GinRummyState(get_rules(preset), seed)
-    rng = np.random.default_rng(seed)
-    for _ in range(moves):
-        if state.is_over:
-            break
-        state.apply(int(rng.choice(state.legal_actions())))
+    state = random_moves(GinRummyState(get_rules(preset), seed), seed, moves)
     lay = layout(2)
     blocks = ("discard_outlook", "discard_ready", "discard_danger")
     for seat in range(2):

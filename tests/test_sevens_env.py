@@ -9,7 +9,12 @@ from pettingzoo.test import api_test, seed_test
 from envs import cards
 from envs.sevens import SevensState, encode, env, get_rules, raw_env
 from envs.sevens.encode import OFFSETS, describe
-from tests.env_checks import check_illegal_action_refused, random_episode, reward_totals
+from tests.env_checks import (
+    check_illegal_action_refused,
+    random_episode,
+    random_moves,
+    reward_totals,
+)
 from tests.sevens_util import fixed_rules, oracle_legal, random_deal
 
 
@@ -90,12 +95,7 @@ def check_action_points(state) -> None:
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 10_000), n=st.integers(2, 9), moves=st.integers(0, 30))
 def test_per_action_points_are_what_each_play_scores_and_the_best_reply(seed, n, moves):
-    state = SevensState(get_rules("random", num_players=n), seed)
-    rng = np.random.default_rng(seed)
-    for _ in range(moves):
-        if state.is_over:
-            break
-        state.apply(int(rng.choice(state.legal_actions())))
+    state = random_moves(SevensState(get_rules("random", num_players=n), seed), seed, moves)
     assume(not state.is_over)
     check_action_points(state)
 
@@ -108,12 +108,7 @@ def test_lookahead_plays_the_best_points_now_less_expected_reply_from_the_observ
     play it exactly: its choice maximises play_points - reply_expected over legal plays."""
     import agents
 
-    state = SevensState(get_rules("random", num_players=n), seed)
-    rng = np.random.default_rng(seed)
-    for _ in range(moves):
-        if state.is_over:
-            break
-        state.apply(int(rng.choice(state.legal_actions())))
+    state = random_moves(SevensState(get_rules("random", num_players=n), seed), seed, moves)
     assume(not state.is_over)
     view = state.view(state.current_player)
     obs = encode.encode(view)

@@ -25,7 +25,7 @@ from envs.spades.encode import (
     encode,
 )
 from envs.spades.engine import SpadesState
-from tests.env_checks import episode_with_penalties
+from tests.env_checks import episode_with_penalties, random_moves
 from tests.spades_util import MIXED_DEAL, deal_of
 
 C = cards.parse
@@ -264,12 +264,7 @@ def test_seat_to_act_blocks_are_the_experts_numbers_and_only_the_actor_sees_them
     from envs.spades.strength import estimate_tricks, nil_chance
     from envs.spades.tracking import Knowledge
 
-    state = SpadesState(dataclasses.replace(KILLER, jokers=jokers), seed)
-    rng = np.random.default_rng(seed)
-    for _ in range(moves):
-        if state.is_over:
-            break
-        state.apply(int(rng.choice(state.legal_actions())))
+    state = random_moves(SpadesState(dataclasses.replace(KILLER, jokers=jokers), seed), seed, moves)
     for seat in range(4):
         view = state.view(seat)
         vec = encode(view)
