@@ -274,7 +274,10 @@ class GinRummyObserver:
     the game, or any move the observer did not see re-encodes every seat with
     ``encode``, so ``encode`` stays the one definition of the features; the
     tests check that the two agree for every seat at every step. One observer
-    belongs to one env. Single values are stored through a ``memoryview`` of the
+    belongs to one env. The seat-to-act blocks (``decision_features``, a look-ahead
+    over every unseen draw) stay zero in the rows: ``observation`` adds them to the
+    acting seat's copy, so a seat played by a rule bot, which reads views, costs
+    nothing there. Single values are stored through a ``memoryview`` of the
     (n, size) float32 buffer: a scalar store there costs a fraction of numpy's.
     """
 
@@ -301,8 +304,10 @@ class GinRummyObserver:
 
     def reset(self, state) -> None:
         """Encode every seat afresh from ``state``."""
+        offsets = layout(self.n).offsets
         for seat, row in enumerate(self._rows):
             encode(state.view(seat), out=row)
+            clear_decision_features(row, offsets)  # added per observation (``observation``)
         self._sync(state)
 
     def _sync(self, state) -> None:
@@ -373,11 +378,6 @@ class GinRummyObserver:
             for i in t.to_act[state.current_player]:
                 mv[i] = 1.0
         mv[t.deadwood[player]] = min(1.0, deadwood(state.masks[player]) / DEADWOOD_SCALE)
-        offsets = layout(self.n).offsets
-        clear_decision_features(self._rows[player], offsets)
-        actor = state.current_player
-        if actor is not None:
-            decision_features(self._rows[actor], offsets, state.view(actor))
         self._sync(state)
 
     def observation(self, state, seat: int) -> np.ndarray:
@@ -385,4 +385,7 @@ class GinRummyObserver:
         if (state.pile is not self._pile or state.moves != self._moves
                 or state.current_player != self._player):
             self.reset(state)  # moved without after_apply (e.g. state.apply called directly)
-        return self._rows[seat].copy()
+        obs = self._rows[seat].copy()
+        if seat == state.current_player:  # the rows leave the seat-to-act blocks at zero
+            decision_features(obs, layout(self.n).offsets, state.view(seat))
+        return obs
