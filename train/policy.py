@@ -53,40 +53,30 @@ class ActionFeatureHead(nn.Module):
                                  f"an observation of {obs_size} and {num_actions} actions")
         self.linear = nn.Linear(hidden, num_actions)
         self.raw_weight = nn.Parameter(torch.zeros(len(self.blocks)))
-        obs_index = [o + i for o, _, n in self.blocks for i in range(n)]
-        block_of = [k for k, (_, _, n) in enumerate(self.blocks) for _ in range(n)]
-        place = torch.zeros(len(obs_index), num_actions)
-        row = 0
-        for _, first, length in self.blocks:
-            for i in range(length):
-                place[row, first + i] = 1.0
-                row += 1
-        self.register_buffer("obs_index", torch.tensor(obs_index, dtype=torch.long),
-                             persistent=False)
-        self.register_buffer("block_of", torch.tensor(block_of, dtype=torch.long),
-                             persistent=False)
-        self.register_buffer("place", place, persistent=False)
+        # entry e of the skip matrix: row obs_at[e], column action_at[e], weight block_of[e]
+        entries = np.array([(o + i, a + i, k) for k, (o, a, n) in enumerate(self.blocks)
+                            for i in range(n)], dtype=np.int64).reshape(-1, 3)
+        for j, name in enumerate(("obs_at", "action_at", "block_of")):
+            self.register_buffer(name, torch.from_numpy(entries[:, j].copy()), persistent=False)
 
     @property
     def weight(self) -> torch.Tensor:
         return self.GAIN * self.raw_weight
 
+    def _skip(self) -> torch.Tensor:
+        s = torch.zeros(self.obs_size, self.num_actions, device=self.raw_weight.device)
+        return s.index_put((self.obs_at, self.action_at), self.weight[self.block_of],
+                           accumulate=True)
+
     def forward(self, latent: torch.Tensor) -> torch.Tensor:
         hidden, obs = latent[:, :self.hidden], latent[:, self.hidden:]
         logits = self.linear(hidden)
-        if self.blocks:
-            feats = obs[:, self.obs_index] * self.weight[self.block_of]
-            logits = logits + feats @ self.place
-        return logits
+        return logits + obs @ self._skip() if self.blocks else logits
 
     def skip_matrix(self) -> np.ndarray:
         """The path as one (obs_size, num_actions) matrix S: logits += obs @ S."""
-        s = np.zeros((self.obs_size, self.num_actions), dtype=np.float32)
-        w = self.weight.detach().cpu().numpy()
-        for k, (offset, first, length) in enumerate(self.blocks):
-            idx = np.arange(length)
-            s[offset + idx, first + idx] += w[k]
-        return s
+        with torch.no_grad():
+            return self._skip().cpu().numpy().astype(np.float32)
 
 
 class ObsPassingExtractor(MlpExtractor):
