@@ -14,7 +14,10 @@ from envs.gin_rummy.melds import (
     deadwood,
     deadwood_after_discards,
     layoff_deadwood,
+    least_deadwood_after_discard,
     mask_of,
+    meld_partners,
+    meldable,
 )
 from tests.gin_rummy_util import all_melds, brute_force_deadwood, points
 
@@ -88,6 +91,30 @@ def test_deadwood_after_each_discard_in_one_pass():
         assert full == {c: brute_force_deadwood([x for x in hand if x != c]) for c in hand}
         assert deadwood_after_discards(mask, 10) == {c: d for c, d in full.items() if d <= 10}
 
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(0, 51), min_size=11, max_size=11, unique=True))
+def test_least_deadwood_after_a_discard_is_the_least_of_every_discard(hand):
+    mask = mask_of(hand)
+    assert least_deadwood_after_discard(mask) == min(deadwood_after_discards(mask).values())
+    assert least_deadwood_after_discard(mask) == min(
+        brute_force_deadwood([x for x in hand if x != c]) for c in hand)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(0, 51), min_size=0, max_size=11, unique=True))
+def test_meld_partners_are_the_cards_that_would_join_a_meld(hand):
+    mask = mask_of(hand)
+    joins = {c for c in range(52) if c not in hand and meldable(mask | mask_of([c])) & mask_of([c])}
+    assert set(cards_of(meld_partners(mask))) == joins
+
+
+def test_meld_partners_table():
+    hand = mask_of(cards.parse_many(["KH", "QH", "5C", "5D", "AS"]))
+    partners = cards.names(cards_of(meld_partners(hand)))
+    # JH extends Q-K of hearts; no card above K (ace low); 5H and 5S make the set of fives
+    assert sorted(partners) == sorted(["JH", "5H", "5S"])
 
 def test_layoffs_extend_runs_at_both_ends_and_complete_sets():
     knocker = [mask_of(cards.parse_many(m.split())) for m in ("5H 6H 7H", "9C 9D 9S")]

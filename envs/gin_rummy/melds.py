@@ -48,6 +48,10 @@ _INDEX_VALUE: list[int] = [0] * 64
 for _c in range(52):
     _INDEX_CARD[_bit_index(_c)] = _c
     _INDEX_VALUE[_bit_index(_c)] = CARD_VALUE[_c]
+ALL_CARDS = sum(CARD_BIT)
+# VALUE_AT_MOST[v]: every card worth at most v points (v = 0 .. 10)
+VALUE_AT_MOST: tuple[int, ...] = tuple(sum(CARD_BIT[c] for c in range(52) if CARD_VALUE[c] <= v)
+                                       for v in range(11))
 _RANK_MASK = tuple(_REPLICATE << r for r in range(SUIT_BITS))  # every suit's card of rank r
 _SUIT_VALUE = [0] * (1 << 13)  # value of a 13-bit suit field
 for _m in range(1, 1 << 13):
@@ -179,6 +183,57 @@ def deadwood_after_discards(mask: int, limit: int | None = None) -> dict[int, in
         if limit is None or d <= limit:
             out[_INDEX_CARD[i]] = d
     return out
+
+
+def meld_partners(mask: int) -> int:
+    """The cards outside ``mask`` that would be in a meld of ``mask`` plus that card: two
+    of ``mask`` either side of it or around it in its suit, or two of its rank.
+
+    Shifts stay inside a suit's 16-bit field or land in its unused top bits."""
+    runs = (mask >> 1 & mask >> 2) | (mask << 1 & mask >> 1) | (mask << 1 & mask << 2)
+    a, b = mask & _SUIT_FIELD, mask >> 16 & _SUIT_FIELD
+    c, d = mask >> 32 & _SUIT_FIELD, mask >> 48
+    two = (a & b) | (a & c) | (a & d) | (b & c) | (b & d) | (c & d)  # ranks held twice+
+    return (runs | two * _REPLICATE) & ~mask & ALL_CARDS
+
+
+_LEAST: dict[int, int] = {}  # mask -> least deadwood after one discard
+
+
+def least_deadwood_after_discard(mask: int) -> int:
+    """``min(deadwood_after_discards(mask).values())`` (memoised): the look-ahead asks it
+    for every draw to every kept hand, so it searches only the discards that can win.
+
+    A card in no meld leaves exactly ``full - value``, so the highest such card
+    is one candidate; a melded card can do better only if ``full - value`` is
+    below the best found so far.
+    """
+    got = _LEAST.get(mask)
+    if got is not None:
+        return got
+    full = deadwood(mask)
+    in_melds = meldable(mask)
+    values = _INDEX_VALUE
+    best = 1 << 30
+    rest = mask & ~in_melds
+    while rest:
+        b = rest & -rest
+        rest ^= b
+        d = full - values[b.bit_length() - 1]
+        if d < best:
+            best = d
+    rest = in_melds
+    while rest:
+        b = rest & -rest
+        rest ^= b
+        if full - values[b.bit_length() - 1] < best:
+            d = deadwood(mask ^ b)
+            if d < best:
+                best = d
+    if len(_LEAST) >= _CACHE_LIMIT:
+        _LEAST.clear()
+    _LEAST[mask] = best
+    return best
 
 
 # ------------------------------------------------------------------ the melds

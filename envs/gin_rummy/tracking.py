@@ -9,19 +9,22 @@ the discard pile, and each player's picks from the pile and its discards.
 from __future__ import annotations
 
 from envs.gin_rummy.melds import (
+    ALL_CARDS,
     CARD_BIT,
     CARD_VALUE,
+    VALUE_AT_MOST,
     deadwood,
     deadwood_after_discards,
+    least_deadwood_after_discard,
     mask_of,
+    meld_partners,
     meldable,
     rank_low,
     unmelded,
 )
 from envs.gin_rummy.view import GinRummyView
 
-ALL = mask_of(range(52))
-_BIT_CARD = {CARD_BIT[c]: c for c in range(52)}
+ALL = ALL_CARDS
 _BIT_VALUE = {CARD_BIT[c]: CARD_VALUE[c] for c in range(52)}
 
 
@@ -32,10 +35,8 @@ def _bits(mask: int):
         mask ^= b
 
 
-def neighbours(bit: int) -> int:
-    """Cards that could share a meld with ``bit`` directly: its rank in other suits and
-    the two cards either side of it in its suit."""
-    c = _BIT_CARD[bit]
+def _neighbours(c: int) -> int:
+    bit = CARD_BIT[c]
     r = rank_low(c)
     same = 0
     for other in range(4):
@@ -44,6 +45,15 @@ def neighbours(bit: int) -> int:
     # keep the side cards within the suit (the 16-bit fields leave gaps at 13..15)
     side &= 0x1FFF << (16 * (c // 13))
     return (same | side) & ~bit
+
+
+_NEIGHBOURS = {CARD_BIT[c]: _neighbours(c) for c in range(52)}
+
+
+def neighbours(bit: int) -> int:
+    """Cards that could share a meld with ``bit`` directly: its rank in other suits and
+    the two cards either side of it in its suit."""
+    return _NEIGHBOURS[bit]
 
 
 class Knowledge:
@@ -84,38 +94,37 @@ class Knowledge:
 
     def outs(self, mask: int) -> int:
         """Unseen cards that would be in a meld of ``mask`` plus that card."""
-        count = 0
-        candidates = self.unseen & ~mask
-        near = 0
-        for b in _bits(mask):
-            near |= neighbours(b)
-        for b in _bits(candidates & near):
-            if meldable(mask | b) & b:
-                count += 1
-        return count
+        return (self.unseen & meld_partners(mask)).bit_count()
 
     def _draws(self, mask: int, limit: int | None) -> tuple[int, int, int]:
         """Over every unseen card drawn to the 10-card hand ``mask``: the summed least
         deadwood after the best discard, how many leave at most ``limit``, and how
-        many draws there are."""
+        many draws there are.
+
+        Only the outs need a search. A draw that melds nothing is kept only to
+        throw a higher spare card: worth ``v`` points, it leaves
+        ``base - max(0, top - v)``, so those draws are summed by value."""
         base = deadwood(mask)
         spare = unmelded(mask)  # the best split's deadwood: the cards to throw first
         top = max((_BIT_VALUE[b] for b in _bits(spare)), default=0)
-        near = 0
-        for b in _bits(mask):
-            near |= neighbours(b)
-        total, ready, count = 0, 0, 0
-        for b in _bits(self.unseen & ~mask):
-            count += 1
-            v = _BIT_VALUE[b]
-            if b & near and meldable(mask | b) & b:  # an out: search
-                best = min(deadwood_after_discards(mask | b).values())
-            else:  # melds nothing: keep it only to throw a higher spare card
-                best = base - max(0, top - v)
+        draws = self.unseen & ~mask
+        outs = draws & meld_partners(mask)
+        total, ready = 0, 0
+        for b in _bits(outs):
+            best = least_deadwood_after_discard(mask | b)
             total += best
             if limit is not None and best <= limit:
                 ready += 1
-        return total, ready, count
+        rest = draws ^ outs
+        total += base * rest.bit_count()
+        for v in range(1, top):
+            total -= (top - v) * (rest & VALUE_AT_MOST[v] & ~VALUE_AT_MOST[v - 1]).bit_count()
+        if limit is not None:
+            if base <= limit:
+                ready += rest.bit_count()
+            elif top - (base - limit) >= 1:  # top - v >= base - limit
+                ready += (rest & VALUE_AT_MOST[min(10, top - (base - limit))]).bit_count()
+        return total, ready, draws.bit_count()
 
     def outlook(self, mask: int, limit: int | None = None) -> tuple[float, float]:
         """For the 10-card hand ``mask``, one step of look-ahead: the mean least
