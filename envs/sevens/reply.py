@@ -10,6 +10,8 @@ import math
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
+import numpy as np
+
 from envs.sevens.engine import RANK, RED, SUIT
 from envs.sevens.scoring import points_for_total
 from envs.sevens.view import SevensView
@@ -21,6 +23,20 @@ def _first_held_chances(pool: int, held: int) -> tuple[float, ...]:
     ``held`` cards and one more given card is in it: C(pool - j - 1, held - 1) / C(pool, held)."""
     total = math.comb(pool, held)
     return tuple(math.comb(pool - j - 1, held - 1) / total for j in range(pool))
+
+
+_RANK, _SUIT, _RED = np.array(RANK), np.array(SUIT), np.array(RED)
+
+
+def _expected(gains: np.ndarray, last_cards: np.ndarray, unseen: np.ndarray,
+              held: int) -> np.ndarray:
+    """``expected_best_reply`` for several rows at once: ``gains[k]`` on ``last_cards[k]``."""
+    g = gains[:, _RANK[unseen]]
+    last = last_cards[:, None]
+    group = np.where(_RED[unseen] != _RED[last], 0, np.where(_SUIT[unseen] != _SUIT[last], 1, 2))
+    order = np.lexsort((-g, group))  # each row: by group, best gain first
+    chance = np.array(_first_held_chances(len(unseen), min(held, len(unseen))))
+    return np.take_along_axis(g, order, axis=1) @ chance
 
 
 def expected_best_reply(gains: Sequence[int], unseen: Sequence[int], held: int,
@@ -36,17 +52,15 @@ def expected_best_reply(gains: Sequence[int], unseen: Sequence[int], held: int,
     """
     if held <= 0 or not unseen:
         return 0.0
-    red, suit = RED[last_card], SUIT[last_card]
-    groups: tuple[list[int], list[int], list[int]] = ([], [], [])
-    for u in unseen:
-        groups[0 if RED[u] != red else 1 if SUIT[u] != suit else 2].append(gains[RANK[u]])
-    chance = _first_held_chances(len(unseen), min(held, len(unseen)))
-    expected, j = 0.0, 0
-    for group in groups:
-        for g in sorted(group, reverse=True):
-            expected += g * chance[j]
-            j += 1
-    return expected
+    return float(_expected(np.array([gains]), np.array([last_card]), np.array(unseen), held)[0])
+
+
+@lru_cache(maxsize=1 << 16)
+def reply_gains(total: int, values: tuple[tuple[int, ...], ...],
+                points: tuple[int, int, int]) -> tuple[int, ...]:
+    """Per symbol: the most points a reply of that symbol earns on ``total`` (memoised:
+    totals recur across the plays of a game)."""
+    return tuple(max(points_for_total(total + v, points) for v in vals) for vals in values)
 
 
 def expected_replies(view: SevensView, actions: Iterable[int]) -> dict[int, float]:
@@ -55,22 +69,16 @@ def expected_replies(view: SevensView, actions: Iterable[int]) -> dict[int, floa
     actions = list(actions)
     nxt = (view.seat + 1) % view.num_players
     held = view.hand_sizes[nxt] if nxt != view.seat else 0
-    if not held:
-        return dict.fromkeys(actions, 0.0)
     unseen = view.unseen()
-    values, points = view.params.values, view.params.points
-    gains_at: dict[int, list[int]] = {}
-    by_total_and_suit: dict[tuple[int, int], float] = {}  # the reply depends on no more
-    replies = {}
+    if not held or not unseen or not actions:
+        return dict.fromkeys(actions, 0.0)
+    values, points = view.params.values, tuple(view.params.points)
+    keys: dict[tuple[int, int], int] = {}  # the reply depends on no more: key -> a card
     for a in actions:
         card = a >> 1
-        total = view.total + values[RANK[card]][a & 1]
-        key = (total, SUIT[card])
-        if key not in by_total_and_suit:
-            gains = gains_at.get(total)
-            if gains is None:
-                gains = gains_at[total] = [max(points_for_total(total + v, points)
-                                               for v in vals) for vals in values]
-            by_total_and_suit[key] = expected_best_reply(gains, unseen, held, card)
-        replies[a] = by_total_and_suit[key]
-    return replies
+        keys.setdefault((view.total + values[RANK[card]][a & 1], SUIT[card]), card)
+    gains = np.array([reply_gains(total, values, points) for total, _ in keys])
+    expected = dict(zip(keys, _expected(gains, np.array(list(keys.values())),
+                                        np.array(unseen), held).tolist(), strict=True))
+    return {a: expected[view.total + values[RANK[a >> 1]][a & 1], SUIT[a >> 1]]
+            for a in actions}
