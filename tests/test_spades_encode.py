@@ -261,7 +261,7 @@ def test_env_checks_the_call_order_itself():
 @given(seed=st.integers(0, 2**32 - 1), moves=st.integers(0, 50), jokers=st.booleans())
 def test_seat_to_act_blocks_are_the_experts_numbers_and_only_the_actor_sees_them(
         seed, moves, jokers):
-    from envs.spades.strength import estimate_tricks, nil_chance
+    from envs.spades.strength import contract_tricks, estimate_tricks, nil_chance, nil_value
     from envs.spades.tracking import Knowledge
 
     state = random_moves(SpadesState(dataclasses.replace(KILLER, jokers=jokers), seed), seed, moves)
@@ -272,6 +272,16 @@ def test_seat_to_act_blocks_are_the_experts_numbers_and_only_the_actor_sees_them
         if seat == state.current_player and view.phase == "bid":
             expect[0] = min(1.0, estimate_tricks(view.hand, jokers) / 13)
             expect[1] = nil_chance(view.hand)
+            tricks = contract_tricks(view.hand, jokers, view.bids, seat)
+            at = {name: OFFSETS[name] - OFFSETS["hand_estimate"]
+                  for name in ("contract_tricks", "bid_distance", "bid_excess", "nil_value")}
+            expect[at["contract_tricks"]] = min(1.0, max(0.0, tricks / 13))
+            expect[at["bid_distance"]] = -1.0  # nil
+            for b in range(1, 14):
+                expect[at["bid_distance"] + b] = -min(1.0, abs(b - tricks) / 6)
+                expect[at["bid_excess"] + b] = min(1.0, max(-1.0, (b - tricks) / 6))
+            expect[at["nil_value"]] = min(1.0, max(-1.0, nil_value(view.hand, view.rules.nil_points)
+                                                   / 100))
         elif seat == state.current_player and view.phase == "play":
             kn = Knowledge(view)
             expect[2] = min(1.0, kn.expected_tricks / 13)
@@ -299,3 +309,25 @@ def test_p_win_and_master_on_a_dealt_trick():
     assert pw[C("6S")] > 0.0
     assert block(vec, "hand_estimate")[0] == 0.0  # a bidding block: zero in play
     assert not encode(state.view(1))[OFFSETS["hand_estimate"]:].any()
+
+
+def test_bid_blocks_point_the_bidder_at_its_contract():
+    """The second bidder bids after a 4: with the modified count m, the fit says
+    4.1 + 0.64 m - 0.31 x (4 + 2 x 2.7) tricks. The nearest bid is the top of
+    bid_distance; bid_excess rises by 1/6 a bid up to its clip; nil is never the nearest."""
+    from envs.spades.strength import estimate_tricks
+
+    state = SpadesState(KILLER, 0, deal=DEAL)
+    bid(state, 4)
+    bidder = state.current_player
+    view = state.view(bidder)
+    vec = encode(view)
+    tricks = 4.1 + 0.64 * estimate_tricks(view.hand, KILLER.jokers) - 0.31 * (4 + 2 * 2.7)
+    assert block(vec, "contract_tricks")[0] == pytest.approx(tricks / 13)
+    distance, excess = block(vec, "bid_distance"), block(vec, "bid_excess")
+    assert int(np.argmax(distance)) == max(1, round(tricks))
+    assert distance[0] == -1.0
+    assert excess[1:] == pytest.approx(np.clip((np.arange(1, 14) - tricks) / 6, -1, 1), abs=1e-6)
+    assert np.diff(excess[1:7]) == pytest.approx(np.full(5, 1 / 6), abs=1e-6)
+    # a seat that is not bidding sees none of it
+    assert not block(encode(state.view((bidder + 1) % 4)), "bid_distance").any()

@@ -14,7 +14,15 @@ import math
 from collections.abc import Callable, Sequence
 
 from envs.spades.engine import POWER_TABLE as POWER
-from envs.spades.strength import ACE, KING, QUEEN, estimate_tricks, nil_chance
+from envs.spades.strength import (
+    ACE,
+    KING,
+    QUEEN,
+    contract_tricks,
+    estimate_tricks,
+    nil_chance,
+    nil_value,
+)
 from envs.spades.tracking import SPADES, split_by_suit
 from envs.spades.view import SpadesView
 
@@ -56,8 +64,7 @@ def _nil_or(view: SpadesView, bid: float) -> int:
     """Nil when its expected score, nil_points x (2p - 1), beats BID_TRICK_VALUE points a
     trick bid; so more readily where nil scores +/-100 (killer) than +/-50 (cutthroat)."""
     bid = max(1, min(13, math.floor(bid)))
-    nil_value = view.rules.nil_points * (2 * nil_chance(view.hand) - 1)
-    return 0 if nil_value > BID_TRICK_VALUE * bid else bid
+    return 0 if nil_value(view.hand, view.rules.nil_points) > BID_TRICK_VALUE * bid else bid
 
 
 def bid_modified(view: SpadesView) -> int:
@@ -65,22 +72,14 @@ def bid_modified(view: SpadesView) -> int:
     return _nil_or(view, estimate_tricks(view.hand, view.rules.jokers) + 0.5)
 
 
-# Tricks taken by a non-nil bidder among four experts, fitted on 6000 deals per
-# preset: 4.1 + 0.64 x modified count - 0.31 x the other three bids (a bid not
-# yet made counted as the mean bid, 2.7; beyond OTHERS_CAP, rare among sane
-# bidders, the others' bids are not trusted). Bids that leave tricks spare
-# mean overtricks; bids that overcommit the 13 tricks mean a fight for them.
-# The margin, tuned in duplicate matches, leans toward the higher bid.
-FIT_BASE, FIT_COUNT, FIT_OTHERS, MEAN_BID, OTHERS_CAP = 4.1, 0.64, 0.31, 2.7, 11
+# The margin over ``strength.contract_tricks``, tuned in duplicate matches, leans
+# toward the higher bid.
 CONTRACT_MARGIN = 0.25
 
 
 def bid_contract(view: SpadesView) -> int:
     """Expert bid: the modified count corrected by the bids already on the table."""
-    known = [b for s, b in enumerate(view.bids) if s != view.seat and b is not None]
-    others = min(OTHERS_CAP, sum(known) + MEAN_BID * (3 - len(known)))
-    tricks = FIT_BASE + FIT_COUNT * estimate_tricks(view.hand, view.rules.jokers) \
-        - FIT_OTHERS * others
+    tricks = contract_tricks(view.hand, view.rules.jokers, view.bids, view.seat)
     return _nil_or(view, tricks + CONTRACT_MARGIN)
 
 

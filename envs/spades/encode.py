@@ -9,7 +9,10 @@ Version 2 adds, for the seat to act only, what the expert bot reckons with
 (``strength``, ``tracking.Knowledge``): bidding, the hand's modified count and
 its nil chance; playing, the tricks the hand should still take by force and,
 per own card, the chance it wins this trick and whether it is the top unseen
-card of its suit.
+card of its suit. Version 3 adds per-bid blocks for the bidder: each bid's
+distance from the tricks the hand should take given the bids on the table
+(``strength.contract_tricks``), signed and unsigned, and what a nil is worth,
+so that a policy can weigh each bid by them directly (``train.policy``).
 """
 
 from __future__ import annotations
@@ -19,13 +22,13 @@ import numpy as np
 from envs import encoding
 from envs.aec import mask_function
 from envs.cards import NUM_CARDS
-from envs.spades.actions import CARD_OFFSET, NUM_ACTIONS
+from envs.spades.actions import CARD_OFFSET, NUM_ACTIONS, NUM_BIDS
 from envs.spades.engine import SUIT_TABLE
-from envs.spades.strength import estimate_tricks, nil_chance
+from envs.spades.strength import contract_tricks, estimate_tricks, nil_chance, nil_value
 from envs.spades.tracking import Knowledge
 from envs.spades.view import SpadesView
 
-ENCODER_VERSION = 2
+ENCODER_VERSION = 3
 P = 4  # players
 SCORE_CLIP = 4.0
 
@@ -54,7 +57,13 @@ LAYOUT = (
     ("expected_tricks", 1),  # playing: tricks the hand still takes by force / 13
     ("p_win", NUM_CARDS),  # playing, per own card: chance it wins this trick (Knowledge.p_win)
     ("master", NUM_CARDS),  # playing, per own card: no unseen card of its suit outranks it
+    ("contract_tricks", 1),  # bidding: strength.contract_tricks / 13, clipped to 0..1
+    ("bid_distance", NUM_BIDS),  # bidding, per bid 1..13: -|bid - contract_tricks| / 6, to -1;
+    # nil (no trick bid) -1
+    ("bid_excess", NUM_BIDS),  # bidding, per bid 1..13: (bid - contract_tricks) / 6, +-1
+    ("nil_value", 1),  # bidding: strength.nil_value / 100, clipped to +-1 (for the nil bid)
 )
+BID_SCALE, NIL_SCALE = 6.0, 100.0
 OFFSETS, OBS_SIZE = encoding.offsets(LAYOUT)
 
 _PHASE = OFFSETS["phase"]
@@ -77,6 +86,12 @@ _RULES = OFFSETS["rules"]
 _DECISION = OFFSETS["hand_estimate"]  # the seat-to-act blocks run from here to the end
 _P_WIN = OFFSETS["p_win"]
 _MASTER = OFFSETS["master"]
+_CONTRACT = OFFSETS["contract_tricks"]
+_BID_DISTANCE = OFFSETS["bid_distance"]
+_BID_EXCESS = OFFSETS["bid_excess"]
+_NIL_VALUE = OFFSETS["nil_value"]
+_SIGNED = np.r_[_BID_DISTANCE:_BID_DISTANCE + NUM_BIDS, _BID_EXCESS:_BID_EXCESS + NUM_BIDS,
+                _NIL_VALUE]
 
 
 def encode(view: SpadesView, out: np.ndarray | None = None) -> np.ndarray:
@@ -143,8 +158,16 @@ def decision_features(view: SpadesView, out: np.ndarray) -> None:
     """The blocks only the seat to act sees, from its own view: the hand's worth
     before a bid, each card's odds before a play."""
     if view.phase == "bid":
-        out[_DECISION] = min(1.0, estimate_tricks(view.hand, view.rules.jokers) / 13.0)
-        out[_DECISION + 1] = nil_chance(view.hand)
+        hand, rules = view.hand, view.rules
+        out[_DECISION] = min(1.0, estimate_tricks(hand, rules.jokers) / 13.0)
+        out[_DECISION + 1] = nil_chance(hand)
+        tricks = contract_tricks(hand, rules.jokers, view.bids, view.seat)
+        out[_CONTRACT] = min(1.0, max(0.0, tricks / 13.0))
+        excess = np.clip((np.arange(1, NUM_BIDS) - tricks) / BID_SCALE, -1.0, 1.0)
+        out[_BID_DISTANCE] = -1.0  # nil: weighed by nil_value instead
+        out[_BID_DISTANCE + 1:_BID_DISTANCE + NUM_BIDS] = -np.abs(excess)
+        out[_BID_EXCESS + 1:_BID_EXCESS + NUM_BIDS] = excess
+        out[_NIL_VALUE] = min(1.0, max(-1.0, nil_value(hand, rules.nil_points) / NIL_SCALE))
     elif view.phase == "play":
         kn = Knowledge(view)
         out[_DECISION + 2] = min(1.0, kn.expected_tricks / 13.0)
@@ -356,9 +379,11 @@ class SpadesObserver:
 
 
 def action_features(num_players: int = P) -> tuple[tuple[int, int, int], ...]:
-    """The per-action blocks (``envs.games.Game.action_features``): each own card's
-    trick odds and master flag, for the action that plays it."""
-    return ((_P_WIN, CARD_OFFSET, NUM_CARDS), (_MASTER, CARD_OFFSET, NUM_CARDS))
+    """The per-action blocks (``envs.games.Game.action_features``): each bid's distance
+    from the contract and nil's value, for the bid actions; each own card's trick
+    odds and master flag, for the action that plays it."""
+    return ((_BID_DISTANCE, 0, NUM_BIDS), (_BID_EXCESS, 0, NUM_BIDS), (_NIL_VALUE, 0, 1),
+            (_P_WIN, CARD_OFFSET, NUM_CARDS), (_MASTER, CARD_OFFSET, NUM_CARDS))
 
 
 action_mask = mask_function(NUM_ACTIONS)  # legal ids -> int8 mask
@@ -368,6 +393,7 @@ def observation_bounds() -> tuple[np.ndarray, np.ndarray]:
     high = np.ones(OBS_SIZE, dtype=np.float32)
     low[_SCORES:_SCORES + P] = -SCORE_CLIP
     high[_SCORES:_SCORES + P] = SCORE_CLIP
+    low[_SIGNED] = -1.0
     return low, high
 
 
