@@ -1,5 +1,5 @@
 """What a Gin Rummy seat can infer from its view: unseen cards, what the others
-hold and want, how dangerous a discard is, and how many cards would help a hand.
+hold and want, how dangerous a discard is, and what one more draw does for a hand.
 
 The expert bot decides with it and the encoder turns it into features, so both
 see the same numbers. Everything here reads the view only (A4.2): the own hand,
@@ -24,7 +24,6 @@ from envs.gin_rummy.melds import (
 )
 from envs.gin_rummy.view import GinRummyView
 
-ALL = ALL_CARDS
 _BIT_VALUE = {CARD_BIT[c]: CARD_VALUE[c] for c in range(52)}
 
 
@@ -41,7 +40,7 @@ def _neighbours(c: int) -> int:
     same = 0
     for other in range(4):
         same |= 1 << (16 * other + r)
-    side = (bit << 1 | bit << 2 | bit >> 1 | bit >> 2) & ALL
+    side = (bit << 1 | bit << 2 | bit >> 1 | bit >> 2) & ALL_CARDS
     # keep the side cards within the suit (the 16-bit fields leave gaps at 13..15)
     side &= 0x1FFF << (16 * (c // 13))
     return (same | side) & ~bit
@@ -72,7 +71,7 @@ class Knowledge:
             if s != self.seat:
                 held_elsewhere |= k
         # neither in the own hand, nor in the pile, nor known in another hand
-        self.unseen = ALL & ~self.hand & ~self.pile & ~held_elsewhere
+        self.unseen = ALL_CARDS & ~self.hand & ~self.pile & ~held_elsewhere
         self.next_seat = (self.seat + 1) % self.n
 
     def danger(self, card: int, seat: int | None = None) -> float:
@@ -91,10 +90,6 @@ class Knowledge:
         risk = 0.5 + (near & known).bit_count()
         risk -= 0.5 * (near & self.discarded[seat]).bit_count()  # it threw such cards away
         return max(0.1, risk)
-
-    def outs(self, mask: int) -> int:
-        """Unseen cards that would be in a meld of ``mask`` plus that card."""
-        return (self.unseen & meld_partners(mask)).bit_count()
 
     def _draws(self, mask: int, limit: int | None) -> tuple[int, int, int]:
         """Over every unseen card drawn to the 10-card hand ``mask``: the summed least
