@@ -49,9 +49,10 @@ for _c in range(52):
     _INDEX_CARD[_bit_index(_c)] = _c
     _INDEX_VALUE[_bit_index(_c)] = CARD_VALUE[_c]
 ALL_CARDS = sum(CARD_BIT)
-# VALUE_AT_MOST[v]: every card worth at most v points (v = 0 .. 10)
-VALUE_AT_MOST: tuple[int, ...] = tuple(sum(CARD_BIT[c] for c in range(52) if CARD_VALUE[c] <= v)
-                                       for v in range(11))
+# VALUE_IS[v] / VALUE_AT_MOST[v]: every card worth exactly / at most v points (v = 0 .. 10)
+VALUE_IS: tuple[int, ...] = tuple(sum(CARD_BIT[c] for c in range(52) if CARD_VALUE[c] == v)
+                                  for v in range(11))
+VALUE_AT_MOST: tuple[int, ...] = tuple(sum(VALUE_IS[:v + 1]) for v in range(11))
 _RANK_MASK = tuple(_REPLICATE << r for r in range(SUIT_BITS))  # every suit's card of rank r
 _SUIT_VALUE = [0] * (1 << 13)  # value of a 13-bit suit field
 for _m in range(1, 1 << 13):

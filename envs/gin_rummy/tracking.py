@@ -13,6 +13,7 @@ from envs.gin_rummy.melds import (
     CARD_BIT,
     CARD_VALUE,
     VALUE_AT_MOST,
+    VALUE_IS,
     deadwood,
     deadwood_after_discards,
     least_deadwood_after_discard,
@@ -113,7 +114,7 @@ class Knowledge:
         rest = draws ^ outs
         total += base * rest.bit_count()
         for v in range(1, top):
-            total -= (top - v) * (rest & VALUE_AT_MOST[v] & ~VALUE_AT_MOST[v - 1]).bit_count()
+            total -= (top - v) * (rest & VALUE_IS[v]).bit_count()
         if limit is not None:
             if base <= limit:
                 ready += rest.bit_count()
