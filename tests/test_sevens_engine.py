@@ -11,7 +11,13 @@ from envs import cards
 from envs.sevens import IllegalActionError, SevensState, SevensView, get_rules
 from envs.sevens.actions import NUM_ACTIONS, action_name, card_action, parse_action
 from envs.sevens.rules import RulesError, SevensRules
-from envs.sevens.scoring import contains_seven, divisible_by_seven, points_for_total
+from envs.sevens.scoring import (
+    TOTAL_RANGE,
+    contains_seven,
+    divisible_by_seven,
+    points_for_total,
+    points_for_totals,
+)
 from tests.sevens_util import TWO_VALUES, fixed_rules, oracle_legal, play_random, random_deal
 
 C = cards.parse
@@ -124,6 +130,21 @@ def test_divisible_and_contains_seven(total, div, has7):
     assert contains_seven(total) is has7
     expected = {(True, False): 5, (False, True): 3, (True, True): 20, (False, False): 0}
     assert points_for_total(total, (5, 3, 20)) == expected[div, has7]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(-3 * TOTAL_RANGE, 3 * TOTAL_RANGE), min_size=1, max_size=30),
+       st.tuples(*[st.integers(-50, 50)] * 3))
+def test_points_for_totals_is_the_rule_per_entry(totals, points):
+    """The encoder's array lookup gives the rule's points for every total, in the
+    table's range and past it (fixed parameters may use any values)."""
+    grid = np.array(totals).reshape(1, -1)
+    got = points_for_totals(grid, points)
+    assert got.shape == grid.shape
+    assert got[0].tolist() == [points_for_total(t, points) for t in totals]
+    inside = np.clip(grid, -TOTAL_RANGE, TOTAL_RANGE)
+    assert points_for_totals(inside, points)[0].tolist() == [
+        points_for_total(int(t), points) for t in inside[0]]
 
 
 def _scoring_state(table_value: int, card_values: tuple[int, ...], points=(5, -3, 20)):

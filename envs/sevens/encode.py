@@ -26,9 +26,9 @@ from envs import encoding
 from envs.aec import mask_function
 from envs.sevens.actions import NUM_ACTIONS, NUM_CARDS
 from envs.sevens.engine import RANK
-from envs.sevens.reply import expected_replies
-from envs.sevens.rules import MAX_PLAYERS, MIN_PLAYERS, NUM_SYMBOLS, hand_size
-from envs.sevens.scoring import points_for_total
+from envs.sevens.reply import expected_reply_array
+from envs.sevens.rules import MAX_PLAYERS, MIN_PLAYERS, NUM_SYMBOLS, Parameters, hand_size
+from envs.sevens.scoring import points_for_totals
 from envs.sevens.view import SevensView
 
 ENCODER_VERSION = 3
@@ -90,7 +90,6 @@ _PROGRESS = OFFSETS["progress"]
 _PLAY_POINTS = OFFSETS["play_points"]
 _REPLY_POINTS = OFFSETS["reply_points"]
 _REPLY_EXPECTED = OFFSETS["reply_expected"]
-TOTAL_RANGE = 2048  # |totals| the points table covers (drawn values stay far below)
 
 # the features that are not in [0, 1]
 _SIGNED = [(_VALUES + 3 * s + i) for s in range(NUM_SYMBOLS) for i in (0, 1)] \
@@ -98,20 +97,9 @@ _SIGNED = [(_VALUES + 3 * s + i) for s in range(NUM_SYMBOLS) for i in (0, 1)] \
     + list(range(_PLAY_POINTS, _PLAY_POINTS + 3 * NUM_ACTIONS))
 
 
-@lru_cache(maxsize=64)
-def _points_table(points: tuple[int, int, int]) -> np.ndarray:
-    """Points (scaled, clipped) for every total in -TOTAL_RANGE..TOTAL_RANGE."""
-    return np.array([_clip(points_for_total(t, points) / POINT_SCALE)
-                     for t in range(-TOTAL_RANGE, TOTAL_RANGE + 1)], dtype=np.float32)
-
-
 def _points(totals: np.ndarray, points: tuple[int, int, int]) -> np.ndarray:
-    """Scaled points for an array of totals: a table lookup, or the rule itself for totals
-    past the table (fixed parameters may use any values)."""
-    if totals.min() < -TOTAL_RANGE or totals.max() > TOTAL_RANGE:
-        return np.array([_clip(points_for_total(int(t), points) / POINT_SCALE)
-                         for t in totals.ravel()], dtype=np.float32).reshape(totals.shape)
-    return _points_table(points)[totals + TOTAL_RANGE]
+    """Scaled, clipped points for an array of totals."""
+    return np.clip(points_for_totals(totals, points) / POINT_SCALE, -CLIP, CLIP)
 
 
 def _action_points(view: SevensView, out: np.ndarray) -> None:
@@ -127,16 +115,33 @@ def _action_points(view: SevensView, out: np.ndarray) -> None:
     totals = np.array(new_totals)
     acts = np.array(actions)
     out[_PLAY_POINTS + acts] = _points(totals, points)
-    replies = sorted({v for c in view.unseen() for v in values[RANK[c]]})
+    unseen = view.unseen()
+    replies = sorted({v for c in unseen for v in values[RANK[c]]})
     if replies:
         after = totals[:, None] + np.array(replies)[None, :]
         out[_REPLY_POINTS + acts] = _points(after, points).max(axis=1)
-    for a, reply in expected_replies(view, actions).items():
-        out[_REPLY_EXPECTED + a] = _clip(reply / POINT_SCALE)
+    expected = expected_reply_array(view, acts, totals, unseen)
+    out[_REPLY_EXPECTED + acts] = np.clip(expected / POINT_SCALE, -CLIP, CLIP)
 
 
 def _clip(x: float) -> float:
     return CLIP if x > CLIP else -CLIP if x < -CLIP else x
+
+
+@lru_cache(maxsize=64)
+def _game_block(params: Parameters, n: int) -> np.ndarray:
+    """The blocks before ``total``, fixed for a game: the player count, the values and
+    the points (the parameters change every game; a cache serves its plays)."""
+    out = np.zeros(_TOTAL, dtype=np.float32)
+    out[_NP + n - MIN_PLAYERS] = 1.0
+    for s, vals in enumerate(params.values):
+        out[_VALUES + 3 * s] = _clip(vals[0] / VALUE_SCALE)
+        if len(vals) == 2:
+            out[_VALUES + 3 * s + 1] = _clip(vals[1] / VALUE_SCALE)
+            out[_VALUES + 3 * s + 2] = 1.0
+    for i, p in enumerate(params.points):
+        out[_POINTS + i] = _clip(p / POINT_SCALE)
+    return out
 
 
 def encode(view: SevensView, out: np.ndarray | None = None) -> np.ndarray:
@@ -146,14 +151,8 @@ def encode(view: SevensView, out: np.ndarray | None = None) -> np.ndarray:
     else:
         out.fill(0.0)
     n, me = view.num_players, view.seat
-    ones = [_NP + n - MIN_PLAYERS]
-    for s, vals in enumerate(view.params.values):
-        out[_VALUES + 3 * s] = _clip(vals[0] / VALUE_SCALE)
-        if len(vals) == 2:
-            out[_VALUES + 3 * s + 1] = _clip(vals[1] / VALUE_SCALE)
-            ones.append(_VALUES + 3 * s + 2)
-    for i, p in enumerate(view.params.points):
-        out[_POINTS + i] = _clip(p / POINT_SCALE)
+    out[:_TOTAL] = _game_block(view.params, n)
+    ones = []
     total = view.total
     out[_TOTAL] = _clip(total / TOTAL_SCALE)
     digits = str(abs(total))

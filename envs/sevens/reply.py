@@ -13,7 +13,7 @@ from functools import lru_cache
 import numpy as np
 
 from envs.sevens.engine import RANK, RED, SUIT
-from envs.sevens.scoring import points_for_total
+from envs.sevens.scoring import points_for_totals
 from envs.sevens.view import SevensView
 
 
@@ -55,30 +55,36 @@ def expected_best_reply(gains: Sequence[int], unseen: Sequence[int], held: int,
     return float(_expected(np.array([gains]), np.array([last_card]), np.array(unseen), held)[0])
 
 
-@lru_cache(maxsize=1 << 16)
-def reply_gains(total: int, values: tuple[tuple[int, ...], ...],
-                points: tuple[int, int, int]) -> tuple[int, ...]:
-    """Per symbol: the most points a reply of that symbol earns on ``total`` (memoised:
-    totals recur across the plays of a game)."""
-    return tuple(max(points_for_total(total + v, points) for v in vals) for vals in values)
+@lru_cache(maxsize=64)
+def _value_grid(values: tuple[tuple[int, ...], ...]) -> np.ndarray:
+    """(symbols, 2): each symbol's values, a one-valued symbol's repeated."""
+    return np.array([(vals[0], vals[-1]) for vals in values], dtype=np.int64)
+
+
+def reply_gains(totals: Sequence[int], values: tuple[tuple[int, ...], ...],
+                points: tuple[int, int, int]) -> np.ndarray:
+    """(totals, symbols): the most points a reply of each symbol earns on each total."""
+    after = np.asarray(totals, dtype=np.int64)[:, None, None] + _value_grid(values)[None]
+    return points_for_totals(after, points).max(axis=2)
 
 
 def expected_replies(view: SevensView, actions: Iterable[int]) -> dict[int, float]:
     """For each card action of ``view``'s seat: the next player's expected best reply
     after it (0 when the next player holds nothing or is this seat)."""
     actions = list(actions)
+    values = view.params.values
+    totals = [view.total + values[RANK[a >> 1]][a & 1] for a in actions]
+    replies = expected_reply_array(view, np.array(actions, dtype=np.intp), totals, view.unseen())
+    return dict(zip(actions, replies.tolist(), strict=True))
+
+
+def expected_reply_array(view: SevensView, actions: np.ndarray, totals: Sequence[int],
+                         unseen: Sequence[int]) -> np.ndarray:
+    """``expected_replies`` as an array, given each action's new total and the unseen
+    cards (the encoder has both at hand)."""
     nxt = (view.seat + 1) % view.num_players
     held = view.hand_sizes[nxt] if nxt != view.seat else 0
-    unseen = view.unseen()
-    if not held or not unseen or not actions:
-        return dict.fromkeys(actions, 0.0)
-    values, points = view.params.values, tuple(view.params.points)
-    keys: dict[tuple[int, int], int] = {}  # the reply depends on no more: key -> a card
-    for a in actions:
-        card = a >> 1
-        keys.setdefault((view.total + values[RANK[card]][a & 1], SUIT[card]), card)
-    gains = np.array([reply_gains(total, values, points) for total, _ in keys])
-    expected = dict(zip(keys, _expected(gains, np.array(list(keys.values())),
-                                        np.array(unseen), held).tolist(), strict=True))
-    return {a: expected[view.total + values[RANK[a >> 1]][a & 1], SUIT[a >> 1]]
-            for a in actions}
+    if not held or not unseen or not len(actions):
+        return np.zeros(len(actions))
+    gains = reply_gains(totals, view.params.values, tuple(view.params.points))
+    return _expected(gains, actions >> 1, np.asarray(unseen), held)

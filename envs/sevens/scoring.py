@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 
 def divisible_by_seven(total: int) -> bool:
     """0 counts; negative totals too (-14 is divisible)."""
@@ -22,6 +24,21 @@ def points_for_total(total: int, points: tuple[int, int, int]) -> int:
     if div:
         return points[2] if has7 else points[0]
     return points[1] if has7 else 0
+
+
+TOTAL_RANGE = 2048  # |totals| the kind table covers (drawn values stay far below)
+# per total in -TOTAL_RANGE..TOTAL_RANGE: 0 no points, 1 divisible only, 2 contains only, 3 both
+_KIND = np.array([(t % 7 == 0) + 2 * ("7" in str(abs(t)))
+                  for t in range(-TOTAL_RANGE, TOTAL_RANGE + 1)], dtype=np.intp)
+
+
+def points_for_totals(totals: np.ndarray, points: tuple[int, int, int]) -> np.ndarray:
+    """``points_for_total`` of every entry of an int array: one table lookup (the
+    encoder and the lookahead score every play and reply of a view at once)."""
+    totals = np.asarray(totals)
+    if totals.size and (totals.min() < -TOTAL_RANGE or totals.max() > TOTAL_RANGE):
+        return np.vectorize(lambda t: points_for_total(int(t), points), otypes=[np.int64])(totals)
+    return np.array((0, *points), dtype=np.int64)[_KIND[totals + TOTAL_RANGE]]
 
 
 @dataclass(frozen=True, slots=True)
