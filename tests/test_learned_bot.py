@@ -93,7 +93,7 @@ def copy_bot(src: Path, dst_dir: Path, **card_changes) -> Path:
 def test_card_of_another_env_version_is_refused_clearly(exported, tmp_path):
     old = copy_bot(exported, tmp_path, env_name="spades_v99")
     with pytest.raises(BotLoadError, match=r"trained on 'spades_v99' but the installed spades "
-                                           r"env is 'spades_v2'"):
+                                           r"env is 'spades_v3'"):
         agents.load(old)
     with pytest.raises(ValueError, match="spades_v99"):
         agents.make(str(old))

@@ -289,7 +289,32 @@ def test_seat_to_act_blocks_are_the_experts_numbers_and_only_the_actor_sees_them
             for c in view.hand:
                 expect[base + c] = kn.p_win(c)
                 expect[base + SIZES["p_win"] + c] = kn.is_master(c)
+            expect_play_blocks(kn, expect, OFFSETS["hand_estimate"])
         assert vec[OFFSETS["hand_estimate"]:] == pytest.approx(expect, abs=1e-6)
+
+
+def expect_play_blocks(kn, expect, start):
+    """Version 4's play blocks, from ``Knowledge`` and the expert's own danger measure."""
+    from agents.spades.play import ExpertPlay
+    from envs.spades.engine import POWER_TABLE, SUIT_TABLE
+    from envs.spades.tracking import SPADES, beats
+
+    at = {name: OFFSETS[name] - start for name in SIZES if OFFSETS[name] >= OFFSETS["need"]}
+    need = kn.need()
+    expect[at["need"]] = np.clip(need / 13, -1, 1)
+    expect[at["shortfall"]] = np.clip((need - kn.expected_tricks) / 13, -1, 1)
+    for seat in range(4):
+        expect[at["nil_alive"] + (seat - kn.seat) % 4] = kn.nil_alive(seat)
+    danger = ExpertPlay("smart", "ignore", "avoid-under").danger  # the expert ducks by it
+    by_cost = sorted(kn.hand, key=lambda c: (SUIT_TABLE[c] == SPADES, POWER_TABLE[c]))
+    for c in kn.hand:
+        suit = SUIT_TABLE[c]
+        expect[at["tops_trick"] + c] = not kn.trick or beats(c, kn.best, kn.led)
+        expect[at["danger"] + c] = danger(kn, c) / 18
+        expect[at["counted"] + c] = c in kn.counted
+        expect[at["cheap"] + c] = 1 - by_cost.index(c) / max(1, len(by_cost) - 1)
+        expect[at["suit_length"] + c] = sum(SUIT_TABLE[d] == suit for d in kn.hand) / 13
+        expect[at["ruff_risk"] + c] = 0.0 if suit == SPADES else kn.p_ruffed(suit)
 
 
 def test_p_win_and_master_on_a_dealt_trick():

@@ -27,7 +27,7 @@ def test_seed_gives_same_trajectory(preset):
 
 def test_metadata_and_spaces():
     e = env()
-    assert e.metadata["name"] == "spades_v2"
+    assert e.metadata["name"] == "spades_v3"
     assert e.possible_agents == [f"player_{i}" for i in range(4)]
     space = e.observation_space("player_0")
     assert space["observation"].shape == (encode.OBS_SIZE,)

@@ -36,7 +36,7 @@ BLIND_AUCTION_BOTS = ["blind_auction/high-early", "blind_auction/save-high",
 RECIPES: dict[str, dict] = {
     **{f"spades-{preset}": {"game": "spades", "preset": preset, "deals": 75, "args": [
         "--steps", "5000000", "--minutes", "35", "--n-envs", "1", "--episode", "hand",
-        "--imitate", "spades/expert", "--imitate-samples", "250000",
+        "--imitate", "spades/expert", "--imitate-samples", "250000", "--imitate-epochs", "15",
         "--opponents", "spades/expert@1.0", "--critic-warmup", "60000", "--lr", "5e-5",
         "--eval-every", "150000", "--eval-deals", "8", "--eval-bots", "spades/expert",
         *GENTLE]} for preset in ("killer", "cutthroat")},

@@ -18,7 +18,7 @@ from collections.abc import Collection
 from agents.spades.leads import LEAD_STRATEGIES
 from envs.spades.engine import POWER_TABLE as POWER
 from envs.spades.engine import SUIT_TABLE as SUIT
-from envs.spades.tracking import SPADES, Knowledge, beats
+from envs.spades.tracking import SPADES, Knowledge, beats, cost
 from envs.spades.view import SpadesView
 
 NIL_RESPONSES = ("ignore", "set-safe", "set-always", "ignore-if-winning")
@@ -31,7 +31,7 @@ SURE = 0.95  # a card this likely to win is played as a winner
 
 def cheapest(cs: Collection[int]) -> int:
     """Lowest card, side suits before spades: the cheapest way to win or throw."""
-    return min(cs, key=lambda c: (SUIT[c] == SPADES, POWER[c]))
+    return min(cs, key=cost)
 
 
 def bid_wins_game(view: SpadesView, seat: int | None = None) -> bool:
@@ -198,9 +198,8 @@ class ExpertPlay(BasicPlay):
             view.bids[s] and kn.need(s) > 0 and bid_wins_game(view, s) for s in kn.others)
 
     def danger(self, kn: Knowledge, card: int) -> float:
-        """Cards few unseen cards outrank are dangerous; spades most, as they cannot be shed."""
-        above = kn.n_higher(card)
-        return (4 if SUIT[card] == SPADES else 0) + 13 - above + POWER[card] / 20
+        """Card-counting danger (``Knowledge.danger``): few unseen cards outrank it."""
+        return kn.danger(card)
 
     def pick_winner(self, kn: Knowledge, pool: list[int], shortfall: float) -> int:
         """Short of tricks, the cheapest winner, saving the rest; otherwise the most

@@ -13,6 +13,11 @@ card of its suit. Version 3 adds per-bid blocks for the bidder: each bid's
 distance from the tricks the hand should take given the bids on the table
 (``strength.contract_tricks``), signed and unsigned, and what a nil is worth,
 so that a policy can weigh each bid by them directly (``train.policy``).
+Version 4 adds, for the player, what the expert's card choice turns on
+(``agents.spades.play``): the tricks the bid still needs and the shortfall
+after the hand's sure tricks, which seats' nils are alive, and per own card
+whether it tops the trick, how dangerous it is to keep, whether the hand counts
+on it, how cheap it is, its suit's length and the ruff risk of leading it.
 """
 
 from __future__ import annotations
@@ -25,10 +30,10 @@ from envs.cards import NUM_CARDS
 from envs.spades.actions import CARD_OFFSET, NUM_ACTIONS, NUM_BIDS
 from envs.spades.engine import SUIT_TABLE
 from envs.spades.strength import contract_tricks, estimate_tricks, nil_chance, nil_value
-from envs.spades.tracking import Knowledge
+from envs.spades.tracking import SPADES, Knowledge, beats, cost
 from envs.spades.view import SpadesView
 
-ENCODER_VERSION = 3
+ENCODER_VERSION = 4
 P = 4  # players
 SCORE_CLIP = 4.0
 
@@ -62,8 +67,17 @@ LAYOUT = (
     # nil (no trick bid) -1
     ("bid_excess", NUM_BIDS),  # bidding, per bid 1..13: (bid - contract_tricks) / 6, +-1
     ("nil_value", 1),  # bidding: strength.nil_value / 100, clipped to +-1 (for the nil bid)
+    ("need", 1),  # playing: tricks the bid still needs / 13, +-1 (overtricks negative)
+    ("shortfall", 1),  # playing: need - expected_tricks, / 13, +-1
+    ("nil_alive", P),  # playing, per relative seat: bid nil and has taken no trick yet
+    ("tops_trick", NUM_CARDS),  # playing, per own card: it would take the trick as it stands
+    ("danger", NUM_CARDS),  # playing, per own card: how likely it is to win a later trick
+    ("counted", NUM_CARDS),  # playing, per own card: one of the winners expected_tricks counts
+    ("cheap", NUM_CARDS),  # playing, per own card: 1 for the cheapest (side suits first), to 0
+    ("suit_length", NUM_CARDS),  # playing, per own card: own cards of its suit / 13
+    ("ruff_risk", NUM_CARDS),  # playing, per own side-suit card: chance a lead of it is ruffed
 )
-BID_SCALE, NIL_SCALE = 6.0, 100.0
+BID_SCALE, NIL_SCALE, DANGER_SCALE = 6.0, 100.0, 18.0
 OFFSETS, OBS_SIZE = encoding.offsets(LAYOUT)
 
 _PHASE = OFFSETS["phase"]
@@ -90,8 +104,13 @@ _CONTRACT = OFFSETS["contract_tricks"]
 _BID_DISTANCE = OFFSETS["bid_distance"]
 _BID_EXCESS = OFFSETS["bid_excess"]
 _NIL_VALUE = OFFSETS["nil_value"]
+_NEED = OFFSETS["need"]
+_SHORTFALL = OFFSETS["shortfall"]
+_NIL_ALIVE = OFFSETS["nil_alive"]
+_PER_CARD = tuple(OFFSETS[name] for name in ("tops_trick", "danger", "counted", "cheap",
+                                             "suit_length", "ruff_risk"))
 _SIGNED = np.r_[_BID_DISTANCE:_BID_DISTANCE + NUM_BIDS, _BID_EXCESS:_BID_EXCESS + NUM_BIDS,
-                _NIL_VALUE]
+                _NIL_VALUE, _NEED, _SHORTFALL]
 
 
 def encode(view: SpadesView, out: np.ndarray | None = None) -> np.ndarray:
@@ -175,6 +194,37 @@ def decision_features(view: SpadesView, out: np.ndarray) -> None:
             out[_P_WIN + c] = kn.p_win(c)
             if kn.is_master(c):
                 out[_MASTER + c] = 1.0
+        play_features(kn, out)
+
+
+def play_features(kn: Knowledge, out: np.ndarray) -> None:
+    """What the expert's card choice turns on (``agents.spades.play``): whether a card
+    takes the trick, how dangerous it is to keep, whether the hand counts on it, how
+    cheap it is, its suit's length and the ruff risk of leading it."""
+    view, me = kn.view, kn.seat
+    need = kn.need()
+    out[_NEED] = max(-1.0, min(1.0, need / 13.0))
+    out[_SHORTFALL] = max(-1.0, min(1.0, (need - kn.expected_tricks) / 13.0))
+    for seat in range(P):
+        if kn.nil_alive(seat):
+            out[_NIL_ALIVE + (seat - me) % P] = 1.0
+    tops, danger, counted, cheap, length, ruff = _PER_CARD
+    hand = sorted(view.hand, key=cost)
+    last = max(1, len(hand) - 1)
+    ruffed = {}
+    for i, c in enumerate(hand):
+        suit = SUIT_TABLE[c]
+        if not kn.trick or beats(c, kn.best, kn.led):
+            out[tops + c] = 1.0
+        out[danger + c] = kn.danger(c) / DANGER_SCALE
+        if c in kn.counted:
+            out[counted + c] = 1.0
+        out[cheap + c] = 1.0 - i / last
+        out[length + c] = len(kn.my_suits[suit]) / 13.0
+        if suit != SPADES:
+            if suit not in ruffed:
+                ruffed[suit] = kn.p_ruffed(suit)
+            out[ruff + c] = ruffed[suit]
 
 
 # ------------------------------------------------------------------ observer
@@ -383,7 +433,8 @@ def action_features(num_players: int = P) -> tuple[tuple[int, int, int], ...]:
     from the contract and nil's value, for the bid actions; each own card's trick
     odds and master flag, for the action that plays it."""
     return ((_BID_DISTANCE, 0, NUM_BIDS), (_BID_EXCESS, 0, NUM_BIDS), (_NIL_VALUE, 0, 1),
-            (_P_WIN, CARD_OFFSET, NUM_CARDS), (_MASTER, CARD_OFFSET, NUM_CARDS))
+            (_P_WIN, CARD_OFFSET, NUM_CARDS), (_MASTER, CARD_OFFSET, NUM_CARDS),
+            *((offset, CARD_OFFSET, NUM_CARDS) for offset in _PER_CARD))
 
 
 action_mask = mask_function(NUM_ACTIONS)  # legal ids -> int8 mask

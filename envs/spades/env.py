@@ -1,4 +1,4 @@
-"""PettingZoo AEC env for Spades (``spades_v2``), both presets of one engine.
+"""PettingZoo AEC env for Spades (``spades_v3``), both presets of one engine.
 
     from envs.spades import env
     e = env(preset="killer")            # or "cutthroat", or rules=SpadesRules(...)
@@ -19,7 +19,7 @@ from envs.spades.engine import SpadesState
 from envs.spades.render import render
 from envs.spades.rules import SpadesRules, get_rules
 
-ENV_NAME = "spades_v2"
+ENV_NAME = "spades_v3"
 
 
 class raw_env(GameEnv):  # noqa: N801 - PettingZoo naming

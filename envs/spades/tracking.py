@@ -33,6 +33,11 @@ def split_by_suit(hand) -> list[list[int]]:
     return suits
 
 
+def cost(card: int) -> tuple[bool, int]:
+    """Sort key from the cheapest card to the dearest: side suits before spades, then power."""
+    return SUIT[card] == SPADES, POWER[card]
+
+
 def beats(card: int, best: int, led: int) -> bool:
     """Whether ``card`` would take over from ``best`` on a trick led in ``led``."""
     if SUIT[card] == SUIT[best]:
@@ -122,6 +127,11 @@ class Knowledge:
 
     def n_lower(self, card: int) -> int:
         return bisect_left(self._powers[SUIT[card]], POWER[card])
+
+    def danger(self, card: int) -> float:
+        """How likely ``card`` is to take a trick later, about 0..18: few unseen cards
+        outrank it; spades most, as they cannot be shed (ducking dumps the most dangerous)."""
+        return (4 if SUIT[card] == SPADES else 0) + 13 - self.n_higher(card) + POWER[card] / 20
 
     def is_master(self, card: int) -> bool:
         """No unseen card of its suit outranks it."""
