@@ -336,6 +336,37 @@ def test_p_win_and_master_on_a_dealt_trick():
     assert not encode(state.view(1))[OFFSETS["hand_estimate"]:].any()
 
 
+def test_play_blocks_on_a_dealt_trick():
+    """Seat 2 answers a 10C lead holding JC-AC, 2D-5D and 6S-10S: its clubs and (ruffing)
+    spades top the trick, its diamonds do not; 2D is the cheapest card and 10S the
+    dearest; of equal masters the ace is the more dangerous; a lead of its spades
+    cannot be ruffed. Nobody bid nil."""
+    state = SpadesState(KILLER, 0, deal=DEAL)
+    bid(state, 4, 2, 5, 1)
+    play(state, "10C")
+    view = state.view(2)
+    vec = encode(view)
+    names = lambda *ns: [C(n) for n in ns]  # noqa: E731
+    clubs, diamonds = names("JC", "QC", "KC", "AC"), names("2D", "3D", "4D", "5D")
+    spades = names("6S", "7S", "8S", "9S", "10S")
+    tops = block(vec, "tops_trick")
+    assert sorted(np.flatnonzero(tops).tolist()) == sorted(clubs + spades)
+    cheap = block(vec, "cheap")
+    assert cheap[C("2D")] == 1.0 and cheap[C("10S")] == 0.0
+    assert (cheap[diamonds[1]] > cheap[clubs[0]] > cheap[spades[0]]) and not cheap[C("2H")]
+    length = block(vec, "suit_length")
+    assert length[clubs] == pytest.approx([4 / 13] * 4) and length[C("6S")] == pytest.approx(5 / 13)
+    danger = block(vec, "danger")
+    assert danger[C("AC")] > danger[C("JC")] > danger[C("2D")]
+    assert danger[C("10S")] > danger[C("9S")] > danger[C("5D")]  # JS-AS outrank both spades
+    ruff = block(vec, "ruff_risk")
+    assert not ruff[spades].any() and (ruff[clubs] > 0).all()
+    need = view.bids[2] - view.tricks[2]
+    assert block(vec, "need")[0] == pytest.approx(need / 13)
+    assert not block(vec, "nil_alive").any()
+    assert not block(encode(state.view(1)), "tops_trick").any()  # only the player sees it
+
+
 def test_bid_blocks_point_the_bidder_at_its_contract():
     """The second bidder bids after a 4: with the modified count m, the fit says
     4.1 + 0.64 m - 0.31 x (4 + 2 x 2.7) tricks. The nearest bid is the top of
