@@ -431,7 +431,7 @@ class SpadesObserver:
 def action_features(num_players: int = P) -> tuple[tuple[int, int, int], ...]:
     """The per-action blocks (``envs.games.Game.action_features``): each bid's distance
     from the contract and nil's value, for the bid actions; each own card's trick
-    odds and master flag, for the action that plays it."""
+    odds, master flag and version 4's per-card blocks, for the action that plays it."""
     return ((_BID_DISTANCE, 0, NUM_BIDS), (_BID_EXCESS, 0, NUM_BIDS), (_NIL_VALUE, 0, 1),
             (_P_WIN, CARD_OFFSET, NUM_CARDS), (_MASTER, CARD_OFFSET, NUM_CARDS),
             *((offset, CARD_OFFSET, NUM_CARDS) for offset in _PER_CARD))
