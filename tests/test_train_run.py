@@ -104,6 +104,17 @@ def test_resume_flags_change_only_what_they_name(tmp_path, monkeypatch):
     assert fresh.learning_rate == TrainConfig().learning_rate and fresh.target_kl is None
 
 
+def test_a_copied_run_resumes_in_its_own_directory(tmp_path, monkeypatch):
+    """Copying runs/A to runs/B and resuming B must not write into A (its config names A)."""
+    import shutil
+
+    monkeypatch.chdir(tmp_path)
+    tiny().save(tmp_path / "runs" / "tiny")
+    shutil.copytree(tmp_path / "runs" / "tiny", tmp_path / "runs" / "branch")
+    cfg = run_cli.config_from_args(run_cli.build_parser().parse_args(["--resume", "branch"]))
+    assert cfg.name == "branch"
+
+
 def test_a_new_run_does_not_overwrite_an_old_one(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     tiny().save(tmp_path / "runs" / "tiny")

@@ -105,6 +105,7 @@ def config_from_args(args: argparse.Namespace) -> TrainConfig:
 
     if args.resume:
         cfg = TrainConfig.load(RUNS_DIR / args.resume)
+        cfg.name = args.resume  # a copied run dir continues where it lies, not in the original
         if args.steps != _DEFAULTS.steps:
             cfg.steps = args.steps
         cfg.minutes = args.minutes
