@@ -211,7 +211,6 @@ def play_features(kn: Knowledge, out: np.ndarray) -> None:
     tops, danger, counted, cheap, length, ruff = _PER_CARD
     hand = sorted(view.hand, key=cost)
     last = max(1, len(hand) - 1)
-    ruffed = {}
     for i, c in enumerate(hand):
         suit = SUIT_TABLE[c]
         if not kn.trick or beats(c, kn.best, kn.led):
@@ -222,9 +221,7 @@ def play_features(kn: Knowledge, out: np.ndarray) -> None:
         out[cheap + c] = 1.0 - i / last
         out[length + c] = len(kn.my_suits[suit]) / 13.0
         if suit != SPADES:
-            if suit not in ruffed:
-                ruffed[suit] = kn.p_ruffed(suit)
-            out[ruff + c] = ruffed[suit]
+            out[ruff + c] = kn.p_ruffed(suit)
 
 
 # ------------------------------------------------------------------ observer

@@ -81,6 +81,7 @@ class Knowledge:
         self.others = tuple(s for s in range(NUM_PLAYERS) if s != self.seat)
         self._powers = [[POWER[c] for c in cs] for cs in self.unseen_suits]
         self._share: dict[tuple[int, int], float] = {}
+        self._ruffed: dict[int, float] = {}
 
     # ------------------------------------------------------------ bids and goals
     def need(self, seat: int | None = None) -> int:
@@ -188,12 +189,15 @@ class Knowledge:
         return p
 
     def p_ruffed(self, suit: int) -> float:
-        """Chance that a lead of side ``suit`` is ruffed by someone."""
-        safe = 1.0
-        trumps = len(self.unseen_suits[SPADES])
-        for seat in self.others:
-            safe *= 1.0 - self.p_ruffs(seat, suit, trumps)
-        return 1.0 - safe
+        """Chance that a lead of side ``suit`` is ruffed by someone (memoised: the hand's
+        sure tricks, the expert's leads and the encoder all ask)."""
+        if suit not in self._ruffed:
+            safe = 1.0
+            trumps = len(self.unseen_suits[SPADES])
+            for seat in self.others:
+                safe *= 1.0 - self.p_ruffs(seat, suit, trumps)
+            self._ruffed[suit] = 1.0 - safe
+        return self._ruffed[suit]
 
     # --------------------------------------------------------- hand strength
     @cached_property
