@@ -100,6 +100,10 @@ def test_resume_flags_change_only_what_they_name(tmp_path, monkeypatch):
     parser = run_cli.build_parser()
     cfg = run_cli.config_from_args(parser.parse_args(["--resume", "tiny", "--lr", "1e-5"]))
     assert cfg.learning_rate == 1e-5 and cfg.n_epochs == 3 and cfg.net == (16,)
+    assert cfg.baseline == ""
+    cfg = run_cli.config_from_args(parser.parse_args(["--resume", "tiny", "--baseline",
+                                                      "spades/expert"]))
+    assert cfg.baseline == "spades/expert" and cfg.learning_rate == 1e-3
     fresh = run_cli.config_from_args(parser.parse_args(["--game", "sevens"]))
     assert fresh.learning_rate == TrainConfig().learning_rate and fresh.target_kl is None
 
@@ -211,6 +215,7 @@ def test_demo_lineups_fill_the_table():
     (["--target-kl", "0"], "target_kl must be positive or None, got 0.0"),
     (["--imitate", "gin_rummy/expert"], "teacher 'gin_rummy/expert' plays gin_rummy, not spades"),
     (["--imitate", "nobody/bot"], "bad teacher 'nobody/bot'"),
+    (["--baseline", "gin_rummy/expert"], "baseline 'gin_rummy/expert' plays gin_rummy, not spades"),
     (["--imitate", "spades/expert", "--imitate-samples", "0"],
      "imitate_samples must be a positive int"),
 ])

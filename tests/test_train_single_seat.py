@@ -88,6 +88,50 @@ def test_learner_gets_exactly_its_own_seat_rewards(game, episode):
 
 
 @pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("episode", ["game", "hand"])
+def test_duplicate_baseline_takes_off_what_the_bot_scores_on_the_same_deal(game, episode):
+    """A learner that plays as the baseline bot ends every episode on exactly 0; a random
+    learner gets its seat's rewards less the bot's, and the replay leaves its episode as is."""
+    preset = get_game(game).presets[0]
+    bot_spec = agents.strongest(game)[0]
+    options = {"episode": episode}
+    def make(baseline=None):
+        return SingleSeatEnv(game, preset, bot_spec, rule_changes=CAP, env_options=options,
+                             baseline=baseline)
+
+    dup = make(bot_spec)
+    twin = agents.make(bot_spec)
+    for k in range(4):  # the baseline bot in the learner's seat
+        dup.reset(seed=k if k == 0 else None)
+        twin.reset(dup.deal_seed)
+        total, done = 0.0, False
+        while not done:
+            state = dup.aec.state_obj
+            _, reward, done, _, info = dup.step(twin.act(state.view(dup.seat),
+                                                         state.legal_actions()))
+            total += reward
+        assert total == pytest.approx(0.0, abs=1e-9)
+    baselines, dup, plain = [], make(bot_spec), make()
+    for k in range(4):  # a random learner, side by side with the same env without baseline
+        seed = 100 + k if k == 0 else None
+        total, info = play_episode(dup, np.random.default_rng(k), seed)
+        plain_total, _ = play_episode(plain, np.random.default_rng(k), seed)
+        assert plain.actions == dup.actions and plain.deal_seed == dup.deal_seed
+        totals, _ = replay_rewards(game, preset, options, dup.deal_seed, dup.actions)
+        assert total + info["baseline_reward"] == pytest.approx(totals[dup.agent], abs=1e-9)
+        assert plain_total == pytest.approx(totals[dup.agent], abs=1e-9)
+        baselines.append(info["baseline_reward"])
+    assert any(b != 0 for b in baselines)
+
+
+def test_a_baseline_of_another_game_is_refused():
+    with pytest.raises(ValueError, match="baseline 'spades/expert' plays spades"):
+        SingleSeatEnv("gin_rummy", "seed", "random", baseline="spades/expert")
+    with pytest.raises(ValueError, match="bad baseline 'nobody'"):
+        SingleSeatEnv("gin_rummy", "seed", "random", baseline="nobody")
+
+
+@pytest.mark.parametrize("game", GAMES)
 def test_seat_rotates_every_episode(game):
     env = SingleSeatEnv(game, None, "random", rule_changes=CAP)
     seats = []

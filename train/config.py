@@ -47,6 +47,8 @@ class TrainConfig:
     target_kl: float | None = None  # stop an update's epochs early past this KL (None = never)
     episode: str = "game"  # "game" or "hand" (RULES.md section 5)
     relative_score: bool = False  # reward points minus the others' mean (envs.aec): rank-like
+    baseline: str = ""  # duplicate baseline: a bot replays each deal in the learner's seat and
+    # the learner's reward is less its score there (train.single_seat); "" = none
     imitate: str = ""  # a rule bot to clone before PPO (train.imitate); "" = start from random
     imitate_samples: int = 200_000  # teacher decisions collected for the clone
     imitate_epochs: int = 10
@@ -149,9 +151,11 @@ class TrainConfig:
         if self.ent_coef < 0:
             raise ValueError(f"ent_coef must be >= 0, got {self.ent_coef!r}")
         parse_mix(self.opponents, self.game)
+        from train.imitate import check_teacher
         if self.imitate:
-            from train.imitate import check_teacher
             check_teacher(self.imitate, self.game)
+        if self.baseline:
+            check_teacher(self.baseline, self.game, role="baseline")
         from train.opponents import rule_bots
         known = set(rule_bots(self.game))
         for bot in self.eval_bots:

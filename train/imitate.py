@@ -36,14 +36,14 @@ class Demonstrations:
         return len(self.actions)
 
 
-def check_teacher(spec: str, game: str) -> None:
-    """A clear error for a teacher that is not a bot of ``game``."""
+def check_teacher(spec: str, game: str, role: str = "teacher") -> None:
+    """A clear error for a teacher (or another ``role``) that is not a bot of ``game``."""
     try:
         bot = agents.make(spec)
     except ValueError as err:
-        raise ValueError(f"bad teacher {spec!r}: {err}") from None
+        raise ValueError(f"bad {role} {spec!r}: {err}") from None
     if bot.game not in (None, game):
-        raise ValueError(f"teacher {spec!r} plays {bot.game}, not {game}")
+        raise ValueError(f"{role} {spec!r} plays {bot.game}, not {game}")
 
 
 def _collect_worker(cfg_dict: dict, teacher: str, samples: int, seed: int) -> Demonstrations:

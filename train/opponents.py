@@ -132,6 +132,7 @@ class OpponentPool:
         self._bots: dict[str, BotSeat] = {}  # one bot object per spec, reused
         self.current: NumpyPolicy | None = None
         self.snapshots: list[NumpyPolicy] = []
+        self.seeds: dict[int, int] = {}  # seat -> the seed its opponent was last reset with
 
     def set_policy(self, policy: NumpyPolicy | None) -> None:
         self.current = policy
@@ -144,6 +145,7 @@ class OpponentPool:
         """One opponent per seat in ``seats`` (a bot spec may sit at several seats: each gets
         its own bot object, since rule bots keep per-seat tracking state)."""
         chosen: dict[int, Any] = {}
+        self.seeds = {}
         for k, seat in enumerate(seats):
             what = self.mix[int(self.rng.choice(len(self.mix), p=self._p))].what
             if what == "self" or (what == "snapshot" and not self.snapshots):
@@ -156,5 +158,6 @@ class OpponentPool:
                 if key not in self._bots:
                     self._bots[key] = BotSeat(agents.make(what))
                 chosen[seat] = self._bots[key]
-            chosen[seat].reset(int(self.rng.integers(2**31)))
+            self.seeds[seat] = int(self.rng.integers(2**31))
+            chosen[seat].reset(self.seeds[seat])
         return chosen

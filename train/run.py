@@ -18,7 +18,8 @@ from train.config import PPO_KNOBS, RUNS_DIR, TrainConfig
 
 _DEFAULTS = TrainConfig()
 # what a resumed run may change (the trainer applies them to the loaded model)
-TUNABLE = (*PPO_KNOBS, "critic_warmup", "critic_warmup_lr", "eval_every", "eval_deals")
+TUNABLE = (*PPO_KNOBS, "critic_warmup", "critic_warmup_lr", "eval_every", "eval_deals",
+           "baseline")
 
 
 def _ints(text: str) -> tuple[int, ...]:
@@ -69,6 +70,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--episode", default=d.episode, choices=["game", "hand"])
     p.add_argument("--relative-score", action="store_true",
                    help="reward a seat's points minus the others' mean (what ranks pay)")
+    tunable("--baseline", str, "baseline", metavar="BOT",
+            text="duplicate baseline: BOT replays each deal in the learner's seat, and the "
+                 "learner's reward is less what BOT scored there ('' = none)")
     p.add_argument("--imitate", default=d.imitate, metavar="BOT",
                    help="clone this rule bot into the policy before PPO (train.imitate)")
     p.add_argument("--imitate-samples", type=int, default=d.imitate_samples,

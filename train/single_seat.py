@@ -13,6 +13,15 @@ handing the learner another seat's reward, is the classic turn-based trap.
 Over an episode the learner therefore gets exactly its seat's total reward,
 which equals what PettingZoo's ``last()`` reports across the episode.
 
+Duplicate baseline (``baseline=BOT``): at each deal the wrapper first replays
+the same deal in a second env with ``BOT`` in the learner's seat and the same
+opponents (bot opponents as fresh copies reset with the same seeds), and the
+learner's final reward is less what ``BOT`` scored there. Most of a card
+game's return is the luck of the deal, which no critic can see through the
+hidden hands; the replay takes it out exactly (the others are deterministic
+bots) and leaves what the learner's own choices changed. The replay does not
+depend on the learner's actions, so the policy gradient stays unbiased.
+
 Observations are the env's ``"observation"`` vector (a Box);
 ``action_masks()`` gives the legal-action mask for sb3-contrib's MaskablePPO.
 The env's engine state must offer ``view(seat)`` and ``legal_actions()`` (for
@@ -21,15 +30,18 @@ rule-bot opponents), as every ``envs.aec.CardGameEnv`` does.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+import agents
 from envs.games import get_game
+from train.imitate import check_teacher
 from train.numpy_policy import NumpyPolicy
-from train.opponents import OpponentPool, parse_mix
+from train.opponents import BotSeat, OpponentPool, parse_mix
 
 
 class SingleSeatEnv(gym.Env):
@@ -39,19 +51,29 @@ class SingleSeatEnv(gym.Env):
     random seat); an int pins it. ``env_options`` go to the game's ``env()``
     (``episode``, ``score_scale``, ``win_reward``); ``rule_changes`` change
     the preset's rules (e.g. ``max_hands``, a cap that keeps self-play games
-    of untrained policies finite).
+    of untrained policies finite); ``baseline`` is a bot spec for the
+    duplicate baseline (module docstring), ``None`` for none.
     """
 
     metadata = {"render_modes": []}
 
     def __init__(self, game: str, preset: str | None = None, opponents: str = "rules",
                  rule_changes: dict | None = None, env_options: dict | None = None,
-                 seat: int | None = None, max_snapshots: int = 10) -> None:
+                 seat: int | None = None, max_snapshots: int = 10,
+                 baseline: str | None = None) -> None:
         super().__init__()
         self.game = get_game(game)
         self.preset = preset if preset is not None else self.game.presets[0]
-        self.aec = self.game.env(preset=self.preset, **dict(rule_changes or {}),
-                                 **dict(env_options or {}))
+        make_env = functools.partial(self.game.env, preset=self.preset,
+                                     **dict(rule_changes or {}), **dict(env_options or {}))
+        self.aec = make_env()
+        self.baseline = None
+        if baseline:
+            check_teacher(baseline, game, role="baseline")
+            self.baseline = BotSeat(agents.make(baseline))
+            self._replay_env = make_env()
+            self._replay_bots: dict[tuple[int, str], BotSeat] = {}
+        self.baseline_reward = 0.0  # what the baseline bot scored on this deal
         self.num_seats = len(self.aec.possible_agents)
         if seat is not None and not (isinstance(seat, int) and 0 <= seat < self.num_seats):
             raise ValueError(f"seat must be None or in 0..{self.num_seats - 1}, got {seat!r}")
@@ -101,6 +123,8 @@ class SingleSeatEnv(gym.Env):
             self.aec.reset(seed=self.deal_seed, options=options)
             self.opponents = self.pool.draw([s for s in range(self.num_seats) if s != self.seat])
             self.actions = []
+            if self.baseline is not None:
+                self.baseline_reward = self._replay_with_baseline(options)
             self._reward = self._play_others()
             # a hand can end before the learner's first move (a Gin knock on the opening
             # turn): it holds no decision to learn from, so the learner gets the next deal
@@ -121,11 +145,13 @@ class SingleSeatEnv(gym.Env):
         truncated = bool(aec.truncations[agent])
         info: dict[str, Any] = {}
         if terminated or truncated:
+            reward -= self.baseline_reward
             state = aec.state_obj
             info = {"seat": self.seat, "scores": list(state.scores),
                     "winners": list(state.winners),
                     "win": (1.0 / len(state.winners) if self.seat in state.winners else 0.0),
-                    "opponents": [self.opponents[s].name for s in sorted(self.opponents)]}
+                    "opponents": [self.opponents[s].name for s in sorted(self.opponents)],
+                    "baseline_reward": self.baseline_reward}
             self._mask[:] = False
             obs = np.asarray(aec.observe(agent)["observation"], dtype=np.float32)
         else:
@@ -151,6 +177,31 @@ class SingleSeatEnv(gym.Env):
             self.actions.append(action)
             reward += aec.rewards[agent]
         return reward
+
+    def _replay_with_baseline(self, options: dict | None) -> float:
+        """The learner seat's total reward when the baseline bot plays this deal in its place
+        (the same opponents: bots as twins reset with the seeds the pool gave them)."""
+        env = self._replay_env
+        env.reset(seed=self.deal_seed, options=options)
+        seats: dict[int, Any] = {self.seat: self.baseline}
+        self.baseline.reset(self.deal_seed)
+        for seat, opponent in self.opponents.items():
+            if isinstance(opponent, BotSeat):
+                key = (seat, opponent.name)
+                if key not in self._replay_bots:
+                    self._replay_bots[key] = BotSeat(agents.make(opponent.name))
+                twin = self._replay_bots[key]
+                twin.reset(self.pool.seeds[seat])
+                seats[seat] = twin
+            else:
+                seats[seat] = opponent  # a policy keeps no state between moves
+        agent = self.agent
+        total = 0.0
+        while not (env.terminations[agent] or env.truncations[agent]):
+            seat = env.possible_agents.index(env.agent_selection)
+            env.step(int(seats[seat].act(env, seat)))
+            total += env.rewards[agent]
+        return total
 
     def _observe(self) -> np.ndarray:
         obs = self.aec.observe(self.agent)

@@ -94,7 +94,8 @@ def read_evals(run_dir: Path) -> list[dict]:
 def _make_env(cfg: dict, index: int) -> SingleSeatEnv:
     c = TrainConfig.from_dict(cfg)
     return SingleSeatEnv(c.game, c.preset, c.opponents, rule_changes=c.env_rule_changes(),
-                         env_options=c.env_options(), max_snapshots=c.max_snapshots)
+                         env_options=c.env_options(), max_snapshots=c.max_snapshots,
+                         baseline=c.baseline or None)
 
 
 def make_vec_env(cfg: TrainConfig, seed: int) -> VecMonitor:
