@@ -104,8 +104,12 @@ def test_resume_flags_change_only_what_they_name(tmp_path, monkeypatch):
     cfg = run_cli.config_from_args(parser.parse_args(["--resume", "tiny", "--baseline",
                                                       "spades/expert"]))
     assert cfg.baseline == "spades/expert" and cfg.learning_rate == 1e-3
+    assert cfg.episode == tiny().episode
+    cfg = run_cli.config_from_args(parser.parse_args(["--resume", "tiny", "--episode", "hand"]))
+    assert cfg.episode == "hand" and cfg.baseline == "" and cfg.n_epochs == 3
     fresh = run_cli.config_from_args(parser.parse_args(["--game", "sevens"]))
     assert fresh.learning_rate == TrainConfig().learning_rate and fresh.target_kl is None
+    assert fresh.episode == TrainConfig().episode
 
 
 def test_a_copied_run_resumes_in_its_own_directory(tmp_path, monkeypatch):

@@ -147,9 +147,11 @@ def fit(policy, data: Labels, epochs: int, beta: float, batch_size: int = 512,
     import torch
 
     rng = np.random.default_rng(seed)
-    order = rng.permutation(len(data))
+    # The held-out decisions are the last ones labelled, a block of whole hands: a
+    # hand's decisions share its hidden cards, so a random split would leak them.
     n_val = max(1, int(len(data) * holdout))
-    val, train = order[:n_val], order[n_val:]
+    val = np.arange(len(data) - n_val, len(data))
+    train = rng.permutation(len(data) - n_val)
     obs = torch.as_tensor(data.obs)
     adv = torch.as_tensor(data.advantages)
     masks = data.masks
@@ -158,8 +160,8 @@ def fit(policy, data: Labels, epochs: int, beta: float, batch_size: int = 512,
         return policy.get_distribution(obs[idx], action_masks=masks[idx]).distribution.probs
 
     with torch.no_grad():
-        p0 = torch.cat([probs(order[i:i + 4096]) for i in range(0, len(order), 4096)])
-        p0 = p0[np.argsort(order)]  # back in data order
+        p0 = torch.cat([probs(np.arange(i, min(i + 4096, len(data))))
+                        for i in range(0, len(data), 4096)])
 
     def held_out() -> dict:
         with torch.no_grad():
@@ -266,9 +268,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         log=record)
     step = trainer.state.steps
     trainer.checkpoint(step)
-    (trainer.run_dir / "rollouts.jsonl").open("a").write(json.dumps(
-        {"step": step, "bot": args.bot, "decisions": len(data), "hands": data.hands,
-         "beta": args.beta, "lr": args.lr, "epochs": log}) + "\n")
+    with (trainer.run_dir / "rollouts.jsonl").open("a") as f:
+        f.write(json.dumps({"step": step, "bot": args.bot, "decisions": len(data),
+                            "hands": data.hands, "beta": args.beta, "lr": args.lr,
+                            "epochs": log}) + "\n")
     trainer.export(trainer.run_dir / "policy.onnx")
     print(f"[rollouts] {trainer.run_dir / 'policy.onnx'}", file=sys.stderr)
     return 0

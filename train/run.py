@@ -19,7 +19,7 @@ from train.config import PPO_KNOBS, RUNS_DIR, TrainConfig
 _DEFAULTS = TrainConfig()
 # what a resumed run may change (the trainer applies them to the loaded model)
 TUNABLE = (*PPO_KNOBS, "critic_warmup", "critic_warmup_lr", "eval_every", "eval_deals",
-           "baseline")
+           "baseline", "episode")
 
 
 def _ints(text: str) -> tuple[int, ...]:
@@ -67,7 +67,8 @@ def build_parser() -> argparse.ArgumentParser:
     tunable("--critic-warmup-lr", float, "critic_warmup_lr")
     tunable("--target-kl", float, "target_kl",
             text="stop an update's epochs early once the policy moved this far (KL)")
-    p.add_argument("--episode", default=d.episode, choices=["game", "hand"])
+    tunable("--episode", str, "episode", choices=["game", "hand"],
+            text="what one episode is; a resumed run may switch (warm the critic again)")
     p.add_argument("--relative-score", action="store_true",
                    help="reward a seat's points minus the others' mean (what ranks pay)")
     tunable("--baseline", str, "baseline", metavar="BOT",
