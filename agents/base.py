@@ -29,6 +29,17 @@ class Bot:
     def act(self, view: Any, legal_actions: Sequence[int]) -> int:
         raise NotImplementedError
 
+    def act_batch(self, views: Sequence[Any], legal_actions: Sequence[Sequence[int]]
+                  ) -> list[int]:
+        """``act`` on many views at once (search play-outs); a network bot batches them."""
+        return [self.act(v, legal) for v, legal in zip(views, legal_actions, strict=True)]
+
+    def probabilities(self, view: Any, legal_actions: Sequence[int]) -> dict[int, float]:
+        """How likely this bot is to play each legal action; a deterministic bot puts all
+        on its choice."""
+        choice = self.act(view, legal_actions)
+        return {int(a): float(int(a) == choice) for a in legal_actions}
+
     # Optional calls of a tournament's control program (the course seed's interface
     # between control program and player module). A bot that keeps its own state can
     # follow the game through them; one that reads the view can ignore them. The

@@ -3,6 +3,7 @@
     import agents
     bot = agents.load("checkpoints/spades-killer.onnx")      # or the .json card
     bot = agents.make("checkpoints/spades-killer.onnx")   # the same, as a registry spec
+    bot = agents.make("checkpoints/spades-killer.onnx:worlds=0")   # the network alone
 
 The card (``<file>.json`` beside the ``.onnx``) names the game and the env
 version (``env_name``) the network was trained on; loading refuses a card whose
@@ -100,32 +101,80 @@ class OnnxBot(Bot):
         self._encode = get_game(self.game).encode
         self._num_actions = int(self.card["num_actions"])
         self._obs_size = int(self.card["obs_size"])
-        self._mask = np.zeros((1, self._num_actions), dtype=np.float32)
+
+    def _inputs(self, views: Sequence[Any], legal_actions: Sequence[Sequence[int]]
+                ) -> dict[str, np.ndarray]:
+        """The network's inputs for a batch of views: observations and action masks."""
+        obs = np.empty((len(views), self._obs_size), dtype=np.float32)
+        mask = np.zeros((len(views), self._num_actions), dtype=np.float32)
+        for i, (view, legal) in enumerate(zip(views, legal_actions, strict=True)):
+            o = np.asarray(self._encode(view), dtype=np.float32).ravel()
+            if o.shape[0] != self._obs_size:
+                raise ValueError(f"{self.name}: the view encodes to {o.shape[0]} floats, the "
+                                 f"network takes {self._obs_size}")
+            obs[i] = o
+            for a in legal:
+                if isinstance(a, bool) or not 0 <= int(a) < self._num_actions:
+                    raise ValueError(f"{self.name}: legal action {a!r} is outside "
+                                     f"0..{self._num_actions - 1}")
+                mask[i, int(a)] = 1.0
+        return {"observation": obs, "action_mask": mask}
 
     def logits(self, view: Any, legal_actions: Sequence[int]) -> np.ndarray:
         """The network's masked logits for ``view`` (illegal actions at -1e8)."""
-        obs = np.asarray(self._encode(view), dtype=np.float32).reshape(1, -1)
-        if obs.shape[1] != self._obs_size:
-            raise ValueError(f"{self.name}: the view encodes to {obs.shape[1]} floats, the "
-                             f"network takes {self._obs_size}")
-        mask = self._mask
-        mask.fill(0.0)
-        for a in legal_actions:
-            if isinstance(a, bool) or not 0 <= int(a) < self._num_actions:
-                raise ValueError(f"{self.name}: legal action {a!r} is outside "
-                                 f"0..{self._num_actions - 1}")
-            mask[0, int(a)] = 1.0
-        return self.session.run(None, {"observation": obs, "action_mask": mask})[0][0]
+        return self.session.run(None, self._inputs([view], [legal_actions]))[0][0]
 
     def act(self, view: Any, legal_actions: Sequence[int]) -> int:
         if len(legal_actions) == 0:
             raise ValueError(f"{self.name}: no legal actions to choose from")
         return int(np.argmax(self.logits(view, legal_actions)))
 
+    def act_batch(self, views: Sequence[Any], legal_actions: Sequence[Sequence[int]]
+                  ) -> list[int]:
+        """The masked argmax of each view, in one run of the network."""
+        if any(len(legal) == 0 for legal in legal_actions):
+            raise ValueError(f"{self.name}: a view with no legal actions to choose from")
+        if not views:
+            return []
+        logits = self.session.run(None, self._inputs(views, legal_actions))[0]
+        return [int(a) for a in np.argmax(logits, axis=1)]
 
-def load(path: str | Path, seed: int | None = None) -> OnnxBot:
-    """A ``Bot`` from an exported file (``.onnx`` or its ``.json`` card)."""
+    def probabilities(self, view: Any, legal_actions: Sequence[int]) -> dict[int, float]:
+        """The policy's masked softmax over the legal actions."""
+        z = self.logits(view, legal_actions)
+        legal = [int(a) for a in legal_actions]
+        p = np.exp(z[legal] - z[legal].max())
+        p /= p.sum()
+        return dict(zip(legal, p.tolist(), strict=True))
+
+
+SEARCH_KNOBS = ("worlds", "top_k", "min_prior", "z")
+
+
+def load(path: str | Path, seed: int | None = None, **search: Any) -> Bot:
+    """A ``Bot`` from an exported file (``.onnx`` or its ``.json`` card).
+
+    A card with a ``search`` entry (``{"worlds": 16, "top_k": 3}``) ships the
+    network inside ``agents.search.SearchBot``: the policy proposes, determinized
+    play-outs decide. Keywords override the card's knobs; ``worlds=0`` loads the
+    bare network.
+    """
     if not isinstance(path, str | os.PathLike) or not str(path):
         raise BotLoadError(f"a bot file is a path to an .onnx file or its .json card, "
                            f"got {path!r}")
-    return OnnxBot(path, seed=seed)
+    unknown = sorted(set(search) - set(SEARCH_KNOBS))
+    if unknown:
+        raise BotLoadError(f"unknown option(s) {unknown} for bot file {str(path)!r}; it takes "
+                           f"seed and the search knobs {list(SEARCH_KNOBS)}")
+    net = OnnxBot(path, seed=seed)
+    knobs = {**(net.card.get("search") or {}), **search}
+    if not knobs or knobs.get("worlds") == 0:
+        return net
+    from agents.search import SearchBot
+
+    try:
+        bot = SearchBot(net, net.game, seed=seed, **knobs)
+    except (TypeError, ValueError) as err:
+        raise BotLoadError(f"bad search settings {knobs} for {str(path)!r}: {err}") from None
+    bot.card = net.card
+    return bot

@@ -33,6 +33,13 @@ class Game:
     # number of players -> ((observation offset, first action, length), ...): blocks of
     # the observation that describe one action each (train.policy scores them directly)
     action_features: Callable[[int], tuple] = lambda num_players: ()
+    # (view, n, rng) -> n engine states that show the view to its seat, the hidden cards
+    # drawn from rng among those that fit what the seat saw (search bots play them out);
+    # None = the game has no sampler
+    sample_worlds: Callable[..., list] | None = None
+    # (state before, state after a hand ended) -> what the hand is worth to each seat, for a
+    # search that stops at the hand's end; None = the hand's points (``results[-1].points``)
+    hand_points: Callable[[Any, Any], tuple] | None = None
 
 
 _MODULES = {

@@ -76,7 +76,7 @@ def test_card_path_and_onnx_path_load_the_same_bot(exported):
     assert a.game == b.game == "spades" and a.path == b.path
     made = agents.make(str(exported))
     assert made.game == "spades" and made.name == str(exported) and made.path == a.path
-    with pytest.raises(ValueError, match="bad options for bot file"):
+    with pytest.raises(ValueError, match=r"unknown option\(s\) \[.depth.\] for bot file"):
         agents.make(f"{exported}:depth=2")
     assert all(not n.endswith(".onnx") for n in agents.names())  # files are not registered
 

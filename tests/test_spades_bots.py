@@ -16,7 +16,9 @@ from envs.spades.rules import CUTTHROAT, KILLER
 from envs.spades.strength import estimate_tricks, nil_chance
 from envs.spades.tracking import Knowledge
 
-SPADES_BOTS = [n for n in agents.names("spades") if n.startswith("spades/")]
+# the search bot plays out every candidate move: kept to two worlds and two moves here
+SPADES_BOTS = [f"{n}:worlds=2,top_k=2" if n == "spades/search" else n
+               for n in agents.names("spades") if n.startswith("spades/")]
 
 
 def words(text: str) -> list[str]:

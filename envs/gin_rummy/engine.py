@@ -83,6 +83,34 @@ class GinRummyState:
         self.winners: tuple[int, ...] = ()
         self._start_hand(None if deal is None else check_deal(deal, n))
 
+    @classmethod
+    def from_view(cls, view: GinRummyView, hands: list[list[int]], stock: list[int],
+                  rng: np.random.Generator | int | None = None) -> GinRummyState:
+        """The state a view shows, with ``hands`` (every seat's cards now) and ``stock``
+        (top last) filling in what it hides: a *world* for search
+        (``envs.gin_rummy.worlds``). Later hands are dealt from ``rng``; the results
+        of hands before the last are not kept.
+        """
+        state = cls.__new__(cls)
+        state.rules, state.num_players = view.rules, view.num_players
+        state.rng = generator(rng)
+        state.dealer, state.hand_number = view.dealer, view.hand_number
+        state.scores = list(view.scores)
+        state.results = [view.last_hand] if view.last_hand else []
+        state.winners = view.winners
+        state.hands = [sorted(h) for h in hands]
+        state.masks = [mask_of(h) for h in hands]
+        state.pile, state.stock = list(view.pile), list(stock)
+        state.picked = [list(x) for x in view.picked]
+        state.discarded = [list(x) for x in view.discarded]
+        state.known = [list(x) for x in view.known]
+        state.current_player, state.phase = view.current_player, view.phase
+        state.taken = state.drawn = view.taken
+        # every turn so far was a draw and a discard; a player about to discard has drawn
+        state.moves = 2 * sum(map(len, view.discarded)) + (view.phase == "discard")
+        state._legal = None
+        return state
+
     # ----------------------------------------------------------------- hands
     def _start_hand(self, deal: tuple[list[list[int]], list[int] | None] | None = None) -> None:
         n = self.num_players

@@ -7,6 +7,7 @@ from envs.gin_rummy.engine import GinRummyState
 from envs.gin_rummy.env import ENV_NAME, env
 from envs.gin_rummy.rules import PRESETS, get_rules
 from envs.gin_rummy.view import GinRummyView
+from envs.gin_rummy.worlds import sample_worlds
 
 GAME = Game(
     name="gin_rummy",
@@ -20,4 +21,5 @@ GAME = Game(
     env_name=ENV_NAME,
     encode=encode,
     action_features=action_features,
+    sample_worlds=sample_worlds,
 )

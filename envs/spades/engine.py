@@ -53,6 +53,31 @@ class SpadesState:
                                                                 HAND_SIZE)
         self._start_hand(first_deal)
 
+    @classmethod
+    def from_view(cls, view: SpadesView, hands: list[list[int]],
+                  rng: np.random.Generator | int | None = None) -> SpadesState:
+        """The state a view shows, with ``hands`` (every seat's cards now) filling in what
+        it hides: a *world* for search (``envs.spades.worlds``). Hands dealt later
+        come from ``rng``; the results of hands before the last are not kept.
+        """
+        state = cls.__new__(cls)
+        state.rules = view.rules
+        state.rng = generator(rng)
+        state.deck = cards.make_deck(view.rules.jokers)
+        state.dealer, state.hand_number = view.dealer, view.hand_number
+        state.scores, state.bags = list(view.scores), list(view.bags)
+        state.results = [view.last_hand] if view.last_hand else []
+        state.winners = view.winners
+        state.hands = [sorted(h) for h in hands]
+        state.bids, state.tricks = list(view.bids), list(view.tricks)
+        state.plays = list(view.plays)
+        state.trick = [c for _, c in view.trick]
+        state.leader, state.current_player, state.phase = (view.leader, view.current_player,
+                                                           view.phase)
+        state.spades_broken, state.voids = view.spades_broken, list(view.voids)
+        state.last_trick, state.last_trick_winner = view.last_trick, view.last_trick_winner
+        return state
+
     # ----------------------------------------------------------------- hands
     def _start_hand(self, hands: list[list[int]] | None = None) -> None:
         if hands is None:

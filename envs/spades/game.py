@@ -7,6 +7,7 @@ from envs.spades.engine import SpadesState
 from envs.spades.env import ENV_NAME, env
 from envs.spades.rules import PRESETS, get_rules
 from envs.spades.view import SpadesView
+from envs.spades.worlds import hand_points, sample_worlds
 
 GAME = Game(
     name="spades",
@@ -20,4 +21,6 @@ GAME = Game(
     env_name=ENV_NAME,
     encode=encode,
     action_features=action_features,
+    sample_worlds=sample_worlds,
+    hand_points=hand_points,
 )

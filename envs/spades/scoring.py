@@ -31,6 +31,21 @@ def score_bid(rules: SpadesRules, bid: int, tricks: int, bags: int) -> tuple[int
     return points, bags, penalties
 
 
+def points_with_bags(rules: SpadesRules, points, bags_before, bags_after) -> tuple[float, ...]:
+    """Each seat's hand points with every bag it gained charged at its share of the
+    penalty (``bag_penalty / bag_limit``), and a penalty paid handed back.
+
+    Bags cost nothing until the count reaches the limit, so a hand's points alone
+    pay an overtrick +1 in cutthroat; over a game each bag costs 10. This is what
+    a search weighs a hand by (``envs.spades.worlds.hand_points``).
+    """
+    if rules.bag_limit is None:
+        return tuple(float(p) for p in points)
+    per_bag = rules.bag_penalty / rules.bag_limit
+    return tuple(p - per_bag * (after - before)
+                 for p, before, after in zip(points, bags_before, bags_after, strict=True))
+
+
 @dataclass(frozen=True, slots=True)
 class HandResult:
     """The end-of-hand summary (A3.6): per seat bid, tricks, points, bags."""

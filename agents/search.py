@@ -1,0 +1,154 @@
+"""Determinized Monte Carlo search around a policy: the policy proposes, play-outs decide.
+
+At a decision with more than one sensible move, ``SearchBot`` deals ``worlds``
+samples of the cards its view hides (the game's ``sample_worlds``: every deal
+that fits what the seat saw is equally likely), and for each of the policy's
+``top_k`` most likely moves plays every world out to the end of the hand with
+the policy in all seats. All candidate moves meet the same worlds, so the
+luck of the deal cancels between them. The policy's own choice stands unless
+another candidate's play-outs beat it clearly: by more than ``z`` standard
+errors of the paired differences (a game like Gin Rummy, where one move
+reshuffles everything that follows, gives noisy play-outs; without the guard
+a few worlds would overrule a well-trained policy at random).
+
+A hand is scored as the env scores it with ``relative_score``: the seat's
+points less the mean of the others', over the game's score scale, and the
+game's win reward (+1 to the winner, -1 to the others) when the hand ends the
+game. A game may say what a hand is worth beyond its points (``Game.hand_points``:
+Spades charges each bag its share of the bag penalty, which the points alone
+defer until the fifth). The play-outs run in lock step, one batched call of the policy per ply
+(``Bot.act_batch``), which for a network is one matrix product for every world.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from agents.base import Bot
+from envs.games import get_game
+
+# bumped when the same knobs start to choose other moves (a judged match names it):
+# 2 = hands weighed by Game.hand_points (Spades bags charged as they are made)
+VERSION = 2
+
+
+def hand_value(points: Sequence[float] | None, over: bool, winners: Sequence[int], seat: int,
+               score_scale: float, win_reward: float = 1.0) -> float:
+    """What a finished hand paid ``seat``: its ``points`` less the others' mean, over
+    ``score_scale``, plus the win reward if the game is ``over`` (shared by tied
+    ``winners``). ``points`` None: no hand finished (nothing but the win counts)."""
+    value = 0.0
+    if points is not None:
+        others = (sum(points) - points[seat]) / (len(points) - 1)
+        value = (points[seat] - others) / score_scale
+    if over:
+        value += win_reward / len(winners) if seat in winners else -win_reward
+    return value
+
+
+class SearchBot(Bot):
+    """A policy improved by determinized play-outs (see the module docstring)."""
+
+    def __init__(self, policy: Bot, game: str, worlds: int = 16, top_k: int = 3,
+                 min_prior: float = 0.0, z: float = 0.0, score_scale: float | None = None,
+                 seed: int | None = None) -> None:
+        super().__init__(seed)
+        g = get_game(game)
+        if g.sample_worlds is None:
+            raise ValueError(f"game {game!r} has no world sampler, so it cannot be searched")
+        for knob, value, low in (("worlds", worlds, 1), ("top_k", top_k, 1)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < low:
+                raise ValueError(f"search {knob} must be an integer >= {low}, got {value!r}")
+        if isinstance(min_prior, bool) or not isinstance(min_prior, int | float) \
+                or not 0.0 <= min_prior < 1.0:
+            raise ValueError(f"search min_prior must be in [0, 1), got {min_prior!r}")
+        if isinstance(z, bool) or not isinstance(z, int | float) or not 0.0 <= z < 100:
+            raise ValueError(f"search z must be a number in [0, 100), got {z!r}")
+        self.policy, self.game = policy, game
+        self.worlds, self.top_k = worlds, top_k
+        self.min_prior, self.z = float(min_prior), float(z)
+        self._sample = g.sample_worlds
+        self._points = g.hand_points or (lambda before, after: after.results[-1].points)
+        self.score_scale = float(score_scale if score_scale is not None
+                                 else g.env().unwrapped.default_score_scale)
+        self.name = f"search({getattr(policy, 'name', policy)})"
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self.policy.reset(seed)
+
+    def candidates(self, view: Any, legal: Sequence[int]) -> list[int]:
+        """The moves worth a search: the policy's ``top_k`` likeliest with at least
+        ``min_prior`` of its probability, likeliest first."""
+        probs = self.policy.probabilities(view, legal)
+        order = sorted(legal, key=lambda a: -probs[a])
+        keep = [a for a in order[:self.top_k] if probs[a] >= self.min_prior]
+        return keep or order[:1]
+
+    def values(self, view: Any, moves: Sequence[int]) -> np.ndarray:
+        """Play-out values, one row per move, one column per sampled world (the same
+        worlds for every move)."""
+        worlds = self._sample(view, self.worlds, self.rng)
+        hands_before = len(worlds[0].results)
+        states = []
+        for move in moves:
+            for w in worlds:
+                s = w.clone()
+                s.apply(move)
+                states.append(s)
+        self.play_out(states, hands_before)
+        scores = []
+        for world, s in zip(worlds * len(moves), states, strict=True):
+            points = self._points(world, s) if len(s.results) > hands_before else None
+            scores.append(hand_value(points, s.is_over, s.winners, view.seat, self.score_scale))
+        return np.array(scores).reshape(len(moves), len(worlds))
+
+    def play_out(self, states: list, hands_before: int) -> None:
+        """Play every state to the end of its hand, the policy in every seat."""
+        live = [s for s in states if not s.is_over and len(s.results) == hands_before]
+        while live:
+            views = [s.view(s.current_player) for s in live]
+            legals = [s.legal_actions() for s in live]
+            for s, a in zip(live, self.policy.act_batch(views, legals), strict=True):
+                s.apply(a)
+            live = [s for s in live if not s.is_over and len(s.results) == hands_before]
+
+    def act(self, view: Any, legal_actions: Sequence[int]) -> int:
+        legal = [int(a) for a in legal_actions]
+        if not legal:
+            raise ValueError(f"{self.name}: no legal actions to choose from")
+        if len(legal) == 1:
+            return legal[0]
+        moves = self.candidates(view, legal)
+        if len(moves) == 1:
+            return moves[0]
+        return moves[self.choose(self.values(view, moves))]
+
+    def choose(self, values: np.ndarray) -> int:
+        """The row of ``values`` to play: the policy's choice (row 0) unless another row's
+        mean beats it by more than ``z`` standard errors of the paired differences;
+        the best such row, ties to the likelier move."""
+        diff = values[1:] - values[0]
+        n = values.shape[1]
+        gain = diff.mean(axis=1)
+        se = diff.std(axis=1, ddof=1) / np.sqrt(n) if n > 1 else np.zeros(len(diff))
+        clear = gain > self.z * se
+        if not (clear & (gain > 0)).any():
+            return 0
+        return 1 + int(np.argmax(np.where(clear & (gain > 0), gain, -np.inf)))
+
+
+def search_factory(game: str, default_bot: str):
+    """A registry factory: ``<game>/search`` searches around any bot (``bot=`` a spec)."""
+
+    def factory(seed: int | None = None, bot: str = default_bot, worlds: int = 16,
+                top_k: int = 13, min_prior: float = 0.0, z: float = 0.0) -> SearchBot:
+        from agents.registry import make
+
+        return SearchBot(make(bot, seed=seed), game, worlds=worlds, top_k=top_k,
+                         min_prior=min_prior, z=z, seed=seed)
+
+    return factory

@@ -1,0 +1,48 @@
+"""Worlds a Spades seat cannot tell apart: the other hands dealt from the unseen cards.
+
+Each other seat gets as many cards as it still holds, none of a suit it has
+shown void in, every such deal equally likely (``envs.worlds.deal_unseen``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from envs import cards
+from envs.spades.engine import SUIT_TABLE, SpadesState
+from envs.spades.rules import HAND_SIZE, NUM_PLAYERS
+from envs.spades.scoring import points_with_bags
+from envs.spades.view import SpadesView
+from envs.worlds import ANY_SUIT, deal_unseen
+
+
+def sample_hands(view: SpadesView, rng: np.random.Generator, n: int = 1) -> list[list[list[int]]]:
+    """``n`` samples of every seat's cards now: the view's own hand and a fitting deal of
+    the unseen cards."""
+    played = {c for _, c in view.plays}
+    mine = set(view.hand)
+    unseen = [c for c in cards.make_deck(view.rules.jokers) if c not in played and c not in mine]
+    held = [HAND_SIZE] * NUM_PLAYERS
+    for seat, _ in view.plays:
+        held[seat] -= 1
+    others = [s for s in range(NUM_PLAYERS) if s != view.seat]
+    samples = []
+    for dealt in deal_unseen(unseen, [held[s] for s in others],
+                             [ANY_SUIT & ~view.voids[s] for s in others], SUIT_TABLE, rng, n):
+        hands = [list(view.hand) if s == view.seat else [] for s in range(NUM_PLAYERS)]
+        for s, h in zip(others, dealt, strict=True):
+            hands[s] = h
+        samples.append(hands)
+    return samples
+
+
+def sample_worlds(view: SpadesView, n: int, rng: np.random.Generator) -> list[SpadesState]:
+    """``n`` full states that show ``view`` to its seat, hidden cards drawn from ``rng``."""
+    return [SpadesState.from_view(view, hands, rng) for hands in sample_hands(view, rng, n)]
+
+
+def hand_points(before: SpadesState, after: SpadesState) -> tuple[float, ...]:
+    """What the hand finished in ``after`` (played on from ``before``) is worth to each
+    seat: its points, with the bags it made charged at their cost (``points_with_bags``)."""
+    result = after.results[-1]
+    return points_with_bags(before.rules, result.points, before.bags, result.bags)

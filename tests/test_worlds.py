@@ -1,0 +1,124 @@
+"""World samplers: deals of the hidden cards that fit what a seat saw, each equally likely,
+built from the view alone."""
+
+from __future__ import annotations
+
+from collections import Counter
+from itertools import permutations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from envs import cards
+from envs.games import get_game
+from envs.spades.engine import SUIT_TABLE
+from envs.worlds import ANY_SUIT, ImpossibleDealError, deal_unseen
+from tests.env_checks import random_moves
+
+CLUBS, DIAMONDS = 1 << cards.CLUBS, 1 << cards.DIAMONDS
+
+
+def brute_force_deals(unseen, room, allowed):
+    """Every fitting deal, by trying every order of the cards."""
+    deals = set()
+    for order in permutations(unseen):
+        hands, at = [], 0
+        for r in room:
+            hands.append(tuple(sorted(order[at:at + r])))
+            at += r
+        if all(allowed[i] >> cards.suit_of(c) & 1 for i, h in enumerate(hands) for c in h):
+            deals.add(tuple(hands))
+    return deals
+
+
+@pytest.mark.parametrize("room, allowed", [
+    ((2, 2, 3), (ANY_SUIT & ~CLUBS, ANY_SUIT, ANY_SUIT & ~DIAMONDS)),
+    ((2, 1, 4), (ANY_SUIT & ~CLUBS & ~DIAMONDS, ANY_SUIT, ANY_SUIT)),
+    ((2, 2, 3), (ANY_SUIT,) * 3),
+])
+def test_every_fitting_deal_is_equally_likely(room, allowed):
+    # 7 cards in three suits: 2C 3C 4C, 2D 3D, 2H 3H
+    unseen = [cards.parse(n) for n in ("2C", "3C", "4C", "2D", "3D", "2H", "3H")]
+    fitting = brute_force_deals(unseen, room, allowed)
+    samples = 300 * len(fitting)
+    got = Counter(tuple(map(tuple, d)) for d in deal_unseen(
+        unseen, room, allowed, SUIT_TABLE, np.random.default_rng(1), samples))
+    assert set(got) == fitting  # only fitting deals, and every one of them
+    expected = samples / len(fitting)
+    # each count is binomial(samples, 1/k): 5 standard deviations is a bound no fair sampler
+    # crosses here, while a sampler that favours some deals (a greedy fill) is far outside it
+    assert max(abs(n - expected) for n in got.values()) < 5 * expected ** 0.5
+
+
+def test_an_impossible_deal_is_refused_with_the_places_named():
+    unseen = [cards.parse(n) for n in ("2C", "3C", "4C")]
+    with pytest.raises(ImpossibleDealError, match=r"\[2, 1\]"):
+        deal_unseen(unseen, [2, 1], [ANY_SUIT & ~CLUBS, ANY_SUIT], SUIT_TABLE,
+                    np.random.default_rng(0))
+    with pytest.raises(ImpossibleDealError, match="3 unseen cards"):
+        deal_unseen(unseen, [2, 2], [ANY_SUIT] * 2, SUIT_TABLE, np.random.default_rng(0))
+
+
+def _states(game: str, preset: str, seed: int, **changes):
+    g = get_game(game)
+    return g, random_moves(g.new_state(g.get_rules(preset, **changes), seed), seed,
+                           int(np.random.default_rng(seed).integers(0, 200)))
+
+
+def _check_world(world, state, seat: int, deck: list[int]) -> None:
+    assert world.view(seat) == state.view(seat)  # the seat cannot tell it from the truth
+    if state.current_player == seat:
+        assert world.legal_actions() == state.legal_actions()
+    assert [len(h) for h in world.hands] == [len(h) for h in state.hands]
+    held = [c for h in world.hands for c in h]
+    rest = getattr(world, "stock", []) + getattr(world, "pile", []) \
+        + [c for _, c in getattr(world, "plays", [])]
+    assert sorted(held + rest) == sorted(deck)  # every card once
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**31), preset=st.sampled_from(["killer", "cutthroat"]),
+       jokers=st.booleans())
+def test_spades_worlds_show_the_view_hold_the_counts_and_keep_every_void(seed, preset, jokers):
+    g, state = _states("spades", preset, seed, jokers=jokers)
+    if state.is_over:
+        return
+    seat = seed % 4
+    view = state.view(seat)
+    for world in g.sample_worlds(view, 5, np.random.default_rng(seed)):
+        _check_world(world, state, seat, list(cards.make_deck(jokers)))
+        for s in range(4):
+            assert not any(view.voids[s] >> SUIT_TABLE[c] & 1 for c in world.hands[s])
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**31), preset=st.sampled_from(["seed", "standard"]),
+       players=st.integers(2, 4))
+def test_gin_worlds_show_the_view_and_keep_the_known_cards_where_they_are(seed, preset,
+                                                                           players):
+    changes = {"num_players": players} if preset == "seed" else {}
+    g, state = _states("gin_rummy", preset, seed, **changes)
+    if state.is_over:
+        return
+    seat = seed % state.num_players
+    view = state.view(seat)
+    for world in g.sample_worlds(view, 5, np.random.default_rng(seed)):
+        _check_world(world, state, seat, list(cards.STANDARD_DECK))
+        assert len(world.stock) == len(state.stock) and world.moves == state.moves
+        for s in range(state.num_players):
+            assert set(view.known[s]) <= set(world.hands[s])
+
+
+@pytest.mark.parametrize("game, preset", [("spades", "killer"), ("gin_rummy", "seed")])
+def test_worlds_come_from_the_view_alone(game, preset):
+    """Two truths the seat cannot tell apart give the same worlds from the same seed."""
+    g = get_game(game)
+    state = random_moves(g.new_state(g.get_rules(preset), 3), 3, 30)
+    seat = state.current_player
+    other = g.sample_worlds(state.view(seat), 1, np.random.default_rng(9))[0]
+    assert other.hands != state.hands  # a different truth behind the same view
+    a = g.sample_worlds(state.view(seat), 4, np.random.default_rng(5))
+    b = g.sample_worlds(other.view(seat), 4, np.random.default_rng(5))
+    assert [w.hands for w in a] == [w.hands for w in b]
