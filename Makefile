@@ -22,7 +22,7 @@ $(VENV)/.dev: pyproject.toml $(VENV)/.core
 	touch $@
 
 $(VENV)/.bench: pyproject.toml $(VENV)/.core
-	$(PIP) install -e ".[bench,eval]"
+	$(PIP) install -e ".[bench,eval,bots]"
 	touch $@
 
 setup: $(VENV)/.core

@@ -4,6 +4,7 @@ sanity (each names its game's preset and a step target)."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -82,3 +83,43 @@ def test_every_shipped_bot_loads_on_the_installed_env_and_plays_legally(name):
         action = bot.act(state.view(seat), legal)
         assert action in legal
         state.apply(action if rng.random() < 0.5 else int(rng.choice(legal)))
+
+
+def test_judging_a_search_recipe_ships_the_search_and_plays_the_network_alone_too(
+        tmp_path, monkeypatch):
+    """The card names the search that agents.load plays; the network alone meets the best
+    rule bot on the same deals; the logs sit under the bot's fingerprint, so a rerun of an
+    interrupted match resumes them, and another bot (or other search settings) does not."""
+    import shutil
+
+    import agents
+    from agents.search import SearchBot
+
+    path = tmp_path / "spades-killer.onnx"
+    shutil.copy(ship.CHECKPOINTS / "spades-killer.onnx", path)
+    shutil.copy(ship.CHECKPOINTS / "spades-killer.json", path.with_suffix(".json"))
+    monkeypatch.chdir(tmp_path)
+    calls = []
+
+    def fake_evaluate(game, preset, bot, opponents, deals, out, **kwargs):
+        calls.append((bot, tuple(opponents), Path(out), kwargs["fresh"]))
+        return {o: {"win": 0.3, "win_ci95": 0.05, "no_edge_win": 0.25, "rank": 2.3,
+                    "rank_ci95": 0.1, "score": 1.0, "score_ci95": 1.0, "games": 300}
+                for o in opponents}
+
+    monkeypatch.setattr(ship, "evaluate", fake_evaluate)
+    search = ship.RECIPES["spades-killer"]["search"]
+    final = ship.judge("spades-killer", path, 75, 1, False)
+    card = json.loads(path.with_suffix(".json").read_text())
+    assert card["search"] == search and card["final_evaluation"] == final
+    assert set(final["network_results"]) == {"spades/expert"}
+    (bot, opps, out, fresh), (net, net_opps, net_out, _) = calls
+    assert (bot, opps, fresh) == (str(path), ("spades/expert",), False)
+    assert (net, net_opps, net_out) == (f"{path}:worlds=0", ("spades/expert",), out / "network")
+    assert isinstance(agents.load(path), SearchBot)
+    monkeypatch.setitem(ship.RECIPES, "spades-killer",
+                        {**ship.RECIPES["spades-killer"], "search": {**search, "worlds": 8}})
+    ship.judge("spades-killer", path, 75, 1, False)
+    assert calls[2][2] != out  # other settings: other games
+    ship.judge("spades-killer", path, 75, 1, False)
+    assert calls[4][2] == calls[2][2]  # the same bot again: the same games, resumed

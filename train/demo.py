@@ -62,8 +62,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--game", default="spades")
     p.add_argument("--preset", default=None, help="default: the game's first preset")
     p.add_argument("--minutes", type=float, default=4.0, help="training wall time")
-    p.add_argument("--deals", type=int, default=50,
-                   help="tournament deals (each played in every seat rotation)")
+    p.add_argument("--deals", type=int, default=20,
+                   help="tournament deals, each played in every seat rotation (the shipped "
+                        "Spades bots search: about 0.1 s a decision)")
     p.add_argument("--n-envs", type=int, default=min(2, os.cpu_count() or 1))
     p.add_argument("--net", default="128,128", help="hidden layer sizes")
     p.add_argument("--eval-every", type=int, default=15_000,

@@ -24,15 +24,19 @@ def onnx_spec(path: str | Path) -> str:
 
 def match(game: str, preset: str, bot: str, opponent: str, deals: int, out: Path,
           rule_changes: dict | None = None, seed: int = 0, workers: int = 1,
-          max_hands: int | None = 100, progress: bool = False) -> dict:
-    """``bot`` against ``n - 1`` copies of ``opponent``; the bot's row plus game metrics."""
+          max_hands: int | None = 100, progress: bool = False, fresh: bool = True) -> dict:
+    """``bot`` against ``n - 1`` copies of ``opponent``; the bot's row plus game metrics.
+
+    ``fresh=False`` resumes the games already logged in ``out`` (name ``out`` after
+    what the bot is, as ``train.ship`` does, so that another bot never reuses them).
+    """
     from envs.games import get_game
 
     g = get_game(game)
     n = g.num_players(g.get_rules(preset, **dict(rule_changes or {})))
     cfg = TournamentConfig(game=game, preset=preset, bots=(bot,) + (opponent,) * (n - 1),
                            rule_changes=dict(rule_changes or {}), max_hands=max_hands, seed=seed)
-    run = run_tournament(cfg, deals, out, workers=workers, fresh=True, progress=progress)
+    run = run_tournament(cfg, deals, out, workers=workers, fresh=fresh, progress=progress)
     row = next(b for b in run.summary["bots"] if b["bot"] == bot)
     game_logs = [json.loads(p.read_text()) for p in sorted((out / logs.GAMES_DIR).glob("*.json"))]
     return {

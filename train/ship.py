@@ -16,6 +16,7 @@ interval above the no-edge line (1/n) against the best rule bot.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sys
 import time
@@ -34,7 +35,11 @@ GENTLE = ["--clip-range", "0.1", "--target-kl", "0.01", "--n-steps", "4096",
 BLIND_AUCTION_BOTS = ["blind_auction/high-early", "blind_auction/save-high",
                       "blind_auction/match", "blind_auction/mirror", "random"]
 RECIPES: dict[str, dict] = {
-    **{f"spades-{preset}": {"game": "spades", "preset": preset, "deals": 75, "args": [
+    # Spades ships the network inside a search (agents.search): 16 sampled deals of the hidden
+    # cards, the network's three likeliest moves each played out to the end of the hand
+    **{f"spades-{preset}": {"game": "spades", "preset": preset, "deals": 75,
+                            "search": {"worlds": 16, "top_k": 3},
+                            "judge_bots": ["spades/expert"], "args": [
         "--steps", "5000000", "--minutes", "35", "--n-envs", "1", "--episode", "hand",
         "--imitate", "spades/expert", "--imitate-samples", "250000", "--imitate-epochs", "15",
         "--opponents", "spades/expert@1.0", "--critic-warmup", "60000", "--lr", "5e-5",
@@ -108,30 +113,62 @@ def stage_commands(name: str, run_dir: Path) -> list[list[str]]:
     return commands or [["--resume", run_dir.name]]  # all done: resume only to export
 
 
-def judge(name: str, path: Path, deals: int, workers: int, progress: bool) -> dict:
-    """The acceptance match of a shipped file against every rule bot; stored in its card."""
-    from train.export import update_card
-    from train.opponents import strongest_bots
+def _fingerprint(path: Path, search: dict | None) -> str:
+    """What the judged bot is: its network's bytes, its search settings and version."""
+    from agents.search import VERSION
 
-    recipe = RECIPES[name]
-    game, preset = recipe["game"], recipe["preset"]
-    t0 = time.monotonic()
-    opponents = recipe.get("judge_bots") or strongest_bots(game)
-    results = evaluate(game, preset, onnx_spec(path), opponents, deals,
-                       Path("runs") / f"ship-{name}" / "final", workers=workers,
-                       progress=progress)
-    final = {"deals": deals, "seconds": round(time.monotonic() - t0), "results": results}
-    card = update_card(path, final_evaluation=final)
+    digest = hashlib.sha256(path.read_bytes())
+    digest.update(json.dumps([search, search and VERSION], sort_keys=True).encode())
+    return digest.hexdigest()[:10]
+
+
+def _report(label: str, results: dict) -> None:
     for opp, r in results.items():
         n = round(1 / r["no_edge_win"])
         hw = r["win_ci95"] or 0.0
         verdict = "beats" if r["win"] - hw > r["no_edge_win"] else "does not clear"
         rank_hw = r["rank_ci95"] or 0.0
         rank_verdict = "better" if r["rank"] + rank_hw < (n + 1) / 2 else "not better"
-        print(f"{path.name} vs {n - 1}x {opp}: win {100 * r['win']:.1f}% ± {100 * hw:.1f} "
+        print(f"{label} vs {n - 1}x {opp}: win {100 * r['win']:.1f}% ± {100 * hw:.1f} "
               f"({r['games']} games; no edge {100 * r['no_edge_win']:.0f}%): {verdict}; "
               f"average rank {r['rank']:.3f} ± {rank_hw:.3f} (no edge {(n + 1) / 2}): "
               f"{rank_verdict}; mean score {r['score']:.1f} ± {r['score_ci95'] or 0:.1f}")
+
+
+def judge(name: str, path: Path, deals: int, workers: int, progress: bool) -> dict:
+    """The acceptance match of a shipped file against the rule bots; stored in its card.
+
+    A recipe with ``search`` ships the network inside ``agents.search.SearchBot``
+    (the card's ``search`` entry, which ``agents.load`` follows); the network alone
+    then plays the best rule bot on the same deals too, for comparison. The games
+    are logged under a name made from the network's bytes and the search settings,
+    so an interrupted match resumes, and a retrained bot starts afresh.
+    """
+    from train.export import update_card
+    from train.opponents import strongest_bots
+
+    recipe = RECIPES[name]
+    game, preset = recipe["game"], recipe["preset"]
+    search = recipe.get("search")
+    update_card(path, search=search)
+    t0 = time.monotonic()
+    opponents = recipe.get("judge_bots") or strongest_bots(game)
+    out = Path("runs") / f"ship-{name}" / f"final-{_fingerprint(path, search)}"
+    results = evaluate(game, preset, onnx_spec(path), opponents, deals, out, workers=workers,
+                       progress=progress, fresh=False)
+    final = {"deals": deals, "seconds": round(time.monotonic() - t0), "search": search,
+             "results": results}
+    if search:
+        from agents.search import VERSION
+
+        final["search_version"] = VERSION
+        final["network_results"] = evaluate(game, preset, f"{onnx_spec(path)}:worlds=0",
+                                            opponents[:1], deals, out / "network",
+                                            workers=workers, progress=progress, fresh=False)
+    card = update_card(path, final_evaluation=final)
+    _report(f"{path.name}" + (f" (search {search})" if search else ""), results)
+    if search:
+        _report(f"{path.name}, the network alone", final["network_results"])
     print(f"training: {card['training']['steps']:,} steps, "
           f"{card['training']['wall_time_s'] / 60:.0f} min")
     return final
