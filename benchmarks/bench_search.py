@@ -41,7 +41,7 @@ def first_hand(game: str, preset: str, bot, others) -> Callable[[int], int]:
 
     def play(i: int) -> int:
         state = g.new_state(rules, SEED_BASE + i)
-        bot.reset(i)
+        bot.reset(SEED_BASE + i)  # warm-up episodes come as negative i
         decisions = 0
         while not state.results and not state.is_over:
             seat = state.current_player
