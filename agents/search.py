@@ -71,7 +71,7 @@ class SearchBot(Bot):
         self.worlds, self.top_k = worlds, top_k
         self.min_prior, self.z = float(min_prior), float(z)
         self._sample = g.sample_worlds
-        self._points = g.hand_points or (lambda before, after: after.results[-1].points)
+        self._points = g.hand_points
         self.score_scale = float(score_scale if score_scale is not None
                                  else g.env().unwrapped.default_score_scale)
         self.name = f"search({getattr(policy, 'name', policy)})"
@@ -135,10 +135,17 @@ class SearchBot(Bot):
         n = values.shape[1]
         gain = diff.mean(axis=1)
         se = diff.std(axis=1, ddof=1) / np.sqrt(n) if n > 1 else np.zeros(len(diff))
-        clear = gain > self.z * se
-        if not (clear & (gain > 0)).any():
+        clear = gain > self.z * se  # z, se >= 0: a clear gain is a gain
+        if not clear.any():
             return 0
-        return 1 + int(np.argmax(np.where(clear & (gain > 0), gain, -np.inf)))
+        return 1 + int(np.argmax(np.where(clear, gain, -np.inf)))
+
+
+def search_description(default_bot: str) -> str:
+    """What the registry says of ``<game>/search`` (``search_factory``)."""
+    return (f"determinized play-outs around a bot (bot=, default {default_bot}; worlds=, "
+            f"top_k=, min_prior=, z=): the bot's move and the other legal moves (up to top_k, "
+            f"default 13) each played out on sampled deals of the hidden cards (agents.search)")
 
 
 def search_factory(game: str, default_bot: str):

@@ -15,6 +15,11 @@ from dataclasses import dataclass
 from typing import Any
 
 
+def points_as_scored(before: Any, after: Any) -> tuple:
+    """A finished hand's worth to each seat: the points its summary scored."""
+    return after.results[-1].points
+
+
 @dataclass(frozen=True)
 class Game:
     name: str
@@ -38,8 +43,8 @@ class Game:
     # None = the game has no sampler
     sample_worlds: Callable[..., list] | None = None
     # (state before, state after a hand ended) -> what the hand is worth to each seat, for a
-    # search that stops at the hand's end; None = the hand's points (``results[-1].points``)
-    hand_points: Callable[[Any, Any], tuple] | None = None
+    # search that stops at the hand's end
+    hand_points: Callable[[Any, Any], tuple] = points_as_scored
 
 
 _MODULES = {

@@ -8,7 +8,7 @@
 from agents.gin_rummy.expert import ExpertBot
 from agents.gin_rummy.simple import SimpleBot
 from agents.registry import register
-from agents.search import search_factory
+from agents.search import search_description, search_factory
 
 register("gin_rummy/simple", SimpleBot,
          "simple baseline: take the up card only to meld, discard to least deadwood (highest "
@@ -21,9 +21,7 @@ register("gin_rummy/expert", ExpertBot,
 __all__ = ["SimpleBot", "ExpertBot"]
 
 register("gin_rummy/search", search_factory("gin_rummy", "gin_rummy/expert"),
-         "determinized play-outs around a bot (bot=, default gin_rummy/expert; worlds=, top_k=, "
-         "min_prior=, z=): the bot's move and the other legal moves (up to top_k, default "
-         "13) each played out on sampled deals of the hidden cards (agents.search)")
+         search_description("gin_rummy/expert"))
 
 # the strongest rule bots first: what learned bots and the lobby measure against
 STRONGEST = ("gin_rummy/expert", "gin_rummy/simple")
