@@ -7,6 +7,7 @@ import agents
 from agents.gin_rummy.expert import ExpertBot, defender_favoured
 from envs.gin_rummy import SEED, STANDARD, GinRummyState, GinRummyView
 from envs.gin_rummy.actions import DRAW_STOCK, TAKE_DISCARD, discard_action, knock_action
+from envs.gin_rummy.melds import CARD_BIT
 from envs.gin_rummy.rules import get_rules
 from envs.gin_rummy.tracking import Knowledge
 from tests.gin_rummy_util import C, brute_force_deadwood, full_deal, hands_of
@@ -88,6 +89,37 @@ def test_expected_deadwood_is_the_mean_over_unseen_draws():
     direct = np.mean([min(brute_force_deadwood([x for x in list(view.hand) + [u] if x != d])
                           for d in list(view.hand) + [u]) for u in unseen])
     assert know.expected_deadwood(kept) == pytest.approx(direct)
+
+
+@pytest.mark.parametrize("limit", [10, 5, 0])
+def test_outlook_counts_the_draws_that_allow_a_knock_and_gin(limit):
+    view = state_with("AS").view(1)
+    know = Knowledge(view)
+    unseen = [c for c in range(52) if c not in view.hand and c not in view.pile]
+    best = [min(brute_force_deadwood([x for x in list(view.hand) + [u] if x != d])
+                for d in list(view.hand) + [u]) for u in unseen]
+    mean, ready, gin = know.outlook(know.hand, limit)
+    assert mean == pytest.approx(np.mean(best))
+    assert ready == pytest.approx(np.mean([b <= limit for b in best]))
+    assert gin == pytest.approx(np.mean([b == 0 for b in best]))
+
+
+def test_waiting_for_gin_the_expert_keeps_the_hand_with_gin_draws():
+    """Melds JC JD JH JS and 3D 3H 3S; spare 5C 6C 4H 2S after drawing JS. Throwing 6C
+    leaves the least deadwood (11) and no gin draw; throwing 4H keeps 5C 6C, where
+    4C or 7C then 2S out is gin. Knocking early the expert throws 6C; waiting for gin
+    (the standard rules' choice) it throws 4H."""
+    hands = hands_of("KH KS KD QD 10C 10H 2D 2H AD AH", "5C 6C JC 3D JD 3H 4H JH 2S 3S")
+    state = GinRummyState(STANDARD, 0, deal=full_deal(hands, "KC", "JS"))
+    state.apply(DRAW_STOCK)
+    view, legal = state.view(1), state.legal_actions()
+    know = Knowledge(view)
+    early = agents.make("gin_rummy/expert:knock=early").act(view, legal)
+    waits = agents.make("gin_rummy/expert").act(view, legal)
+    assert (early, waits) == (discard_action(C("6C")), discard_action(C("4H")))
+    kept = {card: know.outlook(know.hand ^ CARD_BIT[card])
+            for card in (C("6C"), C("4H"))}
+    assert kept[C("4H")][2] > kept[C("6C")][2] == 0 and kept[C("6C")][0] < kept[C("4H")][0]
 
 
 @pytest.mark.parametrize("spec", ["gin_rummy/simple", "gin_rummy/expert",

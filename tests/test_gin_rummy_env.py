@@ -32,7 +32,7 @@ def test_seed_gives_same_trajectory(preset, n):
 def test_metadata_and_spaces():
     for n in (2, 3, 4):
         e = env(num_players=n)
-        assert e.metadata["name"] == "gin_rummy_v3" and e.unwrapped is e
+        assert e.metadata["name"] == "gin_rummy_v4" and e.unwrapped is e
         assert e.possible_agents == [f"player_{i}" for i in range(n)]
         assert e.observation_space("player_0")["observation"].shape == (layout(n).size,)
         assert e.action_space(f"player_{n - 1}").n == NUM_ACTIONS == 106
@@ -314,7 +314,7 @@ def test_look_ahead_blocks_are_the_trackers_numbers_for_the_seat_to_act(seed, mo
 
     state = random_moves(GinRummyState(get_rules(preset), seed), seed, moves)
     lay = layout(2)
-    blocks = ("discard_outlook", "discard_ready", "discard_danger")
+    blocks = ("discard_outlook", "discard_ready", "discard_gin_ready", "discard_danger")
     for seat in range(2):
         view = state.view(seat)
         obs = encode(view)
@@ -324,9 +324,10 @@ def test_look_ahead_blocks_are_the_trackers_numbers_for_the_seat_to_act(seed, mo
         know = Knowledge(view)
         if acting and view.phase == "discard":
             for c in view.hand:
-                mean, ready = know.outlook(mask_of(view.hand) ^ CARD_BIT[c], 10)
+                mean, ready, gin = know.outlook(mask_of(view.hand) ^ CARD_BIT[c], 10)
                 expect["discard_outlook"][c] = min(1.0, mean / 100)
                 expect["discard_ready"][c] = ready
+                expect["discard_gin_ready"][c] = gin
                 expect["discard_danger"][c] = min(1.0, know.danger(c) / 3)
         elif acting and view.phase == "draw" and view.pile:
             stock = min(1.0, know.expected_deadwood(mask_of(view.hand)) / 100)

@@ -3,10 +3,13 @@
 * Discard: each legal discard is scored by the deadwood the kept hand is
   expected to have after one more draw of an unseen card and the best discard
   (``Knowledge.expected_deadwood``), less ``ready`` for each such draw that would
-  allow a knock, plus ``danger`` x how much the next player (the only one who
-  can take it) wants the card: it completes a meld with cards that player took
-  from the pile; it lies near them; less for cards near what it threw away;
-  nothing for a card no meld is left for.
+  let this player knock by its own threshold (``ready`` plus the gin bonus for a
+  draw that makes gin when it waits for gin: counting the draws that merely allow
+  a knock at 10, as it did before, the expert won 41.5 ± 1.6% of 2000 standard
+  games, 1000 deals, against itself counting gin draws), plus ``danger`` x how
+  much the next player (the only one who can take it) wants the card: it
+  completes a meld with cards that player took from the pile; it lies near them;
+  less for cards near what it threw away; nothing for a card no meld is left for.
 * Draw: take the up card when the hand after the best discard beats the
   expected result of a stock draw by ``take_margin`` points (taking shows the
   card to everyone).
@@ -72,9 +75,13 @@ class ExpertBot(Bot):
 
     # --------------------------------------------------------------- discard
     def discard_score(self, know: Knowledge, card: int) -> float:
-        limit = know.view.rules.knock_limit
+        rules = know.view.rules
+        aim = self.knock_threshold(know.view)
+        # a draw counts as ready when it lets this player knock by its own threshold;
+        # one that makes gin also ends the hand with the gin bonus
+        weight = self.w_ready + (rules.gin_bonus if aim == 0 else 0)
         kept = know.hand ^ CARD_BIT[card]
-        return (know.expected_deadwood(kept, 10 if limit is None else limit, self.w_ready)
+        return (know.expected_deadwood(kept, aim, weight)
                 + self.w_danger * know.danger(card))
 
     # ----------------------------------------------------------------- knock

@@ -13,7 +13,10 @@ before a draw the least deadwood reachable by taking the pile's top card.
 Version 3 marks the discards that are gin. Version 4 adds the one-draw look-ahead
 the expert bot weighs each discard by (``tracking.Knowledge``): the mean deadwood
 after one more draw, the share of draws that allow a knock, and how much the next
-player wants the card; before a draw, the same mean for a stock draw.
+player wants the card; before a draw, the same mean for a stock draw. Version 5
+adds, per discard, the share of the next draws that make gin: a player waiting for
+gin (the standard expert) ranks its discards by it, and the share that allows a
+knock at 10 says little about it.
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ from envs.gin_rummy.melds import CARD_BIT, deadwood, deadwood_after_discards, ma
 from envs.gin_rummy.tracking import Knowledge
 from envs.gin_rummy.view import GinRummyView
 
-ENCODER_VERSION = 4
+ENCODER_VERSION = 5
 SCORE_CLIP = 4.0
 DEADWOOD_SCALE = 100.0
 DANGER_SCALE = 3.0  # ``Knowledge.danger`` of a card that completes a meld
@@ -69,6 +72,7 @@ def _blocks(n: int) -> tuple[tuple[str, int], ...]:
         # seat to act, discarding, per card, one more draw looked at (tracking.Knowledge):
         ("discard_outlook", CARDS),  # mean least deadwood after it / 100
         ("discard_ready", CARDS),  # share of the draws after which a knock is allowed
+        ("discard_gin_ready", CARDS),  # share of the draws after which the hand is gin
         ("discard_danger", CARDS),  # how much the next player wants the card / 3, clipped to 1
         ("stock_outlook", 1),  # seat to act, drawing: mean least deadwood after a stock draw
     )
@@ -192,9 +196,10 @@ def decision_features(row: np.ndarray, o: dict, view: GinRummyView) -> None:
         limit = view.rules.knock_limit
         limit = 10 if limit is None else limit  # as the expert: knock only when low
         for card in view.hand:
-            mean, ready = know.outlook(hand ^ CARD_BIT[card], limit)
+            mean, ready, gin_ready = know.outlook(hand ^ CARD_BIT[card], limit)
             row[o["discard_outlook"] + card] = min(1.0, mean / DEADWOOD_SCALE)
             row[o["discard_ready"] + card] = ready
+            row[o["discard_gin_ready"] + card] = gin_ready
             row[o["discard_danger"] + card] = min(1.0, know.danger(card) / DANGER_SCALE)
     elif view.phase == "draw" and view.pile:
         top = view.pile[-1]
@@ -202,7 +207,7 @@ def decision_features(row: np.ndarray, o: dict, view: GinRummyView) -> None:
         if view.rules.no_discard_of_taken:
             after.pop(top, None)
         row[o["take_deadwood"]] = min(1.0, min(after.values()) / DEADWOOD_SCALE)
-        mean, _ = Knowledge(view).outlook(hand)
+        mean, _, _ = Knowledge(view).outlook(hand)
         row[o["stock_outlook"]] = min(1.0, mean / DEADWOOD_SCALE)
 
 
@@ -217,7 +222,7 @@ def action_features(n: int) -> tuple[tuple[int, int, int], ...]:
     take and stock outlooks for both draws."""
     o = layout(n).offsets
     per_card = ("discard_deadwood", "discard_gin", "discard_outlook", "discard_ready",
-                "discard_danger")
+                "discard_gin_ready", "discard_danger")
     blocks = [(o[name], first, CARDS) for name in per_card
               for first in (DISCARD_OFFSET, KNOCK_OFFSET)]
     blocks += [(o[name], draw, 1) for name in ("take_deadwood", "stock_outlook")

@@ -92,10 +92,10 @@ class Knowledge:
         risk -= 0.5 * (near & self.discarded[seat]).bit_count()  # it threw such cards away
         return max(0.1, risk)
 
-    def _draws(self, mask: int, limit: int | None) -> tuple[int, int, int]:
+    def _draws(self, mask: int, limits: tuple[int, ...]) -> tuple[int, list[int], int]:
         """Over every unseen card drawn to the 10-card hand ``mask``: the summed least
-        deadwood after the best discard, how many leave at most ``limit``, and how
-        many draws there are.
+        deadwood after the best discard, how many leave at most each of ``limits``,
+        and how many draws there are.
 
         Only the outs need a search. A draw that melds nothing is kept only to
         throw a higher spare card: worth ``v`` points, it leaves
@@ -105,38 +105,42 @@ class Knowledge:
         top = max((_BIT_VALUE[b] for b in _bits(spare)), default=0)
         draws = self.unseen & ~mask
         outs = draws & meld_partners(mask)
-        total, ready = 0, 0
+        total, ready = 0, [0] * len(limits)
         for b in _bits(outs):
             best = least_deadwood_after_discard(mask | b)
             total += best
-            if limit is not None and best <= limit:
-                ready += 1
+            for i, limit in enumerate(limits):
+                ready[i] += best <= limit
         rest = draws ^ outs
         total += base * rest.bit_count()
         for v in range(1, top):
             total -= (top - v) * (rest & VALUE_IS[v]).bit_count()
-        if limit is not None:
+        for i, limit in enumerate(limits):
             if base <= limit:
-                ready += rest.bit_count()
+                ready[i] += rest.bit_count()
             elif top - (base - limit) >= 1:  # top - v >= base - limit
-                ready += (rest & VALUE_AT_MOST[min(10, top - (base - limit))]).bit_count()
+                ready[i] += (rest & VALUE_AT_MOST[min(10, top - (base - limit))]).bit_count()
         return total, ready, draws.bit_count()
 
-    def outlook(self, mask: int, limit: int | None = None) -> tuple[float, float]:
+    def outlook(self, mask: int, limit: int = 10) -> tuple[float, float, float]:
         """For the 10-card hand ``mask``, one step of look-ahead: the mean least
-        deadwood after one more draw of an unseen card and the best discard, and the
-        share of those draws that leave at most ``limit`` (a knock)."""
-        total, ready, count = self._draws(mask, limit)
+        deadwood after one more draw of an unseen card and the best discard, the
+        share of those draws that leave at most ``limit`` (a knock), and the share
+        that leave none (gin)."""
+        total, (ready, gin), count = self._draws(mask, (limit, 0))
         if not count:
             base = deadwood(mask)
-            return float(base), float(limit is not None and base <= limit)
-        return total / count, ready / count
+            return float(base), float(base <= limit), float(base == 0)
+        return total / count, ready / count, gin / count
 
     def expected_deadwood(self, mask: int, limit: int | None = None,
                           bonus: float = 0.0) -> float:
-        """``outlook``'s mean deadwood, less ``bonus`` for each draw that allows a knock."""
-        total, ready, count = self._draws(mask, limit)
-        return (total - bonus * ready) / count if count else float(deadwood(mask))
+        """``outlook``'s mean deadwood, less ``bonus`` for each draw that leaves at
+        most ``limit``."""
+        total, ready, count = self._draws(mask, () if limit is None else (limit,))
+        if not count:
+            return float(deadwood(mask))
+        return (total - bonus * sum(ready)) / count
 
     def value_of_taking(self, card: int) -> int:
         """Least deadwood after taking ``card`` and discarding another card."""
