@@ -207,7 +207,7 @@ def decision_features(row: np.ndarray, o: dict, view: GinRummyView) -> None:
         if view.rules.no_discard_of_taken:
             after.pop(top, None)
         row[o["take_deadwood"]] = min(1.0, min(after.values()) / DEADWOOD_SCALE)
-        mean, _, _ = Knowledge(view).outlook(hand)
+        mean = Knowledge(view).expected_deadwood(hand)  # the mean alone: no shares counted
         row[o["stock_outlook"]] = min(1.0, mean / DEADWOOD_SCALE)
 
 
