@@ -1,12 +1,20 @@
 """Gin Rummy rule bots: the simple baseline's three rules, the expert's choices, legality."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
 import agents
 from agents.gin_rummy.expert import ExpertBot, defender_favoured
 from envs.gin_rummy import SEED, STANDARD, GinRummyState, GinRummyView
-from envs.gin_rummy.actions import DRAW_STOCK, TAKE_DISCARD, discard_action, knock_action
+from envs.gin_rummy.actions import (
+    DRAW_STOCK,
+    KNOCK_OFFSET,
+    TAKE_DISCARD,
+    discard_action,
+    knock_action,
+)
 from envs.gin_rummy.melds import CARD_BIT
 from envs.gin_rummy.rules import get_rules
 from envs.gin_rummy.tracking import Knowledge
@@ -51,10 +59,10 @@ def test_simple_knocks_as_soon_as_it_may():
 
 def test_expert_knock_style_follows_the_rules():
     seat1 = "5C 6C 7C 8H 8S 8D KH KS KD 3H"  # knocks with 3, or waits for gin
-    for rules, knocks in [(SEED, True), (STANDARD, False)]:
+    for rules, knocks in [(SEED, True), (STANDARD, False)]:  # past the opening (below)
         state = state_with("QD", "9C", rules=rules, seat1=seat1)
         state.apply(DRAW_STOCK)
-        action = ExpertBot().act(state.view(1), state.legal_actions())
+        action = ExpertBot(opening=0).act(state.view(1), state.legal_actions())
         assert (action == knock_action(C("9C"))) == knocks
         assert defender_favoured(rules) != knocks
     state = state_with("QD", "9C", rules=STANDARD, seat1=seat1)
@@ -63,10 +71,30 @@ def test_expert_knock_style_follows_the_rules():
         state.view(1), state.legal_actions()) == knock_action(C("9C"))
     low = state_with("QD", "2H", rules=STANDARD, seat1="5C 6C 7C 8H 8S 8D KH KS KD AH")
     low.apply(DRAW_STOCK)  # + 2H: 1 deadwood at best, no gin: it waits
-    assert ExpertBot().act(low.view(1), low.legal_actions()) < 54
+    assert ExpertBot(opening=0).act(low.view(1), low.legal_actions()) < 54
     gin = state_with("QD", "4C", rules=STANDARD, seat1="5C 6C 7C 8H 8S 8D KH KS KD AH")
     gin.apply(DRAW_STOCK)  # + 4C: 4-7C, 888, KKK: gin by throwing the AH
-    assert ExpertBot().act(gin.view(1), gin.legal_actions()) == knock_action(C("AH"))
+    assert ExpertBot(opening=0).act(gin.view(1), gin.legal_actions()) == knock_action(C("AH"))
+
+
+def test_waiting_for_gin_the_expert_knocks_only_in_its_opening():
+    """Standard rules: with 3 deadwood it knocks during its first ``opening`` (5)
+    discards, while the other hand is rarely formed, and waits for gin after them."""
+    state = state_with("QD", "9C", rules=STANDARD, seat1="5C 6C 7C 8H 8S 8D KH KS KD 3H")
+    state.apply(DRAW_STOCK)
+    view, legal = state.view(1), state.legal_actions()
+
+    def after(n: int) -> GinRummyView:  # the same hand after n earlier discards
+        earlier = tuple(C(c) for c in ("2S", "3S", "5S", "6S", "7S", "9D"))
+        return replace(view, discarded=(view.discarded[0], earlier[:n]))
+
+    knock = knock_action(C("9C"))
+    assert [ExpertBot().act(after(n), legal) == knock for n in range(7)] \
+        == [True] * 5 + [False] * 2
+    assert ExpertBot(opening=6).act(after(5), legal) == knock
+    assert ExpertBot(opening=0).act(after(0), legal) < KNOCK_OFFSET  # a plain discard
+    seed_view = replace(after(6), rules=SEED)  # knocking early: no opening to wait out
+    assert ExpertBot().act(seed_view, legal) == knock
 
 
 def test_expert_avoids_discarding_what_the_next_player_picked_up_to_meld():
@@ -148,3 +176,6 @@ def test_bots_are_registered_and_options_are_checked():
         agents.make("gin_rummy/expert:knock=sometimes")
     with pytest.raises(ValueError, match="danger"):
         agents.make("gin_rummy/expert:danger=-1")
+    for bad, said in (("-1", "-1"), ("1.5", "1.5"), ("true", "True")):
+        with pytest.raises(ValueError, match=f"opening must be an integer >= 0, got {said}"):
+            agents.make(f"gin_rummy/expert:opening={bad}")

@@ -157,8 +157,9 @@ def test_gin_rummy_whole_game_with_bots_leaks_no_hidden_card(server, preset, rul
     assert truth.is_over and row["status"] == "finished"
     assert len(truth.results) == 2 or max(truth.scores) >= truth.rules.target
     # the deal is random (the lobby draws each table's seed): the person has the first turn
-    # of the first hand (seed, seat 1) or the second (standard, after an expert that knocks
-    # only for gin), but a bot's knock may end a hand before the person's next turn
+    # of the first hand (seed, seat 1) or the second (standard, after an expert that
+    # knocks at once only with a made hand), but a bot's knock may end a hand before the
+    # person's next turn
     assert moves >= 2 and person.seen[-1]["view"]["winners"] == list(truth.winners)
     seen_kinds = {m["event"]["kind"] for m in watcher.seen if m["event"]}
     assert {"draw", "discard"} <= seen_kinds

@@ -16,7 +16,7 @@ register("gin_rummy/simple", SimpleBot,
 register("gin_rummy/expert", ExpertBot,
          "card tracking, one-draw look-ahead discards avoiding cards the next player wants, "
          "knocks by the rules (early, or waits for gin where undercuts pay); options "
-         "knock=auto|early|gin|patient, patience=, danger=, ready=, take_margin=")
+         "knock=auto|early|gin|patient, patience=, danger=, ready=, take_margin=, opening=")
 
 __all__ = ["SimpleBot", "ExpertBot"]
 

@@ -21,6 +21,13 @@
   layoffs, and ``early`` otherwise (the seed rules: the knocker wins ties, so
   the first to knock nearly always wins the hand). Knocking discards the card
   that leaves the least deadwood.
+* Opening (``opening=``): waiting for gin, it still knocks at the rules' limit
+  during its first ``opening`` discards, while the other hand is rarely formed
+  (standard, 300 deals against the expert without it: a hard cut after 5
+  discards won 56.0 ± 2.7% of 600 games, after 4 or 6 55.0%; a limit falling by
+  2 a turn after the 4th did worse, 50.8%: mid-hand a hand waiting for gin is
+  low, and a knock there is undercut). Judged on 1000 deals: 55.3 ± 1.5% of
+  2000 games against ``opening=0``.
 """
 
 from __future__ import annotations
@@ -55,17 +62,21 @@ class ExpertBot(Bot):
     game = "gin_rummy"
 
     def __init__(self, seed: int | None = None, knock: str = "auto", patience: int = 6,
-                 danger: float = 1.0, ready: float = 10.0, take_margin: float = 0.5) -> None:
+                 danger: float = 1.0, ready: float = 10.0, take_margin: float = 0.5,
+                 opening: int = 5) -> None:
         super().__init__(seed)
         if knock not in KNOCK_STYLES:
             raise ValueError(f"bad value {knock!r} for gin_rummy/expert option 'knock'; "
                              f"choose from {', '.join(KNOCK_STYLES)}")
+        if isinstance(opening, bool) or not isinstance(opening, int) or opening < 0:
+            raise ValueError(f"gin_rummy/expert option opening must be an integer >= 0, "
+                             f"got {opening!r}")
         for name, value in (("patience", patience), ("danger", danger), ("ready", ready),
                             ("take_margin", take_margin)):
             if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
                 raise ValueError(f"gin_rummy/expert option {name} must be a number >= 0, "
                                  f"got {value!r}")
-        self.style, self.patience = knock, patience
+        self.style, self.patience, self.opening = knock, patience, opening
         self.w_danger, self.w_ready, self.take_margin = float(danger), float(ready), take_margin
 
     # ------------------------------------------------------------------ draw
@@ -85,15 +96,15 @@ class ExpertBot(Bot):
                 + self.w_danger * know.danger(card))
 
     # ----------------------------------------------------------------- knock
-    def knock_threshold(self, view: GinRummyView) -> int:
-        """The most deadwood this player knocks with now."""
+    def knock_threshold(self, view: GinRummyView, knocking: bool = False) -> int:
+        """The most deadwood this player aims for, or (``knocking``) knocks with, now."""
         limit = view.rules.knock_limit
         limit = 10 if limit is None else limit  # "any deadwood": still knock only when low
         style = self.style
         if style == "auto":
             style = "gin" if defender_favoured(view.rules) else "early"
         if style == "gin":
-            return 0
+            return limit if knocking and len(view.discarded[view.seat]) < self.opening else 0
         if style == "early":
             return limit
         return limit - max(0, len(view.discarded[view.seat]) - self.patience)
@@ -107,7 +118,7 @@ class ExpertBot(Bot):
         knocks = [a - KNOCK_OFFSET for a in legal_actions if a >= KNOCK_OFFSET]
         if knocks:
             card = min(knocks, key=lambda c: (deadwood(mask ^ CARD_BIT[c]), -CARD_VALUE[c], c))
-            if deadwood(mask ^ CARD_BIT[card]) <= self.knock_threshold(view):
+            if deadwood(mask ^ CARD_BIT[card]) <= self.knock_threshold(view, knocking=True):
                 return knock_action(card)
         know = Knowledge(view)
         card = min(discard_choices(legal_actions), key=lambda c: (self.discard_score(know, c), c))

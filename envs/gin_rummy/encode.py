@@ -182,7 +182,7 @@ def decision_features(row: np.ndarray, o: dict, view: GinRummyView) -> None:
     ``take_deadwood`` and ``stock_outlook``.
 
     ``discard_gin`` says apart what ``discard_deadwood`` alone cannot: 0 there is
-    both "gin" and "not in hand", and a clone of the standard expert, which knocks
+    both "gin" and "not in hand", and a clone of the standard expert, which then knocked
     only for gin, played on past most of its gins.
     """
     hand = mask_of(view.hand)
