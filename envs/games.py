@@ -45,6 +45,10 @@ class Game:
     # (state before, state after a hand ended) -> what the hand is worth to each seat, for a
     # search that stops at the hand's end
     hand_points: Callable[[Any, Any], tuple] = points_as_scored
+    # (state, rng) -> None: redeal in place the cards no seat has seen (the Gin Rummy stock),
+    # so play-outs from a true state average over the luck still to come (train.rollouts);
+    # None = every card is in some hand
+    redeal_unseen: Callable[[Any, Any], None] | None = None
 
 
 _MODULES = {

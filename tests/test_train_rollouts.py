@@ -1,6 +1,7 @@
-"""Rollout labels (train.rollouts): a move's value is the hand reward the env pays for it,
-the bot's own move has advantage 0, and the fit moves the policy toward the better moves
-only as far as the KL term lets it."""
+"""Rollout labels (train.rollouts): a move's value is what the env pays the seat for the hand
+it ends, averaged over redeals of the unseen cards when asked; the bot's own move has
+advantage 0; and the fit moves the policy toward the better moves only as far as the KL term
+lets it."""
 
 from __future__ import annotations
 
@@ -18,10 +19,10 @@ from train.trainer import make_vec_env, new_model
 def play_on(env, action: int, bots: list, seat: int) -> float:
     """Step ``action`` then let the bots finish the hand; the seat's reward as the env pays it."""
     agent = env.possible_agents[seat]
-    total = 0.0
+    before = len(env.state_obj.results)
     env.step(action)
-    total += env.rewards[agent]
-    while not env.terminations[agent]:
+    total = env.rewards[agent]
+    while len(env.state_obj.results) == before:
         state = env.state_obj
         current = state.current_player
         env.step(int(bots[current].act(state.view(current), state.legal_actions())))
@@ -29,48 +30,97 @@ def play_on(env, action: int, bots: list, seat: int) -> float:
     return total
 
 
+def hand_under_way(env, deal: int, rng) -> bool:
+    """Reset to ``deal`` and make a few random moves; False if the first hand ended."""
+    env.reset(seed=deal)
+    for _ in range(int(rng.integers(0, 6))):
+        state = env.state_obj
+        if state.current_player is None or len(state.results):
+            return False
+        env.step(int(rng.choice(state.legal_actions())))
+    return not env.state_obj.results and env.state_obj.current_player is not None
+
+
 @pytest.mark.parametrize("game", ready_games())
-def test_action_values_are_what_the_env_pays_for_each_move(game):
+def test_action_values_are_what_the_env_pays_for_the_hand_each_move_ends(game):
     spec = agents.strongest(game)[0]
     g = get_game(game)
-    env = g.env(preset=g.presets[0], episode="hand")
+    env = g.env(preset=g.presets[0], relative_score=True)
     n = len(env.possible_agents)
     bots = [agents.make(spec) for _ in range(n)]
     rng = np.random.default_rng(3)
     checked = 0
     for deal in range(3):
-        env.reset(seed=deal)
-        for _ in range(int(rng.integers(0, 6))):  # a few moves in, so the hand is under way
-            state = env.state_obj
-            if state.current_player is None or len(state.results):
-                break
-            env.step(int(rng.choice(state.legal_actions())))
-        if env.terminations[env.possible_agents[0]]:
+        if not hand_under_way(env, deal, rng):
             continue
-        seat = env.state_obj.current_player
-        values = rollouts.action_values(env, bots)
-        assert sorted(values) == sorted(env.state_obj.legal_actions())
-        moves = [int(env.state_obj.legal_actions()[0]), int(env.state_obj.legal_actions()[-1])]
-        for a in moves:
-            twin = g.env(preset=g.presets[0], episode="hand")
+        state = env.state_obj
+        seat, legal = state.current_player, state.legal_actions()
+        moves = [int(legal[0]), int(legal[-1])]
+        values = rollouts.action_values(g, state, moves, bots, env.score_scale, env.win_reward)
+        for a, value in zip(moves, values, strict=True):
+            twin = g.env(preset=g.presets[0], relative_score=True)
             twin.reset(seed=deal)
-            twin.state_obj = env.state_obj.clone()
+            twin.state_obj = state.clone()
             twin.agent_selection = env.agent_selection
-            twin._hands_scored = len(env.state_obj.results)
-            assert values[a] == pytest.approx(play_on(twin, a, bots, seat), abs=1e-9)
+            assert value == pytest.approx(play_on(twin, a, bots, seat), abs=1e-9)
             checked += 1
     assert checked
 
 
-def test_labels_give_the_bots_move_advantage_zero_and_cover_only_legal_moves():
+def test_redealing_the_stock_changes_no_view_and_reshuffled_values_are_their_mean():
+    g = get_game("gin_rummy")
+    env = g.env(preset="standard", relative_score=True)
+    bots = [agents.make("gin_rummy/expert") for _ in range(2)]
+    assert hand_under_way(env, 5, np.random.default_rng(0))
+    state = env.state_obj
+    redealt = state.clone()
+    g.redeal_unseen(redealt, np.random.default_rng(1))
+    assert redealt.stock != state.stock and sorted(redealt.stock) == sorted(state.stock)
+    for seat in range(2):
+        assert redealt.view(seat) == state.view(seat)
+    moves = state.legal_actions()[:3]
+    mean = rollouts.action_values(g, state, moves, bots, 100.0, reshuffles=4,
+                                  rng=np.random.default_rng(7))
+    rng = np.random.default_rng(7)
+    one_by_one = []
+    for _ in range(4):
+        start = state.clone()
+        g.redeal_unseen(start, rng)
+        one_by_one.append(rollouts.action_values(g, start, moves, bots, 100.0))
+    assert mean == pytest.approx(np.mean(one_by_one, axis=0), abs=1e-12)
+    with pytest.raises(ValueError, match="spades has no unseen cards"):
+        s = get_game("spades")
+        sp = s.new_state(s.get_rules("killer"), 0)
+        rollouts.action_values(s, sp, sp.legal_actions()[:2], [agents.make("random")] * 4,
+                               100.0, reshuffles=2, rng=np.random.default_rng(0))
+
+
+class Ranked(agents.Bot):
+    """Prefers higher action ids, the chance of each proportional to its id."""
+
+    def probabilities(self, view, legal_actions):
+        total = sum(legal_actions)
+        return {a: a / total for a in legal_actions}
+
+
+def test_candidates_are_the_bots_move_then_the_proposers_likeliest():
+    assert rollouts.candidates(Ranked(), None, [1, 2, 3, 4, 5], 2, bot_move=1) == [1, 5, 4]
+    assert rollouts.candidates(Ranked(), None, [1, 2, 3, 4, 5], 2, bot_move=4) == [4, 5]
+    assert rollouts.candidates(None, None, [1, 2, 3], None, bot_move=2) == [2, 1, 3]
+
+
+def test_labels_give_the_bots_move_advantage_zero_and_cover_only_the_candidates(tmp_path):
     cfg = TrainConfig(game="gin_rummy", preset="seed", name="labels")
-    data = rollouts._label_worker(cfg.to_dict(), "gin_rummy/expert", 60, seed=4)
-    assert len(data) >= 60 and data.hands > 0
+    proposer = "checkpoints/gin_rummy-seed.onnx"
+    data = rollouts._label_worker(cfg.to_dict(), "gin_rummy/expert", 40, seed=4,
+                                  proposer=proposer, top_k=2, reshuffles=3, min_legal=3)
+    assert len(data) == 40 and data.hands > 0
     rows = np.arange(len(data))
     assert np.all(data.advantages[rows, data.bot_actions] == 0)
     assert np.all(data.masks[rows, data.bot_actions])
     assert np.all(data.advantages[~data.masks] == 0)
-    assert data.masks.sum(1).min() >= 2  # forced moves carry no label
+    assert data.masks.sum(1).min() >= 3  # draws (two legal moves) carry no label here
+    assert (data.advantages != 0).sum(1).max() <= 2  # the bot's move and two more at most
     assert np.any(data.advantages != 0)  # some other move did better or worse on the deal
 
 

@@ -5,10 +5,13 @@ move, and the policy moves toward the moves that did better.
 
 PPO fine-tuning of a clone learns slowly: the clone plays the teacher's move nearly
 always, so it rarely tries another, and a hand's return is mostly the luck of the
-deal. Here the bot plays whole hands in one seat (the others are the bot too); at
-each of that seat's decisions every legal move is tried on a copy of the true deal
-and the hand is played out by the bots. A move's *advantage* is its hand reward
-less the bot's own move's, on the same cards: the deal's luck cancels. Averaged
+deal. Here the bot plays whole games in every seat, one seat labelled per game; at
+each of that seat's decisions every legal move (or the bot's and the run's policy's
+``--top-k`` likeliest) is tried on a copy of the true deal and the hand is played
+out by the bots, over ``--reshuffles`` redeals of the cards no seat has seen (the
+same for every move). A move's *advantage* is its value (``agents.search.hand_value``:
+points less the others' mean, and the win reward when the game ends) less the bot's
+own move's, on the same cards: the deal's luck cancels. Averaged
 over the deals a seat's view allows, that is the move's advantage under the bot's
 continuation, so acting on it is Bertsekas' rollout policy (never worse than the
 bot where the advantages are exact). The hidden cards only pick which sample a
@@ -45,7 +48,7 @@ import agents
 class Labels:
     obs: np.ndarray  # float32 (N, obs_size)
     masks: np.ndarray  # bool (N, actions)
-    advantages: np.ndarray  # float32 (N, actions): hand reward less the bot's move's; 0 if illegal
+    advantages: np.ndarray  # float32 (N, actions): value less the bot's move's; 0 if not tried
     bot_actions: np.ndarray  # int64 (N,)
     hands: int
 
@@ -53,87 +56,126 @@ class Labels:
         return len(self.bot_actions)
 
 
-def hand_reward(state, seat: int, score_scale: float, win_reward: float) -> float:
-    """The seat's reward for the last hand as a hand episode pays it (envs.aec): points over
-    the scale, plus the win term for leading on total score."""
-    result = state.results[-1]
-    top = max(result.totals)
-    leaders = [s for s, t in enumerate(result.totals) if t == top]
-    bonus = win_reward / len(leaders) if seat in leaders else -win_reward
-    return result.points[seat] / score_scale + bonus
-
-
-def _play_out(state, bots: list, hands_before: int) -> None:
+def finish_hand(state, bots: list) -> None:
     """Every seat plays its bot until the hand under way is over."""
+    hands_before = len(state.results)
     while len(state.results) == hands_before:
         seat = state.current_player
         state.apply(int(bots[seat].act(state.view(seat), state.legal_actions())))
 
 
-def action_values(env, bots: list) -> dict[int, float]:
-    """Each legal move of the seat to act in ``env`` (a hand-episode env): its hand reward
-    when the hand is played out by ``bots`` on a copy of the true deal."""
-    state = env.state_obj
-    seat, before = state.current_player, len(state.results)
-    values = {}
-    for a in state.legal_actions():
-        copy = state.clone()
-        copy.apply(a)
-        _play_out(copy, bots, before)
-        values[a] = hand_reward(copy, seat, env.score_scale, env.win_reward)
-    return values
+def action_values(game, state, moves: Sequence[int], bots: list, score_scale: float,
+                  win_reward: float = 1.0, reshuffles: int = 1,
+                  rng: np.random.Generator | None = None) -> np.ndarray:
+    """For the seat to act in engine ``state``: each of ``moves`` played, then the hand
+    played out by ``bots``, worth what it pays the seat (``agents.search.hand_value``: its
+    points less the others' mean over ``score_scale``, the win reward if the game ends).
+
+    With ``reshuffles`` > 1 every move meets the same ``reshuffles`` redeals of the
+    cards no seat has seen (``game.redeal_unseen``: the Gin Rummy stock) and its value is
+    their mean: the luck still to come mostly cancels, what the true hands hold stays.
+    """
+    from agents.search import hand_value
+
+    seat = state.current_player
+    starts = [state]
+    if reshuffles > 1:
+        if game.redeal_unseen is None:
+            raise ValueError(f"{game.name} has no unseen cards to redeal; reshuffles must be 1")
+        starts = []
+        for _ in range(reshuffles):
+            start = state.clone()
+            game.redeal_unseen(start, rng)
+            starts.append(start)
+    values = np.zeros(len(moves))
+    for i, move in enumerate(moves):
+        for start in starts:
+            s = start.clone()
+            s.apply(move)
+            finish_hand(s, bots)
+            values[i] += hand_value(game.hand_points(start, s), s.is_over, s.winners, seat,
+                                    score_scale, win_reward)
+    return values / len(starts)
 
 
-def _label_worker(cfg_dict: dict, bot: str, decisions: int, seed: int) -> Labels:
+def candidates(proposer, view, legal: Sequence[int], top_k: int | None, bot_move: int
+               ) -> list[int]:
+    """The moves worth labelling: the bot's, then the ``proposer``'s ``top_k`` likeliest
+    (every legal move without a proposer or ``top_k``)."""
+    if proposer is None or not top_k:
+        rest = list(legal)
+    else:
+        probs = proposer.probabilities(view, legal)
+        rest = sorted(legal, key=lambda a: -probs[a])[:top_k]
+    return [bot_move, *(int(a) for a in rest if a != bot_move)]
+
+
+def _label_worker(cfg_dict: dict, bot: str, decisions: int, seed: int,
+                  proposer: str | None = None, top_k: int | None = None,
+                  reshuffles: int = 1, min_legal: int = 2, report_every: int = 0) -> Labels:
+    """Whole games of ``bot`` in every seat; one seat per game (in turn) is labelled at each
+    of its decisions with at least ``min_legal`` legal moves (a progress line to stderr every
+    ``report_every`` labels)."""
     from envs.games import get_game
     from train.config import TrainConfig
 
     cfg = TrainConfig.from_dict(cfg_dict)
-    env = get_game(cfg.game).env(preset=cfg.preset, **cfg.env_rule_changes(), episode="hand")
+    game = get_game(cfg.game)
+    env = game.env(preset=cfg.preset, **cfg.env_rule_changes())
     n = len(env.possible_agents)
     bots = [agents.make(bot) for _ in range(n)]
+    ranker = agents.load(proposer) if proposer else None
     rng = np.random.default_rng(seed)
     obs_l, mask_l, adv_l, act_l = [], [], [], []
-    hands = 0
+    hands = games = 0
     while len(act_l) < decisions:
         deal = int(rng.integers(2**31))
         env.reset(seed=deal)
         for k, b in enumerate(bots):
             b.reset(deal + k)
-        seat = hands % n
+        seat = games % n
         agent = env.possible_agents[seat]
-        hands += 1
-        while not env.terminations[agent]:
+        games += 1
+        while not env.terminations[agent] and len(act_l) < decisions:
             state = env.state_obj
             current = state.current_player
             legal = state.legal_actions()
-            action = int(bots[current].act(state.view(current), legal))
-            if current == seat and len(legal) > 1:
-                values = action_values(env, bots)
+            view = state.view(current)
+            action = int(bots[current].act(view, legal))
+            if current == seat and len(legal) >= min_legal:
+                moves = candidates(ranker, view, legal, top_k, action)
+                values = action_values(game, state, moves, bots, env.score_scale,
+                                       env.win_reward, reshuffles, rng)
                 obs = env.observe(agent)
                 adv = np.zeros(env.num_actions, np.float32)
-                for a, v in values.items():
-                    adv[a] = v - values[action]
+                adv[moves] = values - values[0]
                 obs_l.append(np.asarray(obs["observation"], np.float32))
                 mask_l.append(obs["action_mask"].astype(bool))
                 adv_l.append(adv)
                 act_l.append(action)
+                if report_every and len(act_l) % report_every == 0:
+                    print(f"[rollouts] seed {seed}: {len(act_l):,}/{decisions:,} decisions "
+                          f"labelled", file=sys.stderr, flush=True)
             env.step(action)
+        hands += len(env.state_obj.results)
     return Labels(np.asarray(obs_l), np.asarray(mask_l), np.asarray(adv_l),
                   np.asarray(act_l, np.int64), hands)
 
 
-def label(cfg, bot: str, decisions: int, seed: int, workers: int = 1) -> Labels:
-    """At least ``decisions`` labelled decisions of ``bot``, split over ``workers`` processes."""
+def label(cfg, bot: str, decisions: int, seed: int, workers: int = 1,
+          proposer: str | None = None, top_k: int | None = None, reshuffles: int = 1,
+          min_legal: int = 2) -> Labels:
+    """At least ``decisions`` labelled decisions of ``bot``, split over ``workers`` processes
+    (``_label_worker`` for the knobs)."""
     per = -(-decisions // workers)
-    args = [[cfg.to_dict()] * workers, [bot] * workers, [per] * workers,
-            [seed * 7919 + i for i in range(workers)]]
+    jobs = [(cfg.to_dict(), bot, per, seed * 7919 + i, proposer, top_k, reshuffles, min_legal,
+             max(100, per // 20)) for i in range(workers)]
     if workers == 1:
-        parts = [_label_worker(*(a[0] for a in args))]
+        parts = [_label_worker(*jobs[0])]
     else:
         ctx = multiprocessing.get_context("spawn")
         with ProcessPoolExecutor(workers, mp_context=ctx) as pool:
-            parts = list(pool.map(_label_worker, *args))
+            parts = list(pool.map(_label_worker, *zip(*jobs, strict=True)))
     return Labels(*(np.concatenate([getattr(p, k) for p in parts])
                     for k in ("obs", "masks", "advantages", "bot_actions")),
                   sum(p.hands for p in parts))
@@ -214,6 +256,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--beta", type=float, default=0.05, help="weight of the KL to the start")
     p.add_argument("--lr", type=float, default=1e-4)
     p.add_argument("--workers", type=int, default=1)
+    p.add_argument("--top-k", type=int, default=0,
+                   help="label only the bot's move and the run's policy's k likeliest (0 = all)")
+    p.add_argument("--reshuffles", type=int, default=1,
+                   help="value each move over this many redeals of the unseen cards (the Gin "
+                        "Rummy stock), the same for every move")
+    p.add_argument("--min-legal", type=int, default=2,
+                   help="label only decisions with at least this many legal moves")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--save-labels", default=None, metavar="PATH.npz",
                    help="keep the labelled decisions (and reuse them if the file exists)")
@@ -231,9 +280,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         cfg.name = args.run
         from train.imitate import check_teacher
         check_teacher(args.bot, cfg.game, role="bot")
-        for key in ("decisions", "epochs", "workers"):
+        for key in ("decisions", "epochs", "workers", "reshuffles"):
             if getattr(args, key) < 1:
                 raise ValueError(f"--{key} must be a positive int, got {getattr(args, key)}")
+        if args.top_k < 0 or args.min_legal < 2:
+            raise ValueError(f"--top-k must be >= 0 and --min-legal >= 2, got {args.top_k} "
+                             f"and {args.min_legal}")
+        from envs.games import get_game
+        if args.reshuffles > 1 and get_game(cfg.game).redeal_unseen is None:
+            raise ValueError(f"--reshuffles {args.reshuffles}: {cfg.game} has no unseen cards "
+                             f"to redeal (every card is in a hand)")
         if not args.beta >= 0:
             raise ValueError(f"--beta must be >= 0, got {args.beta}")
         from train.trainer import Trainer
@@ -249,7 +305,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             data = Labels(z["obs"], z["masks"], z["advantages"], z["bot_actions"],
                           int(z["hands"]))
     else:
-        data = label(trainer.cfg, args.bot, args.decisions, args.seed, args.workers)
+        proposer = None
+        if args.top_k:  # the run's policy as it is now ranks the moves worth a label
+            proposer = trainer.export(trainer.run_dir / "proposer.onnx")
+        data = label(trainer.cfg, args.bot, args.decisions, args.seed, args.workers,
+                     None if proposer is None else str(proposer), args.top_k or None,
+                     args.reshuffles, args.min_legal)
         if saved is not None:
             tmp = saved.with_suffix(".tmp.npz")
             np.savez_compressed(tmp, obs=data.obs, masks=data.masks, advantages=data.advantages,
@@ -270,7 +331,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     trainer.checkpoint(step)
     with (trainer.run_dir / "rollouts.jsonl").open("a") as f:
         f.write(json.dumps({"step": step, "bot": args.bot, "decisions": len(data),
-                            "hands": data.hands, "beta": args.beta, "lr": args.lr,
+                            "hands": data.hands, "top_k": args.top_k,
+                            "reshuffles": args.reshuffles, "min_legal": args.min_legal,
+                            "beta": args.beta, "lr": args.lr,
                             "epochs": log}) + "\n")
     trainer.export(trainer.run_dir / "policy.onnx")
     print(f"[rollouts] {trainer.run_dir / 'policy.onnx'}", file=sys.stderr)

@@ -262,6 +262,11 @@ class GinRummyState:
             winners=self.winners,
         )
 
+    def shuffle_stock(self, rng: np.random.Generator) -> None:
+        """Put the stock in a new random order: nobody has seen it, so every order is
+        as likely as the dealt one (play-outs that average over the draws to come)."""
+        rng.shuffle(self.stock)
+
     def clone(self) -> GinRummyState:
         return clone_state(self, ("masks", "pile", "stock", "scores", "results"),
                            ("hands", "picked", "discarded", "known"))

@@ -22,4 +22,5 @@ GAME = Game(
     encode=encode,
     action_features=action_features,
     sample_worlds=sample_worlds,
+    redeal_unseen=GinRummyState.shuffle_stock,
 )
