@@ -32,7 +32,7 @@ def test_seed_gives_same_trajectory(preset, n):
 def test_metadata_and_spaces():
     for n in (2, 3, 4):
         e = env(num_players=n)
-        assert e.metadata["name"] == "gin_rummy_v4" and e.unwrapped is e
+        assert e.metadata["name"] == "gin_rummy_v5" and e.unwrapped is e
         assert e.possible_agents == [f"player_{i}" for i in range(n)]
         assert e.observation_space("player_0")["observation"].shape == (layout(n).size,)
         assert e.action_space(f"player_{n - 1}").n == NUM_ACTIONS == 106
@@ -334,3 +334,83 @@ def test_look_ahead_blocks_are_the_trackers_numbers_for_the_seat_to_act(seed, mo
         for name in blocks:
             assert obs[lay[name]:lay[name] + 52] == pytest.approx(expect[name], abs=1e-6), name
         assert obs[lay["stock_outlook"]] == pytest.approx(stock, abs=1e-6)
+
+
+def expert_moves(state, moves: int):
+    """``state`` after up to ``moves`` moves of ``gin_rummy/expert`` in every seat, stopping
+    at the end of the first hand (the expert's hands reach knocks, random ones rarely do)."""
+    import agents
+
+    bot = agents.make("gin_rummy/expert")
+    for _ in range(moves):
+        if state.is_over or state.results:
+            break
+        seat = state.current_player
+        state.apply(int(bot.act(state.view(seat), state.legal_actions())))
+    return state
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), moves=st.integers(10, 60),
+       preset=st.sampled_from(["seed", "standard"]))
+def test_knock_block_is_worked_out_from_the_view_of_the_seat_to_act(seed, moves, preset):
+    """The ``knock`` block, recomputed by brute force: the least deadwood of a legal knock,
+    the best look-ahead shares of the plain discards, the unseen cards that join a meld of
+    the knocking hand's best split, and the next player's picks and discards; zero for
+    the other seat and whenever no knock is legal."""
+    from envs.gin_rummy.encode import KNOCK_FEATURES
+    from envs.gin_rummy.melds import CARD_BIT, CARD_VALUE, best_split, deadwood, mask_of, meldable
+    from envs.gin_rummy.tracking import Knowledge
+
+    state = expert_moves(GinRummyState(get_rules(preset), seed), moves)
+    lay = layout(2)
+    at, size = lay["knock"], len(KNOCK_FEATURES)
+    for seat in range(2):
+        view = state.view(seat)
+        block = encode(view)[at:at + size]
+        legal = state.legal_actions() if seat == state.current_player else []
+        knocks = [a - 54 for a in legal if a >= 54]
+        if not knocks:
+            assert not block.any()
+            continue
+        hand = mask_of(view.hand)
+        card = min(knocks, key=lambda c: (deadwood(hand ^ CARD_BIT[c]), -CARD_VALUE[c], c))
+        plain = [a - 2 for a in legal if 2 <= a < 54]
+        know = Knowledge(view)
+        shares = [know.outlook(hand ^ CARD_BIT[c], 10) for c in plain]
+        melds = best_split(hand ^ CARD_BIT[card])
+        seen = set(view.hand) | set(view.pile) | set(view.known[1 - seat])
+        lay_off = [x for x in range(52) if x not in seen
+                   and any(meldable(m | CARD_BIT[x]) & CARD_BIT[x] for m in melds)]
+        thrown = [CARD_VALUE[c] for c in view.discarded[1 - seat]]
+        held = view.known[1 - seat]
+        melded = [c for c in held if meldable(mask_of(held)) & CARD_BIT[c]]
+        expect = [1, deadwood(hand ^ CARD_BIT[card]) / 10, max(s[2] for s in shares),
+                  max(s[1] for s in shares), len(lay_off) / 10,
+                  sum(CARD_VALUE[x] for x in lay_off) / 50, len(view.discarded[seat]) / 10,
+                  len(thrown) / 10, len(view.picked[1 - seat]) / 5, len(held) / 5,
+                  len(melded) / 5, np.mean(thrown) / 10 if thrown else 0,
+                  thrown[-1] / 10 if thrown else 0,
+                  np.mean([v >= 8 for v in thrown]) if thrown else 0]
+        assert block == pytest.approx(np.minimum(1.0, expect), abs=1e-6)
+
+
+def test_knock_block_on_a_dealt_hand():
+    from envs.gin_rummy.encode import KNOCK_FEATURES
+
+    # seat 1 holds 2-3-4 and 9-10-J of clubs and three 7s; it draws 5H and may knock
+    deal = full_deal(hands_of("2D 3S 5D 6S 8D 10D JD QH KH AH",
+                              "2C 3C 4C 9C 10C JC 7C 7D 7H KS"), "QC", "5H")
+    e = raw_env(preset="standard")
+    e.reset(seed=0, options={"deal": deal})
+    e.step(DRAW_STOCK)
+    lay = layout(2)
+    obs = e.observe("player_1")["observation"]
+    block = dict(zip(KNOCK_FEATURES, obs[lay["knock"]:], strict=False))
+    assert block["legal"] == 1.0
+    assert block["deadwood"] == pytest.approx(0.5)  # knocking with KS leaves 5H: 5 points
+    # lay-offs on 2-3-4C, 9-10-JC, 7C-7D-7H: AC 5C 8C and 7S (QC is on the pile: seen)
+    assert block["layoff_cards"] == pytest.approx(0.4)
+    assert block["layoff_points"] == pytest.approx((1 + 5 + 8 + 7) / 50)
+    assert block["own_discards"] == 0.0 and block["next_discards"] == 0.0
+    assert not e.observe("player_0")["observation"][lay["knock"]:].any()

@@ -62,20 +62,23 @@ def policy_weights(policy: Any) -> NumpyPolicy:
 
 
 class MaskedLogits(nn.Module):
-    """(observation, action_mask) -> masked logits of an SB3 actor, the graph ONNX gets."""
+    """(observation, action_mask) -> masked logits of an SB3 actor, the graph ONNX gets;
+    ``switch`` (``train.knock_head.KnockSwitch``) then makes the knock decision."""
 
-    def __init__(self, policy: Any) -> None:
+    def __init__(self, policy: Any, switch: nn.Module | None = None) -> None:
         super().__init__()
         modules, skip = _actor_parts(policy)
         self.actor = nn.Sequential(*modules)
         self.skip = None if skip is None else nn.Parameter(torch.from_numpy(skip),
                                                             requires_grad=False)
+        self.switch = switch
 
     def forward(self, observation: torch.Tensor, action_mask: torch.Tensor) -> torch.Tensor:
         logits = self.actor(observation)
         if self.skip is not None:
             logits = logits + observation @ self.skip
-        return torch.where(action_mask > 0.5, logits, torch.full_like(logits, MASKED))
+        logits = torch.where(action_mask > 0.5, logits, torch.full_like(logits, MASKED))
+        return logits if self.switch is None else self.switch(observation, action_mask, logits)
 
 
 def write_atomic(path: Path, data: bytes) -> None:
@@ -84,14 +87,16 @@ def write_atomic(path: Path, data: bytes) -> None:
     os.replace(tmp, path)
 
 
-def export_onnx(policy: Any, path: str | Path, card: dict) -> Path:
-    """Write ``policy`` as ONNX at ``path`` and ``card`` (plus the tensor names and sizes) beside
-    it as ``<path>.json``; both atomically. Returns the card's path."""
+def export_onnx(policy: Any, path: str | Path, card: dict, switch: nn.Module | None = None
+                ) -> Path:
+    """Write ``policy`` (with ``switch`` after it, see ``MaskedLogits``) as ONNX at ``path`` and
+    ``card`` (plus the tensor names and sizes) beside it as ``<path>.json``; both atomically.
+    Returns the card's path."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     obs_size = int(policy.observation_space.shape[0])
     num_actions = int(policy.action_space.n)
-    module = MaskedLogits(policy).cpu().eval()
+    module = MaskedLogits(policy, switch).cpu().eval()
     args = (torch.zeros(1, obs_size), torch.ones(1, num_actions))
     buf = io.BytesIO()
     with torch.no_grad(), warnings.catch_warnings():

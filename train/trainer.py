@@ -346,7 +346,15 @@ class Trainer:
         last = evals[-1] if evals else None
         evaluation = ({"step": last["step"], "deals": last["deals"], "results": last["results"]}
                       if last else None)
-        export_onnx(self.model.policy, path, self.card(self.model.num_timesteps, evaluation))
+        card = self.card(self.model.num_timesteps, evaluation)
+        switch = None
+        head_file = self.run_dir / "knock_head.pt"
+        if head_file.is_file():  # train.knock_head: the learned knock decides after the policy
+            from train.knock_head import STATS_FILE, KnockHead, KnockSwitch
+
+            switch = KnockSwitch(KnockHead.load(head_file))
+            card["knock_head"] = json.loads((self.run_dir / STATS_FILE).read_text())
+        export_onnx(self.model.policy, path, card, switch)
         return Path(path)
 
 

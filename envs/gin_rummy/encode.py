@@ -16,7 +16,10 @@ after one more draw, the share of draws that allow a knock, and how much the nex
 player wants the card; before a draw, the same mean for a stock draw. Version 5
 adds, per discard, the share of the next draws that make gin: a player waiting for
 gin (the standard expert) ranks its discards by it, and the share that allows a
-knock at 10 says little about it.
+knock at 10 says little about it. Version 6 adds the ``knock`` block: what the choice
+between knocking now and playing on turns on (how low the knock is, what waiting could
+bring, how many unseen cards could be laid off on the knock, what the next player has
+shown); ``train.knock_head`` learns that choice from it.
 """
 
 from __future__ import annotations
@@ -34,11 +37,21 @@ from envs.gin_rummy.actions import (
     NUM_ACTIONS,
     TAKE_DISCARD,
 )
-from envs.gin_rummy.melds import CARD_BIT, deadwood, deadwood_after_discards, mask_of
+from envs.gin_rummy.melds import (
+    CARD_BIT,
+    CARD_VALUE,
+    best_split,
+    deadwood,
+    deadwood_after_discards,
+    hand_value,
+    mask_of,
+    meld_partners,
+    meldable,
+)
 from envs.gin_rummy.tracking import Knowledge
 from envs.gin_rummy.view import GinRummyView
 
-ENCODER_VERSION = 5
+ENCODER_VERSION = 6
 SCORE_CLIP = 4.0
 DEADWOOD_SCALE = 100.0
 DANGER_SCALE = 3.0  # ``Knowledge.danger`` of a card that completes a meld
@@ -75,7 +88,28 @@ def _blocks(n: int) -> tuple[tuple[str, int], ...]:
         ("discard_gin_ready", CARDS),  # share of the draws after which the hand is gin
         ("discard_danger", CARDS),  # how much the next player wants the card / 3, clipped to 1
         ("stock_outlook", 1),  # seat to act, drawing: mean least deadwood after a stock draw
+        ("knock", len(KNOCK_FEATURES)),  # seat to act, discarding, a knock legal: see below
     )
+
+
+# The ``knock`` block, filled for the seat to act while it discards with a knock legal
+# (all zero otherwise), each scaled to about [0, 1]; "next" is the next player to draw.
+KNOCK_FEATURES = (
+    "legal",  # 1: a knock is legal
+    "deadwood",  # least deadwood a legal knock leaves / 10
+    "wait_gin",  # best share of next draws that make gin, over the plain discards
+    "wait_ready",  # best share of next draws that allow a knock, over the plain discards
+    "layoff_cards",  # unseen cards that would lay off on the knocking hand's melds / 10
+    "layoff_points",  # their points / 50
+    "own_discards",  # discards made this hand / 10
+    "next_discards",  # the next player's discards / 10
+    "next_picks",  # cards it took from the pile / 5
+    "next_known",  # of those, still held / 5
+    "next_known_melded",  # of those, in a meld among themselves / 5
+    "next_discard_mean",  # mean points of its discards / 10
+    "next_last_discard",  # points of its last discard / 10
+    "next_high_discards",  # share of its discards worth 8 or more
+)
 
 
 def _label(name: str, size: int, i: int) -> str:
@@ -188,7 +222,8 @@ def decision_features(row: np.ndarray, o: dict, view: GinRummyView) -> None:
     hand = mask_of(view.hand)
     if view.phase == "discard":
         base, gin = o["discard_deadwood"], o["discard_gin"]
-        for card, dw in deadwood_after_discards(hand).items():
+        after = deadwood_after_discards(hand)
+        for card, dw in after.items():
             row[base + card] = min(1.0, dw / DEADWOOD_SCALE)
             if dw == 0:
                 row[gin + card] = 1.0
@@ -201,6 +236,7 @@ def decision_features(row: np.ndarray, o: dict, view: GinRummyView) -> None:
             row[o["discard_ready"] + card] = ready
             row[o["discard_gin_ready"] + card] = gin_ready
             row[o["discard_danger"] + card] = min(1.0, know.danger(card) / DANGER_SCALE)
+        knock_features(row, o["knock"], view, know, after)
     elif view.phase == "draw" and view.pile:
         top = view.pile[-1]
         after = deadwood_after_discards(hand | mask_of((top,)))
@@ -209,6 +245,36 @@ def decision_features(row: np.ndarray, o: dict, view: GinRummyView) -> None:
         row[o["take_deadwood"]] = min(1.0, min(after.values()) / DEADWOOD_SCALE)
         mean = Knowledge(view).expected_deadwood(hand)  # the mean alone: no shares counted
         row[o["stock_outlook"]] = min(1.0, mean / DEADWOOD_SCALE)
+
+
+def knock_features(row: np.ndarray, at: int, view: GinRummyView, know: Knowledge,
+                   after: dict[int, int]) -> None:
+    """Write the ``knock`` block (``KNOCK_FEATURES``) at ``row[at:]`` for the seat to act,
+    discarding, whose discards leave ``after`` deadwood; nothing when no knock is legal."""
+    rules = view.rules
+    choices = [c for c in view.hand if not (rules.no_discard_of_taken and c == view.taken)]
+    knocks = [c for c in choices if rules.may_knock(after[c])]
+    if not knocks:
+        return
+    card = min(knocks, key=lambda c: (after[c], -CARD_VALUE[c], c))
+    # the plain discards' look-ahead shares, as decision_features wrote them
+    o = layout(view.num_players).offsets
+    gin_ready = max(row[o["discard_gin_ready"] + c] for c in choices)
+    ready = max(row[o["discard_ready"] + c] for c in choices)
+    lay = 0
+    for meld in best_split(know.hand ^ CARD_BIT[card]):
+        lay |= meld_partners(meld)
+    lay &= know.unseen
+    nxt = know.next_seat
+    thrown = [CARD_VALUE[c] for c in view.discarded[nxt]]
+    known = mask_of(view.known[nxt])
+    values = (1.0, after[card] / 10, gin_ready, ready, lay.bit_count() / 10,
+              hand_value(lay) / 50, len(view.discarded[view.seat]) / 10, len(thrown) / 10,
+              len(view.picked[nxt]) / 5, len(view.known[nxt]) / 5,
+              meldable(known).bit_count() / 5, sum(thrown) / len(thrown) / 10 if thrown else 0.0,
+              thrown[-1] / 10 if thrown else 0.0,
+              sum(v >= 8 for v in thrown) / len(thrown) if thrown else 0.0)
+    row[at:at + len(values)] = np.minimum(1.0, values)
 
 
 def clear_decision_features(row: np.ndarray, o: dict) -> None:

@@ -1,4 +1,4 @@
-"""PettingZoo AEC env for Gin Rummy (``gin_rummy_v4``): 2 to 4 players, both presets.
+"""PettingZoo AEC env for Gin Rummy (``gin_rummy_v5``): 2 to 4 players, both presets.
 
     from envs.gin_rummy import env
     e = env(preset="standard")          # or "seed" (num_players=3, ...), or rules=...
@@ -19,7 +19,7 @@ from envs.gin_rummy.engine import GinRummyState
 from envs.gin_rummy.render import render
 from envs.gin_rummy.rules import GinRummyRules, get_rules
 
-ENV_NAME = "gin_rummy_v4"
+ENV_NAME = "gin_rummy_v5"
 
 
 class raw_env(GameEnv):  # noqa: N801 - PettingZoo naming
