@@ -191,3 +191,11 @@ class TrainConfig:
         if not path.is_file():
             raise ValueError(f"no training run at {str(run_dir)!r} (missing {CONFIG_FILE})")
         return cls.from_dict(json.loads(path.read_text()))
+
+    @classmethod
+    def load_run(cls, name: str) -> TrainConfig:
+        """The config of ``runs/<name>``, named ``name`` (a copied run keeps writing to its
+        own directory, not to the one its config.json names)."""
+        cfg = cls.load(RUNS_DIR / name)
+        cfg.name = name
+        return cfg

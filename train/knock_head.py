@@ -295,12 +295,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from train.config import RUNS_DIR, TrainConfig
+    from train.config import TrainConfig
 
     args = build_parser().parse_args(argv)
     try:
-        cfg = TrainConfig.load(RUNS_DIR / args.run)
-        cfg.name = args.run
+        cfg = TrainConfig.load_run(args.run)
         if cfg.game != "gin_rummy":
             raise ValueError(f"run {args.run!r} plays {cfg.game}; a knock head is for gin_rummy")
         from train.imitate import check_teacher

@@ -272,12 +272,11 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     from pathlib import Path
 
-    from train.config import RUNS_DIR, TrainConfig
+    from train.config import TrainConfig
 
     args = build_parser().parse_args(argv)
     try:
-        cfg = TrainConfig.load(RUNS_DIR / args.run)
-        cfg.name = args.run
+        cfg = TrainConfig.load_run(args.run)
         from train.imitate import check_teacher
         check_teacher(args.bot, cfg.game, role="bot")
         for key in ("decisions", "epochs", "workers", "reshuffles"):

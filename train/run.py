@@ -109,8 +109,7 @@ def config_from_args(args: argparse.Namespace) -> TrainConfig:
     from eval.config import parse_rule_changes, split_bot_list
 
     if args.resume:
-        cfg = TrainConfig.load(RUNS_DIR / args.resume)
-        cfg.name = args.resume  # a copied run dir continues where it lies, not in the original
+        cfg = TrainConfig.load_run(args.resume)
         if args.steps != _DEFAULTS.steps:
             cfg.steps = args.steps
         cfg.minutes = args.minutes
