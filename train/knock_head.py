@@ -44,10 +44,11 @@ import agents
 from envs.gin_rummy.actions import KNOCK_OFFSET
 from envs.gin_rummy.encode import KNOCK_FEATURES, encode, layout
 from envs.gin_rummy.engine import GinRummyState
-from envs.gin_rummy.melds import CARD_BIT, CARD_VALUE, deadwood
+from envs.gin_rummy.game import GAME
+from envs.gin_rummy.melds import CARD_BIT, deadwood, knock_discard
 from envs.gin_rummy.rules import GinRummyRules
 from train.numpy_policy import MASKED
-from train.rollouts import finish_hand
+from train.rollouts import played_out, redealt
 
 CHUNK_GAMES = 100  # games per label file: what an interruption can lose
 HEAD_FILE, STATS_FILE, TABLE_FILE = "knock_head.pt", "knock_head.json", "win_table.npy"
@@ -114,7 +115,7 @@ def knock_card(state: GinRummyState, observation: np.ndarray) -> int | None:
         return None
     hand = state.masks[state.current_player]
     knocks = [a - KNOCK_OFFSET for a in state.legal_actions() if a >= KNOCK_OFFSET]
-    return min(knocks, key=lambda c: (deadwood(hand ^ CARD_BIT[c]), -CARD_VALUE[c], c))
+    return knock_discard({c: deadwood(hand ^ CARD_BIT[c]) for c in knocks}, knocks)
 
 
 def label_games(rules: GinRummyRules, bot: str, games: int, seed: int, reshuffles: int,
@@ -137,15 +138,10 @@ def label_games(rules: GinRummyRules, bot: str, games: int, seed: int, reshuffle
                 knocked.apply(KNOCK_OFFSET + card)
                 plain = [a for a in legal if a < KNOCK_OFFSET]
                 on = action if action < KNOCK_OFFSET else int(bots[seat].act(view, plain))
-                total = 0.0
-                for _ in range(reshuffles):
-                    s = state.clone()
-                    s.shuffle_stock(rng)
-                    s.apply(on)
-                    finish_hand(s, bots)
-                    total += game_value(s, seat, table)
+                on_value = sum(game_value(played_out(start, on, bots), seat, table)
+                               for start in redealt(GAME, state, reshuffles, rng)) / reshuffles
                 obs.append(o)
-                gains.append(game_value(knocked, seat, table) - total / reshuffles)
+                gains.append(game_value(knocked, seat, table) - on_value)
             state.apply(action)
     return (np.asarray(obs, np.float32).reshape(-1, layout(2).size),
             np.asarray(gains, np.float32))

@@ -64,6 +64,27 @@ def finish_hand(state, bots: list) -> None:
         state.apply(int(bots[seat].act(state.view(seat), state.legal_actions())))
 
 
+def redealt(game, state, n: int, rng: np.random.Generator) -> list:
+    """``n`` copies of engine ``state``, each with the cards no seat has seen redealt
+    (``game.redeal_unseen``: the Gin Rummy stock)."""
+    if game.redeal_unseen is None:
+        raise ValueError(f"{game.name} has no unseen cards to redeal; reshuffles must be 1")
+    starts = []
+    for _ in range(n):
+        start = state.clone()
+        game.redeal_unseen(start, rng)
+        starts.append(start)
+    return starts
+
+
+def played_out(start, move: int, bots: list):
+    """A copy of ``start`` after ``move``, the hand then played to its end by ``bots``."""
+    s = start.clone()
+    s.apply(move)
+    finish_hand(s, bots)
+    return s
+
+
 def action_values(game, state, moves: Sequence[int], bots: list, score_scale: float,
                   win_reward: float = 1.0, reshuffles: int = 1,
                   rng: np.random.Generator | None = None) -> np.ndarray:
@@ -78,21 +99,11 @@ def action_values(game, state, moves: Sequence[int], bots: list, score_scale: fl
     from agents.search import hand_value
 
     seat = state.current_player
-    starts = [state]
-    if reshuffles > 1:
-        if game.redeal_unseen is None:
-            raise ValueError(f"{game.name} has no unseen cards to redeal; reshuffles must be 1")
-        starts = []
-        for _ in range(reshuffles):
-            start = state.clone()
-            game.redeal_unseen(start, rng)
-            starts.append(start)
+    starts = redealt(game, state, reshuffles, rng) if reshuffles > 1 else [state]
     values = np.zeros(len(moves))
     for i, move in enumerate(moves):
         for start in starts:
-            s = start.clone()
-            s.apply(move)
-            finish_hand(s, bots)
+            s = played_out(start, move, bots)
             values[i] += hand_value(game.hand_points(start, s), s.is_over, s.winners, seat,
                                     score_scale, win_reward)
     return values / len(starts)

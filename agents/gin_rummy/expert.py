@@ -43,7 +43,7 @@ from envs.gin_rummy.actions import (
     discard_action,
     knock_action,
 )
-from envs.gin_rummy.melds import CARD_BIT, CARD_VALUE, deadwood, mask_of
+from envs.gin_rummy.melds import CARD_BIT, deadwood, knock_discard, mask_of
 from envs.gin_rummy.rules import GinRummyRules
 from envs.gin_rummy.tracking import Knowledge
 from envs.gin_rummy.view import GinRummyView
@@ -117,8 +117,9 @@ class ExpertBot(Bot):
         mask = mask_of(view.hand)
         knocks = [a - KNOCK_OFFSET for a in legal_actions if a >= KNOCK_OFFSET]
         if knocks:
-            card = min(knocks, key=lambda c: (deadwood(mask ^ CARD_BIT[c]), -CARD_VALUE[c], c))
-            if deadwood(mask ^ CARD_BIT[card]) <= self.knock_threshold(view, knocking=True):
+            after = {c: deadwood(mask ^ CARD_BIT[c]) for c in knocks}
+            card = knock_discard(after, knocks)
+            if after[card] <= self.knock_threshold(view, knocking=True):
                 return knock_action(card)
         know = Knowledge(view)
         card = min(discard_choices(legal_actions), key=lambda c: (self.discard_score(know, c), c))

@@ -44,6 +44,7 @@ from envs.gin_rummy.melds import (
     deadwood,
     deadwood_after_discards,
     hand_value,
+    knock_discard,
     mask_of,
     meld_partners,
     meldable,
@@ -236,7 +237,7 @@ def decision_features(row: np.ndarray, o: dict, view: GinRummyView) -> None:
             row[o["discard_ready"] + card] = ready
             row[o["discard_gin_ready"] + card] = gin_ready
             row[o["discard_danger"] + card] = min(1.0, know.danger(card) / DANGER_SCALE)
-        knock_features(row, o["knock"], view, know, after)
+        knock_features(row, o, view, know, after)
     elif view.phase == "draw" and view.pile:
         top = view.pile[-1]
         after = deadwood_after_discards(hand | mask_of((top,)))
@@ -247,18 +248,18 @@ def decision_features(row: np.ndarray, o: dict, view: GinRummyView) -> None:
         row[o["stock_outlook"]] = min(1.0, mean / DEADWOOD_SCALE)
 
 
-def knock_features(row: np.ndarray, at: int, view: GinRummyView, know: Knowledge,
+def knock_features(row: np.ndarray, o: dict, view: GinRummyView, know: Knowledge,
                    after: dict[int, int]) -> None:
-    """Write the ``knock`` block (``KNOCK_FEATURES``) at ``row[at:]`` for the seat to act,
-    discarding, whose discards leave ``after`` deadwood; nothing when no knock is legal."""
+    """Write the ``knock`` block (``KNOCK_FEATURES``) of ``row`` (offsets ``o``) for the seat
+    to act, discarding, whose discards leave ``after`` deadwood; nothing when no knock is
+    legal."""
     rules = view.rules
     choices = [c for c in view.hand if not (rules.no_discard_of_taken and c == view.taken)]
     knocks = [c for c in choices if rules.may_knock(after[c])]
     if not knocks:
         return
-    card = min(knocks, key=lambda c: (after[c], -CARD_VALUE[c], c))
+    card = knock_discard(after, knocks)
     # the plain discards' look-ahead shares, as decision_features wrote them
-    o = layout(view.num_players).offsets
     gin_ready = max(row[o["discard_gin_ready"] + c] for c in choices)
     ready = max(row[o["discard_ready"] + c] for c in choices)
     lay = 0
@@ -274,6 +275,7 @@ def knock_features(row: np.ndarray, at: int, view: GinRummyView, know: Knowledge
               meldable(known).bit_count() / 5, sum(thrown) / len(thrown) / 10 if thrown else 0.0,
               thrown[-1] / 10 if thrown else 0.0,
               sum(v >= 8 for v in thrown) / len(thrown) if thrown else 0.0)
+    at = o["knock"]
     row[at:at + len(values)] = np.minimum(1.0, values)
 
 

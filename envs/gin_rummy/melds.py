@@ -186,6 +186,14 @@ def deadwood_after_discards(mask: int, limit: int | None = None) -> dict[int, in
     return out
 
 
+def knock_discard(after: dict[int, int], cards: Iterable[int]) -> int:
+    """The card to knock with among ``cards``, given the deadwood each discard leaves
+    (``after``, as ``deadwood_after_discards`` gives it): the least deadwood, then the
+    highest card, then the lowest id. One rule for the expert, the encoder's ``knock``
+    block and the knock labels, so the head learns about the knock the bot would make."""
+    return min(cards, key=lambda c: (after[c], -CARD_VALUE[c], c))
+
+
 def meld_partners(mask: int) -> int:
     """The cards outside ``mask`` that would be in a meld of ``mask`` plus that card: two
     of ``mask`` either side of it or around it in its suit, or two of its rank.
