@@ -23,6 +23,7 @@ from envs.gin_rummy.melds import deadwood, deadwood_after_discards, mask_of
 from tests.test_web_browser import LAPTOP, PHONE, SHOTS, signed_up_page
 
 RANK_LOW = "A23456789TJQK"
+TAP_X = 4  # px from a card's left edge: inside the strip a fanned hand leaves in view
 
 
 def shoot(page, name: str) -> None:
@@ -31,6 +32,23 @@ def shoot(page, name: str) -> None:
     page.set_viewport_size(LAPTOP)
     page.screenshot(path=str(SHOTS / f"games-laptop-{name}.png"))
     page.set_viewport_size(PHONE)
+
+
+def tap(card) -> None:
+    """Click a card on its left strip, where a person taps a fanned hand.
+
+    On a phone the hand overlaps (``fitGroups``): each card shows only its left
+    strip, so its centre, where Playwright clicks, may lie under the next card.
+    """
+    card.click(position={"x": TAP_X, "y": card.bounding_box()["height"] / 2})
+
+
+def all_tappable(page, selector: str) -> bool:
+    """Every card the selector finds is the top element at its tap point."""
+    return page.eval_on_selector_all(selector, f"""cards => cards.every((c) => {{
+        const r = c.getBoundingClientRect();
+        return c.contains(document.elementFromPoint(r.left + {TAP_X}, r.top + r.height / 2));
+    }})""")
 
 
 def names(locator) -> list[str]:
@@ -82,6 +100,7 @@ def play_gin(page) -> None:
         shown = int(page.inner_text("#gin-deadwood").split()[-1])
         assert shown == deadwood(mask) == sum(
             card_points(c) for c in names(page.locator(".gt-deadwood .card")))
+        assert all_tappable(page, ".gt-groups button.card.legal"), held
         knock = page.locator("#gin-knock")
         if stock.count():
             assert len(held) == 10 and knock.count() == 0
@@ -97,12 +116,13 @@ def play_gin(page) -> None:
         if knock.count():
             knock.click()
             shoot(page, "gin-knock")
-            page.locator(".gt-groups.knocking button.card.legal").first.click()
+            assert all_tappable(page, ".gt-groups.knocking button.card.legal"), held
+            tap(page.locator(".gt-groups.knocking button.card.legal").first)
         else:  # throw the highest deadwood card
             options = names(discard)
             worst = max(options, key=lambda c: (c in names(page.locator(".gt-deadwood .card")),
                                                 card_points(c)))
-            page.click(f".gt-groups button.card.legal[data-card='{worst}']")
+            tap(page.locator(f".gt-groups button.card.legal[data-card='{worst}']"))
         turns += 1
         page.wait_for_function("() => !document.querySelector('.gt-groups button.card.legal')")
     assert page.locator("#next-hand").is_visible(), "no hand ended within the time limit"
@@ -138,7 +158,7 @@ def play_sevens(page) -> None:
         total = int(page.inner_text("#sevens-total"))
         if plays == 1:
             shoot(page, "sevens-play")
-        legal.first.click()
+        tap(legal.first)
         choice = page.locator(".value-button")
         if choice.count():  # a symbol with two values: choose the second
             assert choice.count() == 2
