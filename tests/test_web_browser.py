@@ -65,12 +65,25 @@ def hand_points(bid: int, tricks: int) -> int:
     return 10 * bid - 10 * (tricks - bid)
 
 
-def shoot(page, name: str) -> None:
+def resize(page, size: dict) -> None:
+    """Set the viewport and wait until the page's resize handlers have laid it out again.
+
+    A resize event is dispatched in the next rendering step, so the page may
+    still show the old layout when ``set_viewport_size`` returns; two animation
+    frames later it has run.
+    """
+    page.set_viewport_size(size)
+    page.evaluate("() => new Promise((done) => requestAnimationFrame("
+                  "() => requestAnimationFrame(done)))")
+
+
+def shoot(page, name: str, prefix: str = "") -> None:
+    """Screenshots at phone and laptop size; the page is back at phone size after."""
     SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"phone-{name}.png"))
-    page.set_viewport_size(LAPTOP)
-    page.screenshot(path=str(SHOTS / f"laptop-{name}.png"))
-    page.set_viewport_size(PHONE)
+    page.screenshot(path=str(SHOTS / f"{prefix}phone-{name}.png"))
+    resize(page, LAPTOP)
+    page.screenshot(path=str(SHOTS / f"{prefix}laptop-{name}.png"))
+    resize(page, PHONE)
 
 
 @contextmanager

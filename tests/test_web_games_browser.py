@@ -20,18 +20,15 @@ from pathlib import Path
 
 from envs import cards
 from envs.gin_rummy.melds import deadwood, deadwood_after_discards, mask_of
-from tests.test_web_browser import LAPTOP, PHONE, SHOTS, signed_up_page
+from tests.test_web_browser import shoot as shoot_both
+from tests.test_web_browser import signed_up_page
 
 RANK_LOW = "A23456789TJQK"
 TAP_X = 4  # px from a card's left edge: inside the strip a fanned hand leaves in view
 
 
 def shoot(page, name: str) -> None:
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"games-phone-{name}.png"))
-    page.set_viewport_size(LAPTOP)
-    page.screenshot(path=str(SHOTS / f"games-laptop-{name}.png"))
-    page.set_viewport_size(PHONE)
+    shoot_both(page, name, prefix="games-")
 
 
 def tap(card) -> None:
