@@ -62,9 +62,10 @@ RECIPES: dict[str, dict] = {
         "--eval-deals", "100", "--eval-bots", "gin_rummy/expert", *GENTLE],
         "knock": ["--games", "6000", "--reshuffles", "12", "--workers", "2"]},
     # The seed bot ships its clone too: PPO fine-tunes of seed clones stayed level with the
-    # expert (50.0 to 51.1% across runs of 0.04M to 1.35M steps; gin_rummy_v4: 50.4 +- 1.4%;
-    # v5, 3.18M steps of game episodes with the expert as baseline: 48.8 +- 1.3%; 2.83M
-    # steps of hand episodes, same baseline, lr 2e-4, clip 0.2, target KL 0.03: 47.8 +- 1.6%).
+    # expert or fell behind it (50.0 to 51.1% across runs of 0.04M to 1.35M steps;
+    # gin_rummy_v4: 50.4 +- 1.4%; v5, 3.18M steps of game episodes with the expert as
+    # baseline: 48.8 +- 1.3%; 2.83M steps of hand episodes, same baseline, lr 2e-4,
+    # clip 0.2, target KL 0.03: 47.8 +- 1.6%).
     "gin_rummy-seed": {"game": "gin_rummy", "preset": "seed", "deals": 1000, "args": [
         "--steps", "98304", "--n-envs", "1", "--episode", "hand",
         "--imitate", "gin_rummy/expert", "--imitate-samples", "100000", "--imitate-epochs", "20",
