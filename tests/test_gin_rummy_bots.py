@@ -42,11 +42,13 @@ def test_simple_takes_the_up_card_only_to_meld(upcard, takes):
     assert action == (TAKE_DISCARD if takes else DRAW_STOCK)
 
 
-def test_simple_discards_the_highest_card_leaving_least_deadwood():
+def test_simple_discards_a_card_leaving_least_deadwood_ties_highest_the_highest():
     state = state_with("AS", "9H")
     state.apply(DRAW_STOCK)  # + 9H: KH and QS both leave 24; KH is higher
-    bot = agents.make("gin_rummy/simple")
-    assert bot.act(state.view(1), state.legal_actions()) == discard_action(C("KH"))
+    view, legal = state.view(1), state.legal_actions()
+    assert agents.make("gin_rummy/simple:ties=highest").act(view, legal) == discard_action(C("KH"))
+    picks = {agents.make("gin_rummy/simple", seed=s).act(view, legal) for s in range(20)}
+    assert picks == {discard_action(C("KH")), discard_action(C("QS"))}  # a random one of them
 
 
 def test_simple_knocks_as_soon_as_it_may():

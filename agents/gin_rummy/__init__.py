@@ -1,6 +1,7 @@
 """Gin Rummy rule bots (registered as ``gin_rummy/...``).
 
-    gin_rummy/simple   the simple baseline of the Gin Rummy AI challenges
+    gin_rummy/simple   the simple baseline of the Gin Rummy AI challenges (Neller's
+                       SimpleGinRummyPlayer: random ties, no repeated draw/discard)
     gin_rummy/expert   tracks the others' picks and discards, looks one draw ahead,
                        discards safely, knocks early or waits for gin by the rules
 """
@@ -11,8 +12,11 @@ from agents.registry import register
 from agents.search import search_description, search_factory
 
 register("gin_rummy/simple", SimpleBot,
-         "simple baseline: take the up card only to meld, discard to least deadwood (highest "
-         "unmatched card), knock at once")
+         "simple baseline (Neller's SimpleGinRummyPlayer): take the up card only to meld, "
+         "discard a random card of those leaving least deadwood (never the card just taken, "
+         "never repeating a {drawn, discarded} pair of the hand), knock at once; options "
+         "ties=random|highest (highest: the old deterministic bot, highest card, repeats "
+         "allowed), no_repeat=true|false")
 register("gin_rummy/expert", ExpertBot,
          "card tracking, one-draw look-ahead discards avoiding cards the next player wants, "
          "knocks by the rules (early, or waits for gin where undercuts pay); options "
