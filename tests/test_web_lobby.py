@@ -1,5 +1,6 @@
 """Community: accounts, quick match (first come, first served), bot filling after a
-wait, scheduled games with their 10-minute window (A1.1a.1-3), bad requests."""
+wait, scheduled games with their 10-minute window (A1.1a.1-3), play again, the bots
+offered for a table's rules, and bad requests."""
 
 from __future__ import annotations
 
@@ -38,12 +39,19 @@ def with_lobby(test):
             for t in lobby.tables.values():
                 if t.bot_task:
                     t.bot_task.cancel()
-            lobby.pool.shutdown(wait=False)
+            lobby.runner.shutdown()
     return lambda: asyncio.run(main())
 
 
 def seated(table) -> list:
     return [s.user_name or (s.bot_spec and "bot") for s in table.seats]
+
+
+def arrive(lobby, user_id, table):
+    """The user opens the table (a websocket following it)."""
+    conn = Conn(user_id, "x", None)
+    lobby.join(conn, table)
+    return conn
 
 
 @with_lobby
@@ -60,6 +68,10 @@ async def test_quick_match_seats_players_first_come_first_served(lobby, clock, u
     assert lobby.quick_match(users["g"], "spades") is second  # the oldest waiting one
     assert lobby.quick_match(users["e"], "spades") is second  # already waiting there
     assert seated(second) == ["e", "g", None, None] and second.status == "waiting"
+    # the lobby lists live tables only: a seated person has the table open
+    assert lobby.listing(users["h"]) == {"mine": [], "open": [], "playing": []}
+    for user, table in (("a", first), ("g", second), ("f", other_rules)):
+        arrive(lobby, users[user], table)
     listing = lobby.listing(users["h"])
     assert [t["table"] for t in listing["open"]] == [second.id, other_rules.id]
     assert [t["table"] for t in listing["playing"]] == [first.id]
@@ -82,12 +94,6 @@ async def test_empty_seats_get_bots_when_the_wait_is_over(lobby, clock, users):
     assert lobby.store.table(table.id)["seats"][3]["bot"] == "spades/count-bid"
     now = lobby.quick_match(users["c"], "spades", fill_after=0)  # three bots at once
     assert now.status == "playing" and seated(now) == ["c", "bot", "bot", "bot"]
-
-
-def arrive(lobby, user_id, table):
-    conn = Conn(user_id, "x", None)
-    lobby.join(conn, table)
-    return conn
 
 
 @with_lobby
@@ -145,14 +151,30 @@ async def test_a_scheduled_game_is_cancelled_if_the_host_chose_so(lobby, clock, 
 @with_lobby
 async def test_bad_requests_are_refused_with_the_reason(lobby, clock, users):
     a = users["a"]
+    waiting = lobby.create_table(a, "spades")
     cases = [
         (lambda: lobby.quick_match(a, "poker"), "unknown game 'poker'"),
+        (lambda: lobby.quick_match(a, ["spades"]), "game must be a game's name"),
         (lambda: lobby.quick_match(a, "spades", preset="bridge"), "unknown spades preset"),
-        (lambda: lobby.quick_match(a, "spades", bot="spades/nobody"), "unknown bot"),
+        (lambda: lobby.quick_match(a, "spades", bot="spades/nobody"), "not offered for spades"),
+        (lambda: lobby.quick_match(a, "spades", bot=["x"]), "not offered for spades"),
         (lambda: lobby.quick_match(a, "spades", fill_after=-5), "fill_after"),
         (lambda: lobby.create_table(a, "spades", rules={"target": "high"}), "bad rules"),
+        (lambda: lobby.create_table(a, "spades", rules={"target": -5}), "target must be"),
+        (lambda: lobby.create_table(a, "spades", rules={"max_hands": 0}), "max_hands must"),
+        (lambda: lobby.create_table(a, "spades", rules={"nil_points": 1}),
+         "'nil_points' cannot be changed"),
+        (lambda: lobby.create_table(a, "spades", rules={"num_players": 3}), "bad rules"),
+        (lambda: lobby.create_table(a, "spades", rules=[1]), "rules must be an object"),
         (lambda: lobby.create_table(a, "spades", seats=["me", "open"]), "has 4 seats"),
         (lambda: lobby.create_table(a, "spades", seats=["open"] * 4), "\"me\" exactly once"),
+        (lambda: lobby.create_table(a, "spades", seats=["me", 1, "open", "open"]),
+         "a seat is"),
+        (lambda: lobby.create_table(a, "blind_auction", preset="3p",
+                                    seats=["me", "open"]), "has 3 seats"),
+        (lambda: lobby.create_table(a, "blind_auction", seats=["me", "bot:blind_auction/"
+                                                                     "equilibrium"]),
+         "cannot play these blind_auction rules"),
         (lambda: lobby.schedule(a, "spades", T0 - 3 * WINDOW, ["a", "b", "c", "d"]),
          "starts_at"),
         (lambda: lobby.schedule(a, "spades", T0 + 9, ["a", "b", "c", "zed"]), "no user"),
@@ -160,11 +182,68 @@ async def test_bad_requests_are_refused_with_the_reason(lobby, clock, users):
         (lambda: lobby.schedule(a, "spades", T0 + 9, ["a", "b", "c", "d"], absent="wait"),
          "absent must be"),
         (lambda: lobby.sit(a, 12345), "no table 12345"),
+        (lambda: lobby.sit(a, 10 ** 21), "no table"),
+        (lambda: lobby.sit(users["b"], waiting.id, 1.0), "seat 1.0 .* is not open"),
+        (lambda: lobby.sit(users["b"], waiting.id, True), "seat True .* is not open"),
+        (lambda: lobby.sit(users["b"], waiting.id, 0), "seat 0 .* is not open"),
+        (lambda: lobby.stand(users["b"], waiting.id), "no seat"),
+        (lambda: lobby.again(a, waiting.id), "not over"),
     ]
+    before = lobby.store.dump()
     for call, words in cases:
         with pytest.raises(RefusedError, match=words):
             call()
-    assert lobby.tables == {}  # nothing was made
+    assert list(lobby.tables) == [waiting.id]  # nothing else was made
+    assert seated(waiting) == ["a", None, None, None] and waiting.status == "waiting"
+    assert lobby.store.dump() == before
+
+
+@with_lobby
+async def test_the_bots_offered_are_those_that_can_play_the_rules(lobby, clock, users):
+    """The exact-equilibrium bot solves 2 players with up to 8 cards a suit only: it is
+    offered there, and nowhere else; a 3-player network is never offered for 2."""
+    eq = "blind_auction/equilibrium"
+    two = lobby.bots_for("blind_auction", "2p", None)
+    assert two["players"] == 2 and eq not in two["bots"] and "random" in two["bots"]
+    small = lobby.bots_for("blind_auction", "2p", {"cards_per_suit": 6})
+    assert eq in small["bots"]
+    three = lobby.bots_for("blind_auction", "3p", {"cards_per_suit": 6})
+    assert three["players"] == 3 and eq not in three["bots"]
+    assert "checkpoint:blind_auction-2p.onnx" not in three["bots"]
+    assert "checkpoint:blind_auction-2p.onnx" in two["bots"]
+    sevens = lobby.bots_for("sevens", "random", {"num_players": 3})
+    assert not any(b.startswith("checkpoint:") for b in sevens["bots"])  # trained for 4
+    games = {g["game"]: g for g in lobby.games()}
+    presets = {p["name"]: p for p in games["blind_auction"]["presets"]}
+    assert presets["3p"]["players"] == 3 and presets["2p"]["players"] == 2
+    assert eq not in presets["2p"]["bots"] and eq in games["blind_auction"]["bots"]
+    assert all(isinstance(text, str) and text for text in games["spades"]["bots"].values())
+    table = lobby.create_table(users["a"], "blind_auction", rules={"cards_per_suit": 6},
+                               seats=["me", f"bot:{eq}"])
+    assert table.status == "playing" and table.seats[1].bot_spec == eq
+
+
+@with_lobby
+async def test_play_again_opens_the_same_seats_and_is_asked_once(lobby, clock, users):
+    table = lobby.create_table(users["a"], "blind_auction", rules={"cards_per_suit": 3},
+                               seats=["me", "open"])
+    lobby.sit(users["b"], table.id)
+    ann, bob = arrive(lobby, users["a"], table), arrive(lobby, users["b"], table)
+    while table.status == "playing":
+        lobby.move(table, table.state.current_player, table.state.legal_actions()[0])
+    assert table.status == "finished"
+    with pytest.raises(RefusedError, match="no seat"):
+        lobby.again(users["c"], table.id)
+    again = lobby.again(users["b"], table.id)
+    assert lobby.again(users["a"], table.id) is again  # the same new table for both
+    assert [s.user_id for s in again.seats] == [users["a"], users["b"]]
+    assert again.status == "scheduled" and again.rule_changes == {"cards_per_suit": 3}
+    assert lobby.store.table(table.id)["result"]["again"] == again.id
+    assert table.result["again"] == again.id and ann.queue.qsize() and bob.queue.qsize()
+    arrive(lobby, users["a"], again)
+    assert again.status == "scheduled"  # bob has not opened it yet
+    arrive(lobby, users["b"], again)
+    assert again.status == "playing"
 
 
 def test_accounts_hash_passwords_and_keep_sessions(tmp_path):
@@ -213,5 +292,21 @@ def test_the_lobby_offers_only_checkpoints_the_installed_game_can_load(tmp_path,
         (tmp_path / f"{name}.json").write_text(json.dumps(
             {**card, "game": "gin_rummy", "env_name": env_name, "onnx": f"{name}.onnx"}))
     monkeypatch.setattr(bots, "CHECKPOINTS", tmp_path)
-    offered = [n for n in bots.bot_names("gin_rummy") if n.startswith(bots.PREFIX)]
+    assert bots.shipped_checkpoints("gin_rummy") == ["checkpoint:gin_rummy-new.onnx"]
+    offered = [n for n in bots.Bots().specs("gin_rummy") if n.startswith(bots.PREFIX)]
     assert offered == ["checkpoint:gin_rummy-new.onnx"]
+
+
+def test_the_operator_list_names_bots_never_files(tmp_path):
+    from web.bots import BotError, Bots
+
+    only = Bots(["spades/expert", "spades/search:worlds=2", "random"])
+    assert only.specs("spades") == ["spades/expert", "spades/search:worlds=2", "random"]
+    assert only.specs("sevens") == ["random"]
+    marker = tmp_path / "ran"
+    bot_file = tmp_path / "bot.py"
+    bot_file.write_text(f"open({str(marker)!r}, 'w').close()\n")
+    for spec in (str(bot_file), str(tmp_path / "x.onnx"), "spades/nobody", ""):
+        with pytest.raises(BotError):
+            Bots([spec])
+    assert not marker.exists()

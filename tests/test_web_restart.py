@@ -1,18 +1,23 @@
-"""Restart: kill the server in the middle of a hand, start it again, play on.
+"""Restart: kill the server in the middle of a hand, start it again, play on; and
+one server per database. Both on SQLite and on PostgreSQL (a throwaway cluster).
 
 A real ``python -m web`` process on loopback, two people and two bots at one
 Spades table. The server is killed (SIGKILL, no chance to tidy up) while a
 person is to move; the new process must give both people their seats back
 with exactly the position they last saw, and the hand must go on to its end.
+A second server started on the same database refuses to start, and the first
+goes on undisturbed.
 """
 
 from __future__ import annotations
 
 import json
+import subprocess
 
+import pytest
 from websockets.sync.client import connect
 
-from web.testing import ServerProcess, get, post, signup
+from web.testing import ServerProcess, get, post, postgres_url, signup
 
 BOT = "bot:spades/expert"
 
@@ -55,8 +60,13 @@ def play_until(people, table, done, msgs=None):
         msgs = None
 
 
-def test_a_game_resumes_exactly_after_the_server_is_killed(tmp_path):
-    db = tmp_path / "web.db"
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db(request, tmp_path):
+    """A fresh database of each kind (PostgreSQL: a throwaway cluster, never skipped)."""
+    return tmp_path / "web.db" if request.param == "sqlite" else postgres_url()
+
+
+def test_a_game_resumes_exactly_after_the_server_is_killed(db):
     server = ServerProcess(db).start()
     try:
         cookies = [signup(server.url, "ann"), signup(server.url, "bob")]
@@ -95,3 +105,25 @@ def test_a_game_resumes_exactly_after_the_server_is_killed(tmp_path):
             p.ws.close()
     finally:
         server.stop()
+
+
+def test_a_second_server_on_the_same_database_refuses_to_start(db):
+    with ServerProcess(db) as first:
+        cookie = signup(first.url, "ann")
+        table = post(first.url, "/api/tables", {"game": "spades", "seats": [
+            "me", BOT, BOT, BOT]}, cookie)[0]["table"]
+        second = ServerProcess(db)
+        with pytest.raises(RuntimeError, match="exited"):
+            second.start(stderr=subprocess.PIPE)
+        assert "one server per database" in second.proc.stderr.read().decode()
+        second.proc.stderr.close()
+        # the first server and its game go on
+        person = Person(first, cookie)
+        person.send({"type": "join", "table": table})
+        m = json.loads(person.ws.recv(timeout=20))
+        while not m["legal"]:
+            m = json.loads(person.ws.recv(timeout=20))
+        person.send({"type": "move", "table": table, "action": m["legal"][0][0]})
+        after = json.loads(person.ws.recv(timeout=20))
+        assert after["ply"] == m["ply"] + 1 and after["event"]["seat"] == 0
+        person.ws.close()

@@ -9,6 +9,7 @@ import os
 import uvicorn
 
 from web.app import DEFAULT_DB, create_app
+from web.hub import ABANDON, GRACE, TURN
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -19,13 +20,28 @@ def main(argv: list[str] | None = None) -> None:
                    help="sqlite:///file.db (default) or postgresql://... (env CARDRL_DB)")
     p.add_argument("--bot-delay", type=float, default=0.0,
                    help="seconds a bot waits before each move (pacing for people)")
-    p.add_argument("--tick", type=float, default=1.0, help="seconds between schedule checks")
+    p.add_argument("--tick", type=float, default=1.0,
+                   help="seconds between checks of the schedule and the turn clocks")
+    p.add_argument("--bot", action="append", dest="bots", metavar="SPEC",
+                   help="a bot tables may seat, once per bot: a registry name (options allowed: "
+                        "spades/search:worlds=8) or checkpoint:<file in checkpoints/>; "
+                        "default: every registered bot and shipped checkpoint")
+    p.add_argument("--bot-processes", type=int, default=2,
+                   help="worker processes for the bots that think for long (search)")
+    p.add_argument("--turn-seconds", type=float, default=TURN,
+                   help="a person's time for a move at the table before a bot plays for them")
+    p.add_argument("--grace-seconds", type=float, default=GRACE,
+                   help="a person's time for a move once gone from the table")
+    p.add_argument("--abandon-minutes", type=float, default=ABANDON / 60,
+                   help="a table with no seated person at it this long is closed")
     p.add_argument("--secure-cookies", action="store_true", help="cookies only over HTTPS")
     p.add_argument("--log-level", default="info")
     args = p.parse_args(argv)
     logging.basicConfig(level=args.log_level.upper())
     app = create_app(args.db, bot_delay=args.bot_delay, tick_seconds=args.tick,
-                     secure_cookies=args.secure_cookies)
+                     secure_cookies=args.secure_cookies, bots=args.bots,
+                     bot_processes=args.bot_processes, turn=args.turn_seconds,
+                     grace=args.grace_seconds, abandon=args.abandon_minutes * 60)
     uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level,
                 ws_max_size=1 << 16)
 

@@ -5,7 +5,10 @@
 Accounts: names and scrypt-hashed passwords; a sign-in sets an HttpOnly
 session cookie holding a random token (only its SHA-256 is stored). State-
 changing requests must be ``application/json`` (a cross-site form cannot send
-that), and a websocket must come from this server's own page (Origin check).
+that) of at most ``MAX_BODY`` bytes, and a websocket must come from this
+server's own page (Origin check). Wrong passwords are throttled per user name
+and per client address. A refused request is answered 4xx with the reason and
+changes nothing.
 """
 
 from __future__ import annotations
@@ -13,32 +16,85 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
+import json
+import logging
 import re
 import secrets
 import time
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse
+from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from web.bots import Bots
 from web.db import Store
-from web.hub import Conn
+from web.hub import ABANDON, GRACE, TURN, Conn
 from web.lobby import Lobby
 from web.passwords import hash_password, verify_password
 from web.table import RefusedError
 
+log = logging.getLogger("web")
 STATIC = Path(__file__).resolve().parent / "static"
 COOKIE = "cardrl_session"
 SESSION_DAYS = 30
 NAME_RE = re.compile(r"^[A-Za-z0-9_.-]{3,24}$")
 DEFAULT_DB = "sqlite:///runs/web/web.db"
+MAX_BODY = 16 * 1024  # bytes of a request body; every request of the page is far smaller
+SIGNIN_WINDOW = 300.0  # seconds over which failed sign-ins are counted
+SIGNIN_PER_NAME = 5  # failed sign-ins per user name in the window before a pause
+SIGNIN_PER_ADDRESS = 20  # failed sign-ins per client address in the window
+
+
+class TooLargeError(RefusedError):
+    status = 413
+
+
+class ThrottledError(RefusedError):
+    status = 429
+
+    def __init__(self, message: str, retry_after: float) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class Throttle:
+    """At most ``limit`` failures per key within ``window`` seconds (kept in memory)."""
+
+    def __init__(self, limit: int, window: float, clock: Callable[[], float]) -> None:
+        self.limit, self.window, self.clock = limit, window, clock
+        self.failures: dict[str, deque[float]] = {}
+
+    def _recent(self, key: str) -> deque[float]:
+        times = self.failures.get(key, deque())
+        while times and times[0] <= self.clock() - self.window:
+            times.popleft()
+        return times
+
+    def wait(self, key: str) -> float:
+        """Seconds until ``key`` may try again; 0 if it may now."""
+        times = self._recent(key)
+        if len(times) < self.limit:
+            return 0.0
+        return max(1.0, times[0] + self.window - self.clock())
+
+    def fail(self, key: str) -> None:
+        if len(self.failures) > 100_000:  # forget keys whose failures are all old
+            for k in [k for k in self.failures if not self._recent(k)]:
+                del self.failures[k]
+        times = self._recent(key)
+        times.append(self.clock())
+        self.failures[key] = times
+
+    def clear(self, key: str) -> None:
+        self.failures.pop(key, None)
 
 
 def _token_hash(token: str) -> str:
@@ -47,8 +103,19 @@ def _token_hash(token: str) -> str:
 
 def create_app(db_url: str = DEFAULT_DB, *, clock: Callable[[], float] = time.time,
                tick_seconds: float = 1.0, bot_delay: float = 0.0,
-               secure_cookies: bool = False, password_cost: int | None = None) -> Starlette:
-    """The server app; the store opens (and unfinished games resume) at startup."""
+               secure_cookies: bool = False, password_cost: int | None = None,
+               bots: Iterable[str] | None = None, bot_processes: int = 2,
+               turn: float = TURN, grace: float = GRACE, abandon: float = ABANDON) -> Starlette:
+    """The server app; the store opens (and unfinished games resume) at startup.
+
+    ``bots``: the bot specs tables may seat (default: every registered bot and
+    shipped checkpoint); ``turn``, ``grace``: a person's turn clock at and away
+    from the table; ``abandon``: seconds without a seated person before a table
+    is closed.
+    """
+    allowed = Bots(bots)
+    by_name = Throttle(SIGNIN_PER_NAME, SIGNIN_WINDOW, clock)
+    by_address = Throttle(SIGNIN_PER_ADDRESS, SIGNIN_WINDOW, clock)
 
     def lobby(request) -> Lobby:
         return request.app.state.lobby
@@ -60,25 +127,51 @@ def create_app(db_url: str = DEFAULT_DB, *, clock: Callable[[], float] = time.ti
         return lobby(conn_or_request).store.session_user(_token_hash(token), clock())
 
     async def body(request: Request) -> dict:
+        """The request's JSON object, read only up to ``MAX_BODY`` bytes."""
         if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
             raise RefusedError("send requests as application/json")
+        length = request.headers.get("content-length")
+        if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
+            raise TooLargeError(f"a request body has at most {MAX_BODY} bytes")
+        chunks, size = [], 0
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > MAX_BODY:
+                raise TooLargeError(f"a request body has at most {MAX_BODY} bytes")
+            chunks.append(chunk)
         try:
-            data = await request.json()
-        except ValueError:
+            data = json.loads(b"".join(chunks))
+        except (ValueError, RecursionError):
             raise RefusedError("the request body is not JSON") from None
         if not isinstance(data, dict):
             raise RefusedError("the request body must be a JSON object")
         return data
 
+    def refusal(err: RefusedError) -> JSONResponse:
+        headers = {}
+        if isinstance(err, ThrottledError):
+            headers["Retry-After"] = str(int(err.retry_after + 0.999))
+        return JSONResponse({"error": str(err)}, status_code=err.status, headers=headers)
+
+    def answers(handler):
+        """A refusal becomes its 4xx answer; an unexpected failure a logged 500."""
+        async def wrapper(request: Request):
+            try:
+                return await handler(request)
+            except RefusedError as err:
+                return refusal(err)
+            except Exception:
+                log.exception("%s %s failed", request.method, request.url.path)
+                return JSONResponse({"error": "the server failed to answer"}, status_code=500)
+        return wrapper
+
     def signed_in(handler):
+        @answers
         async def wrapper(request: Request):
             user = user_of(request)
             if user is None:
                 return JSONResponse({"error": "sign in first"}, status_code=401)
-            try:
-                return await handler(request, user)
-            except RefusedError as err:
-                return JSONResponse({"error": str(err)}, status_code=400)
+            return await handler(request, user)
         return wrapper
 
     def session_response(user_id: int, name: str) -> JSONResponse:
@@ -99,11 +192,9 @@ def create_app(db_url: str = DEFAULT_DB, *, clock: Callable[[], float] = time.ti
             raise RefusedError("a password has 8 to 200 characters")
         return name, password
 
+    @answers
     async def signup(request: Request):
-        try:
-            name, password = credentials(await body(request))
-        except RefusedError as err:
-            return JSONResponse({"error": str(err)}, status_code=400)
+        name, password = credentials(await body(request))
         cost = {} if password_cost is None else {"n": password_cost}
         hashed = await run_in_threadpool(hash_password, password, **cost)
         user_id = lobby(request).store.create_user(name, hashed, clock())
@@ -111,19 +202,27 @@ def create_app(db_url: str = DEFAULT_DB, *, clock: Callable[[], float] = time.ti
             return JSONResponse({"error": f"the name {name!r} is taken"}, status_code=409)
         return session_response(user_id, name)
 
+    @answers
     async def signin(request: Request):
-        try:
-            name, password = credentials(await body(request))
-        except RefusedError as err:
-            return JSONResponse({"error": str(err)}, status_code=400)
+        name, password = credentials(await body(request))
+        keys = [(by_name, "name:" + name.lower()),
+                (by_address, "address:" + (request.client.host if request.client else "?"))]
+        wait = max(throttle.wait(key) for throttle, key in keys)
+        if wait:
+            raise ThrottledError(f"too many wrong passwords: try again in {wait:.0f} s", wait)
         user = lobby(request).store.user_by_name(name)
         ok = user is not None and await run_in_threadpool(verify_password, password,
                                                           user["password"])
         if not ok:
+            for throttle, key in keys:
+                throttle.fail(key)
             return JSONResponse({"error": "wrong user name or password"}, status_code=401)
+        by_name.clear(keys[0][1])
         return session_response(user["id"], user["name"])
 
+    @answers
     async def signout(request: Request):
+        await body(request)
         token = request.cookies.get(COOKIE)
         if token:
             lobby(request).store.drop_session(_token_hash(token))
@@ -142,6 +241,12 @@ def create_app(db_url: str = DEFAULT_DB, *, clock: Callable[[], float] = time.ti
     @signed_in
     async def listing(request: Request, user: dict):
         return JSONResponse(lobby(request).listing(user["id"]))
+
+    @signed_in
+    async def bots_for(request: Request, user: dict):
+        d = await body(request)
+        return JSONResponse(lobby(request).bots_for(d.get("game"), d.get("preset"),
+                                                    d.get("rules")))
 
     def table_answer(table) -> JSONResponse:
         return JSONResponse({"table": table.id, "status": table.status})
@@ -166,7 +271,7 @@ def create_app(db_url: str = DEFAULT_DB, *, clock: Callable[[], float] = time.ti
             d.get("rules"), d.get("absent", "bot"), d.get("bot")))
 
     def path_table(request: Request) -> int:
-        return int(request.path_params["table_id"])
+        return int(request.path_params["table_id"])  # the lobby refuses an id out of range
 
     @signed_in
     async def sit(request: Request, user: dict):
@@ -178,8 +283,17 @@ def create_app(db_url: str = DEFAULT_DB, *, clock: Callable[[], float] = time.ti
         await body(request)
         return table_answer(lobby(request).stand(user["id"], path_table(request)))
 
+    @signed_in
+    async def again(request: Request, user: dict):
+        await body(request)
+        return table_answer(lobby(request).again(user["id"], path_table(request)))
+
     async def index(request: Request):
         return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
+
+    async def favicon(request: Request):
+        return Response((STATIC / "favicon.svg").read_bytes(), media_type="image/svg+xml",
+                        headers={"Cache-Control": "max-age=86400"})
 
     async def websocket(ws: WebSocket):
         origin = ws.headers.get("origin")
@@ -202,7 +316,7 @@ def create_app(db_url: str = DEFAULT_DB, *, clock: Callable[[], float] = time.ti
                 if message["type"] == "websocket.disconnect":
                     break
                 text = message.get("text")
-                hub.handle(conn, text if text is not None else message.get("bytes", b""))
+                hub.handle(conn, text if text is not None else message.get("bytes") or b"")
         except WebSocketDisconnect:
             pass
         finally:
@@ -214,8 +328,9 @@ def create_app(db_url: str = DEFAULT_DB, *, clock: Callable[[], float] = time.ti
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette):
-        store = Store(db_url)
-        lobby_ = Lobby(store, clock=clock, bot_delay=bot_delay)
+        store = Store(db_url, exclusive=True)
+        lobby_ = Lobby(store, clock=clock, bot_delay=bot_delay, bots=allowed,
+                       bot_processes=bot_processes, turn=turn, grace=grace, abandon=abandon)
         app.state.lobby = lobby_
         lobby_.resume()
         ticker = asyncio.get_running_loop().create_task(lobby_.run_clock(tick_seconds))
@@ -226,11 +341,12 @@ def create_app(db_url: str = DEFAULT_DB, *, clock: Callable[[], float] = time.ti
             for table in lobby_.tables.values():
                 if table.bot_task is not None:
                     table.bot_task.cancel()
-            lobby_.pool.shutdown(wait=False, cancel_futures=True)
+            lobby_.runner.shutdown()
             store.close()
 
     routes = [
         Route("/", index),
+        Route("/favicon.ico", favicon),
         Route("/api/signup", signup, methods=["POST"]),
         Route("/api/signin", signin, methods=["POST"]),
         Route("/api/signout", signout, methods=["POST"]),
@@ -240,6 +356,8 @@ def create_app(db_url: str = DEFAULT_DB, *, clock: Callable[[], float] = time.ti
         Route("/api/tables", create_table, methods=["POST"]),
         Route("/api/tables/{table_id:int}/sit", sit, methods=["POST"]),
         Route("/api/tables/{table_id:int}/stand", stand, methods=["POST"]),
+        Route("/api/tables/{table_id:int}/again", again, methods=["POST"]),
+        Route("/api/bots", bots_for, methods=["POST"]),
         Route("/api/quickmatch", quick_match, methods=["POST"]),
         Route("/api/schedule", schedule, methods=["POST"]),
         WebSocketRoute("/ws", websocket),

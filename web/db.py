@@ -1,16 +1,27 @@
 """Storage of users, sessions, tables, seats and every move.
 
 SQLite by default (``sqlite:///path.db``); a ``postgresql://`` URL uses
-PostgreSQL through psycopg (installed separately). The SQL is the common subset
-of both, with ``?`` placeholders rewritten for psycopg and ``RETURNING id`` for
-new rows. Every write commits at once: a move is on disk before anyone hears
+PostgreSQL through psycopg (the ``web`` extra installs it). The SQL is the
+common subset of both, with ``?`` placeholders rewritten for psycopg and
+``RETURNING id`` for new rows. Every write commits at once (a request's
+writes together, in one transaction): a move is on disk before anyone hears
 of it, so a restarted server replays every unfinished game exactly.
+
+One server per database: the server holds the games in memory, so a second
+server on the same database would deal its own moves onto them. ``Store(...,
+exclusive=True)`` takes a lock for the store's lifetime - a PostgreSQL
+advisory lock, or an exclusive lock on ``<file>.lock`` beside a SQLite file -
+and a second server refuses to start. The lock goes with the process, also
+when it is killed.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -67,24 +78,34 @@ _DIALECTS = {
 }
 
 UNFINISHED = ("waiting", "scheduled", "playing")
+LOCK_KEY = 0x636172646C776562  # the PostgreSQL advisory lock of a cardrl web server
+
+
+class DatabaseBusyError(RuntimeError):
+    """Another server already uses this database."""
 
 
 class Database:
     """One connection, used from the server's event loop thread only."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, exclusive: bool = False) -> None:
         if not isinstance(url, str):
             raise ValueError(f"a database URL is a string, got {url!r}")
+        self._depth = 0
+        self._lock_file = None
         if url.startswith("sqlite://"):
             path = url.removeprefix("sqlite://").removeprefix("/") or ":memory:"
             if path != ":memory:":
                 Path(path).parent.mkdir(parents=True, exist_ok=True)
+                if exclusive:
+                    self._lock_sqlite(path)
             self.dialect = "sqlite"
             self.conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
             self.conn.row_factory = sqlite3.Row
             self.conn.execute("PRAGMA journal_mode=WAL")
             self.conn.execute("PRAGMA synchronous=NORMAL")
             self.conn.execute("PRAGMA foreign_keys=ON")
+            self.conn.execute("PRAGMA busy_timeout=5000")
         elif url.startswith(("postgresql://", "postgres://")):
             try:
                 import psycopg
@@ -94,12 +115,54 @@ class Database:
                     from None
             self.dialect = "postgresql"
             self.conn = psycopg.connect(url, autocommit=True, row_factory=dict_row)
+            if exclusive and not self.conn.execute("SELECT pg_try_advisory_lock(%s) AS ok",
+                                                   (LOCK_KEY,)).fetchone()["ok"]:
+                self.conn.close()
+                raise DatabaseBusyError(f"another server is using the database {_safe(url)}: "
+                                        "one server per database")
         else:
-            raise ValueError(f"unsupported database URL {url!r}: use sqlite:///file.db "
+            raise ValueError(f"unsupported database URL {_safe(url)}: use sqlite:///file.db "
                              "or postgresql://user:pass@host/db")
-        for statement in _SCHEMA.format(**_DIALECTS[self.dialect]).split(";"):
-            if statement.strip():
-                self.conn.execute(statement)
+        with self.transaction():
+            for statement in _SCHEMA.format(**_DIALECTS[self.dialect]).split(";"):
+                if statement.strip():
+                    self.conn.execute(statement)
+
+    def _lock_sqlite(self, path: str) -> None:
+        lock = open(path + ".lock", "a")  # noqa: SIM115 - held open for the store's lifetime
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            lock.close()
+            raise DatabaseBusyError(f"another server is using the database {path}: "
+                                    "one server per database") from None
+        self._lock_file = lock
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[None]:
+        """The writes inside commit together or not at all (nested: the outermost decides)."""
+        if self._depth:
+            self._depth += 1
+            try:
+                yield
+            finally:
+                self._depth -= 1
+            return
+        self._depth = 1
+        try:
+            if self.dialect == "sqlite":
+                self.conn.execute("BEGIN")
+                try:
+                    yield
+                except BaseException:
+                    self.conn.execute("ROLLBACK")
+                    raise
+                self.conn.execute("COMMIT")
+            else:
+                with self.conn.transaction():
+                    yield
+        finally:
+            self._depth = 0
 
     def _sql(self, sql: str) -> str:
         return sql if self.dialect == "sqlite" else sql.replace("?", "%s")
@@ -120,13 +183,31 @@ class Database:
 
     def close(self) -> None:
         self.conn.close()
+        if self._lock_file is not None:
+            self._lock_file.close()  # releases the lock
+            self._lock_file = None
+
+
+def _safe(url: str) -> str:
+    """A database URL without its password, for messages."""
+    head, at, tail = url.rpartition("@")
+    if not at:
+        return repr(url)
+    scheme, _, user = head.partition("://")
+    if ":" in user:
+        user = user.split(":", 1)[0] + ":***"
+    return repr(f"{scheme}://{user}@{tail}")
 
 
 class Store:
     """The queries the server needs, named by what they do."""
 
-    def __init__(self, url: str) -> None:
-        self.db = Database(url)
+    def __init__(self, url: str, exclusive: bool = False) -> None:
+        self.db = Database(url, exclusive=exclusive)
+
+    def transaction(self):
+        """Group writes: all or none of them are stored."""
+        return self.db.transaction()
 
     # ------------------------------------------------------------- users
     def create_user(self, name: str, password_hash: str, now: float) -> int | None:
@@ -165,6 +246,12 @@ class Store:
                      status: str, host: int | None, created: float, starts_at: float | None,
                      absent: str | None, bot_spec: str | None, fill_at: float | None,
                      seats: list[tuple[int | None, str | None]]) -> int:
+        with self.transaction():
+            return self._create_table(game, preset, rules, seed, kind, status, host, created,
+                                      starts_at, absent, bot_spec, fill_at, seats)
+
+    def _create_table(self, game, preset, rules, seed, kind, status, host, created, starts_at,
+                      absent, bot_spec, fill_at, seats) -> int:
         table_id = self.db.insert(
             "INSERT INTO game_tables (game, preset, rules, seed, kind, status, host, created,"
             " starts_at, absent, bot_spec, fill_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -183,6 +270,9 @@ class Store:
     def set_status(self, table_id: int, status: str, result: dict | None = None) -> None:
         self.db.execute("UPDATE game_tables SET status = ?, result = ? WHERE id = ?",
                         (status, None if result is None else json.dumps(result), table_id))
+
+    def set_bot_spec(self, table_id: int, bot_spec: str | None) -> None:
+        self.db.execute("UPDATE game_tables SET bot_spec = ? WHERE id = ?", (bot_spec, table_id))
 
     def set_fill_at(self, table_id: int, fill_at: float | None) -> None:
         self.db.execute("UPDATE game_tables SET fill_at = ? WHERE id = ?", (fill_at, table_id))
@@ -208,6 +298,13 @@ class Store:
         marks = ",".join("?" * len(UNFINISHED))
         return [r["id"] for r in self.db.rows(
             f"SELECT id FROM game_tables WHERE status IN ({marks}) ORDER BY id", UNFINISHED)]
+
+    def dump(self) -> dict[str, list[dict]]:
+        """Every row of every table, in key order: what a test compares before and after."""
+        order = {"users": "id", "sessions": "token_hash", "game_tables": "id",
+                 "seats": "table_id, seat", "moves": "table_id, ply"}
+        return {name: self.db.rows(f"SELECT * FROM {name} ORDER BY {key}")
+                for name, key in order.items()}
 
     def close(self) -> None:
         self.db.close()

@@ -7,7 +7,12 @@
   game starts once every invited player has arrived (opened the table) and the
   time has come; at the end of the window (10 minutes from the start time)
   absentees are replaced by bots or the game is cancelled, as the host chose;
-* custom tables: any mix of people, open seats and bots (A1.3).
+* custom tables: any mix of people, open seats and bots (A1.3);
+* play again: a finished table's players get a new table with the same seats.
+
+Every request is checked whole before anything is written, so a refused one
+changes nothing, in memory or in the database. Bots are picked by name from
+the operator's list (``web.bots.Bots``), never by a path.
 """
 
 from __future__ import annotations
@@ -16,16 +21,59 @@ import asyncio
 import logging
 import math
 import secrets
+from typing import Any
 
 from envs.games import game_names, get_game
-from web.bots import bot_names, default_bot, make_bot
+from web.bots import BotError
 from web.hub import Conn, Hub
 from web.table import RefusedError, Table
 
 log = logging.getLogger("web")
 WINDOW = 600.0  # seconds after the start time during which invited players may arrive
 MAX_WAIT = 3600.0
-_RULE_VALUE = (int, float, str, bool, type(None))
+MAX_NAME = 80  # longest game, preset or seat word echoed back in an error
+
+
+def _int_in(low: int, high: int, none: bool = False):
+    def check(value: Any) -> bool:
+        if value is None:
+            return none
+        return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
+    check.text = f"an integer {low}..{high}" + (" or null" if none else "")
+    return check
+
+
+def _word(value: Any) -> bool:
+    return isinstance(value, str) and 0 < len(value) <= 20
+
+
+_word.text = "a word"
+
+
+def _flag(value: Any) -> bool:
+    return isinstance(value, bool)
+
+
+_flag.text = "true or false"
+
+# The rule fields a web table may change and the values each may take (the game's
+# rules object checks the rest, e.g. which tie rules exist); every other field keeps
+# its preset value. A game without the field refuses it.
+RULE_FIELDS = {
+    "target": _int_in(1, 10_000),
+    "max_hands": _int_in(1, 100, none=True),
+    "num_players": _int_in(2, 9),
+    "cards_per_suit": _int_in(1, 13),
+    "tie_rule": _word,
+    "knock_limit": _int_in(0, 100, none=True),
+    "jokers": _flag,
+}
+
+
+def _show(value: Any) -> str:
+    """A value from a request, for an error message: repr, cut short."""
+    text = repr(value)
+    return text if len(text) <= MAX_NAME else text[:MAX_NAME - 3] + "..."
 
 
 class Lobby(Hub):
@@ -37,60 +85,94 @@ class Lobby(Hub):
 
     # ------------------------------------------------------------ listings
     def games(self) -> list[dict]:
-        """The games this server can host now (a game whose module is missing is left out)."""
+        """The games this server can host now, each preset with its seats and bots."""
         out = []
         for name in game_names():
             try:
                 game = get_game(name)
-            except ImportError:
+            except (ImportError, ValueError):
                 continue
-            out.append({"game": name, "presets": list(game.presets), "bots": bot_names(name),
-                        "default_bot": default_bot(name),
-                        "players": game.num_players(game.get_rules(game.presets[0]))})
+            presets = []
+            for preset in game.presets:
+                rules = game.get_rules(preset)
+                offered = self.bots.offered(name, rules)
+                presets.append({"name": preset, "players": game.num_players(rules),
+                                "bots": offered, "default_bot": self.bots.default(name, rules)})
+            bots = {s: self.bots.describe(s) for s in self.bots.specs(name)}
+            out.append({"game": name, "presets": presets, "bots": bots,
+                        "rule_fields": sorted(f for f in RULE_FIELDS
+                                              if hasattr(game.get_rules(game.presets[0]), f))})
         return out
 
+    def bots_for(self, game: Any, preset: Any, rules: Any) -> dict:
+        """The bots that can play a game under the given preset and rule changes."""
+        g, preset, rules, n = self._game(game, preset, rules)
+        full = g.get_rules(preset, **rules)
+        return {"players": n, "bots": self.bots.offered(game, full),
+                "default_bot": self.bots.default(game, full)}
+
     def listing(self, user_id: int) -> dict:
+        """Your unfinished tables, and the live ones: a seated person is at the table."""
         mine, open_, playing = [], [], []
         for table in sorted(self.tables.values(), key=lambda t: (t.created, t.id)):
-            line = table.summary(self.online(table))
+            online = self.online(table)
+            line = table.summary(online)
+            live = any(table.seats[i].user_id in online for i in table.people())
             if table.seat_of(user_id) is not None:
                 if table.status in ("waiting", "scheduled", "playing"):
                     mine.append(line)
-            elif table.status == "waiting" and table.open_seats():
+            elif table.status == "waiting" and table.open_seats() and live:
                 open_.append(line)
-            elif table.status == "playing":
+            elif table.status == "playing" and live:
                 playing.append(line)
         return {"mine": mine, "open": open_, "playing": playing[-30:][::-1]}
 
     # -------------------------------------------------------------- checks
-    def _game(self, game: str, preset: str | None, rules: dict | None):
+    def _game(self, game: Any, preset: Any, rules: Any):
+        """(game, preset, rule changes, seats), checked; RefusedError naming what is wrong."""
+        if not isinstance(game, str):
+            raise RefusedError(f"game must be a game's name, got {_show(game)}")
         try:
             g = get_game(game)
-        except ValueError as err:
-            raise RefusedError(str(err)) from None
+        except ValueError:
+            raise RefusedError(f"unknown game {_show(game)}; choose from "
+                               f"{', '.join(game_names())}") from None
         except ImportError:
             raise RefusedError(f"game {game!r} is not available on this server yet") from None
-        preset = preset or g.presets[0]
-        if preset not in g.presets:
-            raise RefusedError(f"unknown {game} preset {preset!r}; "
+        if preset is None:
+            preset = g.presets[0]
+        if not isinstance(preset, str) or preset not in g.presets:
+            raise RefusedError(f"unknown {game} preset {_show(preset)}; "
                                f"choose from {', '.join(g.presets)}")
         rules = {} if rules is None else rules
-        if not isinstance(rules, dict) or not all(
-                isinstance(k, str) and isinstance(v, _RULE_VALUE) for k, v in rules.items()):
-            raise RefusedError(f"rules must be an object of field: value changes, got {rules!r}")
+        if not isinstance(rules, dict):
+            raise RefusedError(f"rules must be an object of field: value changes, "
+                               f"got {_show(rules)}")
+        for key, value in rules.items():
+            check = RULE_FIELDS.get(key)
+            if check is None:
+                raise RefusedError(f"rule {_show(key)} cannot be changed at a web table; "
+                                   f"these can: {', '.join(RULE_FIELDS)}")
+            if not check(value):
+                raise RefusedError(f"bad rules for {game}: {key} must be {check.text}, "
+                                   f"got {_show(value)}")
         try:
             num_players = g.num_players(g.get_rules(preset, **rules))
         except (ValueError, TypeError) as err:
             raise RefusedError(f"bad rules for {game}: {err}") from None
         return g, preset, rules, num_players
 
-    @staticmethod
-    def _bot(spec: str, game: str) -> str:
+    def _bot(self, spec: Any, game: str, preset: str, rules: dict) -> str:
         try:
-            make_bot(spec, game)
-        except ValueError as err:
+            return self.bots.check(spec, game, get_game(game).get_rules(preset, **rules))
+        except BotError as err:
             raise RefusedError(str(err)) from None
-        return spec.strip()
+
+    def _default_bot(self, game: str, preset: str, rules: dict) -> str:
+        spec = self.bots.default(game, get_game(game).get_rules(preset, **rules))
+        if spec is None:
+            raise RefusedError(f"no bot on this server can play these {game} rules")
+        return spec
 
     def _create(self, *, host: int, game: str, preset: str, rules: dict, kind: str,
                 status: str, seats: list[tuple[int | None, str | None]], bot_spec: str | None,
@@ -106,15 +188,16 @@ class Lobby(Hub):
         return table
 
     # -------------------------------------------------------------- tables
-    def create_table(self, user_id: int, game: str, preset: str | None = None,
-                     rules: dict | None = None, seats: list[str] | None = None) -> Table:
-        """A table with seats given as "me", "open" or "bot:<spec>" (default: me, rest open)."""
+    def create_table(self, user_id: int, game: Any, preset: Any = None, rules: Any = None,
+                     seats: Any = None) -> Table:
+        """A table with seats given as "me", "open" or "bot:<name>" (default: me, rest open)."""
         g, preset, rules, n = self._game(game, preset, rules)
         seats = ["me"] + ["open"] * (n - 1) if seats is None else seats
         if not isinstance(seats, list) or len(seats) != n:
-            raise RefusedError(f"a {game} table has {n} seats; got {seats!r}")
+            raise RefusedError(f"a {game} table with these rules has {n} seats; "
+                               f"got {_show(seats)}")
         if seats.count("me") != 1:
-            raise RefusedError(f"name your own seat \"me\" exactly once, got {seats!r}")
+            raise RefusedError(f"name your own seat \"me\" exactly once, got {_show(seats)}")
         spec_seats: list[tuple[int | None, str | None]] = []
         for s in seats:
             if s == "me":
@@ -122,13 +205,14 @@ class Lobby(Hub):
             elif s == "open":
                 spec_seats.append((None, None))
             elif isinstance(s, str) and s.startswith("bot:"):
-                spec_seats.append((None, self._bot(s.removeprefix("bot:"), game)))
+                spec_seats.append((None, self._bot(s.removeprefix("bot:"), game, preset, rules)))
             else:
-                raise RefusedError(f"a seat is \"me\", \"open\" or \"bot:<name>\", got {s!r}")
+                raise RefusedError(f"a seat is \"me\", \"open\" or \"bot:<name>\", "
+                                   f"got {_show(s)}")
         return self._create(host=user_id, game=game, preset=preset, rules=rules, kind="custom",
                             status="waiting", seats=spec_seats, bot_spec=None)
 
-    def sit(self, user_id: int, table_id: int, seat: int | None = None) -> Table:
+    def sit(self, user_id: int, table_id: int, seat: Any = None) -> Table:
         """Take an open seat (the first one if none is named) at a waiting table."""
         table = self.table(table_id)
         if table.status != "waiting":
@@ -140,8 +224,9 @@ class Lobby(Hub):
             if not open_:
                 raise RefusedError(f"table {table_id} is full")
             seat = open_[0]
-        if seat not in open_:
-            raise RefusedError(f"seat {seat!r} at table {table_id} is not open; open: {open_}")
+        if isinstance(seat, bool) or not isinstance(seat, int) or seat not in open_:
+            raise RefusedError(f"seat {_show(seat)} at table {table_id} is not open; "
+                               f"open seats: {open_}")
         self._seat_user(table, seat, user_id)
         if not table.open_seats():
             self.start(table)
@@ -150,9 +235,10 @@ class Lobby(Hub):
         return table
 
     def _seat_user(self, table: Table, seat: int, user_id: int) -> None:
+        name = self.store.user_names([user_id])[user_id]
         self.store.set_seat(table.id, seat, user_id, None)
         s = table.seats[seat]
-        s.user_id, s.user_name = user_id, self.store.user_names([user_id])[user_id]
+        s.user_id, s.user_name = user_id, name
 
     def stand(self, user_id: int, table_id: int) -> Table:
         """Leave a table that has not started; with nobody left it is cancelled."""
@@ -165,39 +251,70 @@ class Lobby(Hub):
         self.store.set_seat(table.id, seat, None, None)
         table.seats[seat].user_id = table.seats[seat].user_name = None
         if all(s.user_id is None for s in table.seats):
-            self._cancel(table, "everyone left")
+            self.close_table(table, "cancelled", "everyone left")
         else:
             self.broadcast(table)
         return table
 
-    def _cancel(self, table: Table, reason: str) -> None:
-        table.status = "cancelled"
-        table.result = {"cancelled": reason}
-        self.store.set_status(table.id, "cancelled", table.result)
-        self.broadcast(table)
-        self.evict(table)
-
-    def _fill_with_bots(self, table: Table, seats: list[int]) -> None:
-        spec = table.bot_spec or default_bot(table.game_name)
+    def _fill_with_bots(self, table: Table, seats: list[int]) -> bool:
+        """Seat the table's bot in ``seats``; False (nothing changed) if no bot can play."""
+        spec = table.standin()
+        if spec is None:
+            return False
+        with self.store.transaction():
+            for i in seats:
+                self.store.set_seat(table.id, i, None, spec)
         for i in seats:
-            self.store.set_seat(table.id, i, None, spec)
             table.seats[i].user_id = table.seats[i].user_name = None
             table.seats[i].bot_spec = spec
+        return True
+
+    def again(self, user_id: int, table_id: int) -> Table:
+        """A new table with the same game, rules and seats as a finished one.
+
+        The people of the old table are invited as to a game scheduled for now:
+        it starts when all have opened it; bots take the seats of those who have
+        not come in the window. Asked twice, it is the same new table.
+        """
+        old = self.table(table_id)
+        if old.seat_of(user_id) is None:
+            raise RefusedError(f"you have no seat at table {table_id}")
+        if old.status != "finished":
+            raise RefusedError(f"table {table_id} is not over (status {old.status})")
+        if old.result and old.result.get("again"):
+            return self.table(old.result["again"])
+        seats = [(s.user_id, s.bot_spec) for s in old.seats]
+        for _, spec in seats:
+            if spec is not None:
+                self._bot(spec, old.game_name, old.preset, old.rule_changes)
+        bot = old.standin() or self._default_bot(old.game_name, old.preset, old.rule_changes)
+        with self.store.transaction():
+            table_id = self.store.create_table(
+                game=old.game_name, preset=old.preset, rules=old.rule_changes,
+                seed=secrets.randbits(62), kind="scheduled", status="scheduled", host=user_id,
+                created=self.clock(), starts_at=self.clock(), absent="bot", bot_spec=bot,
+                fill_at=None, seats=seats)
+            result = {**(old.result or {}), "again": table_id}
+            self.store.set_status(old.id, old.status, result)
+        old.result = result
+        self.broadcast(old)
+        return self.table(table_id)
 
     # ---------------------------------------------------------- quick match
-    def quick_match(self, user_id: int, game: str, preset: str | None = None,
-                    fill_after: float | None = None, bot: str | None = None) -> Table:
+    def quick_match(self, user_id: int, game: Any, preset: Any = None,
+                    fill_after: Any = None, bot: Any = None) -> Table:
         """Seat the player at the oldest table waiting for this game, or open a new one.
 
         ``fill_after``: seconds after which the empty seats get bots (None: wait for people).
         """
         g, preset, rules, n = self._game(game, preset, None)
         if fill_after is not None and (isinstance(fill_after, bool) or not isinstance(
-                fill_after, (int, float)) or not 0 <= fill_after <= MAX_WAIT
-                or math.isnan(fill_after)):
+                fill_after, (int, float)) or math.isnan(fill_after)
+                or not 0 <= fill_after <= MAX_WAIT):
             raise RefusedError(f"fill_after is a number of seconds 0..{MAX_WAIT:g} or null, "
-                               f"got {fill_after!r}")
-        bot = self._bot(bot if bot is not None else default_bot(game), game)
+                               f"got {_show(fill_after)}")
+        bot = self._bot(bot, game, preset, rules) if bot is not None \
+            else self._default_bot(game, preset, rules)
         fill_at = None if fill_after is None else self.clock() + fill_after
         waiting = sorted((t for t in self.tables.values()
                           if t.kind == "quick" and t.status == "waiting" and t.game_name == game
@@ -208,8 +325,8 @@ class Lobby(Hub):
         for table in waiting:
             if table.open_seats():
                 if fill_at is not None and (table.fill_at is None or fill_at < table.fill_at):
-                    table.fill_at = fill_at
                     self.store.set_fill_at(table.id, fill_at)
+                    table.fill_at = fill_at
                 self.sit(user_id, table.id)
                 self.tick()
                 return table
@@ -220,29 +337,31 @@ class Lobby(Hub):
         return table
 
     # ------------------------------------------------------------ schedule
-    def schedule(self, user_id: int, game: str, starts_at: float, players: list[str],
-                 preset: str | None = None, rules: dict | None = None, absent: str = "bot",
-                 bot: str | None = None) -> Table:
-        """A game at ``starts_at`` (epoch seconds) for ``players``: user names or "bot:<spec>"."""
+    def schedule(self, user_id: int, game: Any, starts_at: Any, players: Any,
+                 preset: Any = None, rules: Any = None, absent: Any = "bot",
+                 bot: Any = None) -> Table:
+        """A game at ``starts_at`` (epoch seconds) for ``players``: user names or "bot:<name>"."""
         g, preset, rules, n = self._game(game, preset, rules)
         now = self.clock()
         if isinstance(starts_at, bool) or not isinstance(starts_at, (int, float)) \
                 or math.isnan(starts_at) or not now - self.window < starts_at < now + 366 * 86400:
             raise RefusedError(f"starts_at must be a time (epoch seconds) from now to a year "
-                               f"ahead, got {starts_at!r}")
+                               f"ahead, got {_show(starts_at)}")
         if absent not in ("bot", "cancel"):
-            raise RefusedError(f"absent must be 'bot' or 'cancel', got {absent!r}")
+            raise RefusedError(f"absent must be 'bot' or 'cancel', got {_show(absent)}")
         if not isinstance(players, list) or len(players) != n:
-            raise RefusedError(f"a {game} game needs {n} players, got {players!r}")
-        bot = self._bot(bot if bot is not None else default_bot(game), game)
+            raise RefusedError(f"a {game} game with these rules needs {n} players, "
+                               f"got {_show(players)}")
+        bot = self._bot(bot, game, preset, rules) if bot is not None \
+            else self._default_bot(game, preset, rules)
         seats: list[tuple[int | None, str | None]] = []
         for p in players:
             if isinstance(p, str) and p.startswith("bot:"):
-                seats.append((None, self._bot(p.removeprefix("bot:"), game)))
+                seats.append((None, self._bot(p.removeprefix("bot:"), game, preset, rules)))
                 continue
-            user = self.store.user_by_name(p) if isinstance(p, str) else None
+            user = self.store.user_by_name(p) if isinstance(p, str) and len(p) <= 24 else None
             if user is None:
-                raise RefusedError(f"no user named {p!r}")
+                raise RefusedError(f"no user named {_show(p)}")
             if any(u == user["id"] for u, _ in seats):
                 raise RefusedError(f"{user['name']} is invited twice")
             seats.append((user["id"], None))
@@ -258,8 +377,8 @@ class Lobby(Hub):
         now = self.clock()
         if table.status == "scheduled" and seat is not None \
                 and table.seats[seat].arrived is None and now < table.starts_at + self.window:
-            table.seats[seat].arrived = now
             self.store.set_seat(table.id, seat, conn.user_id, None, arrived=now)
+            table.seats[seat].arrived = now
         super().join(conn, table)
         if table.status == "scheduled":
             self._check_schedule(table, now)
@@ -270,23 +389,26 @@ class Lobby(Hub):
         if now >= table.starts_at and not missing:
             self.start(table)
         elif now >= table.starts_at + self.window:
-            if table.absent == "bot" and len(missing) < len(people):
-                self._fill_with_bots(table, missing)
+            if table.absent == "bot" and len(missing) < len(people) \
+                    and self._fill_with_bots(table, missing):
                 self.start(table)
             else:
                 names = ", ".join(table.seats[i].user_name for i in missing)
-                self._cancel(table, f"not arrived within {self.window / 60:g} minutes: {names}")
+                self.close_table(table, "cancelled",
+                                 f"not arrived within {self.window / 60:g} minutes: {names}")
 
     # --------------------------------------------------------------- clock
     def tick(self) -> None:
-        """Fill quick-match tables whose wait is over; start or cancel scheduled games."""
+        """Fill quick-match tables whose wait is over; start or cancel scheduled games;
+        run the turn clocks and close the tables nobody is at."""
         now = self.clock()
         for table in list(self.tables.values()):
             if table.status == "waiting" and table.fill_at is not None and now >= table.fill_at:
-                self._fill_with_bots(table, table.open_seats())
-                self.start(table)
+                if self._fill_with_bots(table, table.open_seats()):
+                    self.start(table)
             elif table.status == "scheduled":
                 self._check_schedule(table, now)
+        self.tick_tables(now)
 
     async def run_clock(self, every: float) -> None:
         while True:

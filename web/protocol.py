@@ -5,6 +5,7 @@ Client to server::
     {"type": "join",  "table": 7}               watch table 7 (and play, if seated)
     {"type": "leave", "table": 7}               stop receiving table 7
     {"type": "move",  "table": 7, "action": 31, "ply": 12}
+    {"type": "back",  "table": 7}               take your seat back from the stand-in bot
     {"type": "ping"}
 
 ``ply`` is optional: the number of moves the client had seen; a move sent for
@@ -14,11 +15,13 @@ may carry an ``"id"``, echoed in the answer.
 Server to client::
 
     {"type": "table", "table": 7, "seat": 2, "ply": 13, "status": "playing",
-     "players": [...], "view": {...}, "legal": [[action, name], ...], "event": {...}}
+     "players": [...], "view": {...}, "legal": [[action, name], ...], "event": {...},
+     "clock": {"seat": 1, "bot_at": epoch, "now": epoch} or null, "notice": "..." or null}
     {"type": "error", "table": 7, "error": "not your turn at table 7: ...", "id": ...}
     {"type": "pong"}
 
-A refused message changes nothing and is answered only to its sender.
+A refused message changes nothing and is answered only to its sender; no
+message, however malformed, closes the connection.
 """
 
 from __future__ import annotations
@@ -28,7 +31,9 @@ import json
 from web.table import RefusedError
 
 MAX_MESSAGE = 4096
-_FIELDS = {"join": ("table",), "leave": ("table",), "move": ("table", "action"), "ping": ()}
+_FIELDS = {"join": ("table",), "leave": ("table",), "move": ("table", "action"),
+           "back": ("table",), "ping": ()}
+_LIMIT = 1 << 63  # every integer field fits a 64-bit database column
 
 
 def _is_int(x) -> bool:
@@ -46,6 +51,8 @@ def parse_message(text: str | bytes) -> dict:
     except ValueError as err:
         raise RefusedError(f"malformed message: not JSON ({err.msg} at character {err.pos})") \
             from None
+    except RecursionError:
+        raise RefusedError("malformed message: nested too deeply") from None
     if not isinstance(msg, dict):
         raise RefusedError(f"malformed message: expected a JSON object, got {type(msg).__name__}")
     kind = msg.get("type")
@@ -55,8 +62,15 @@ def parse_message(text: str | bytes) -> dict:
     for name in _FIELDS[kind]:
         if name not in msg:
             raise RefusedError(f"malformed message: a {kind!r} message needs {name!r}")
-        if not _is_int(msg[name]):
-            raise RefusedError(f"malformed message: {name!r} must be an integer, got {msg[name]!r}")
-    if "ply" in msg and not _is_int(msg["ply"]):
-        raise RefusedError(f"malformed message: 'ply' must be an integer, got {msg['ply']!r}")
+        if not _is_int(msg[name]) or not -_LIMIT < msg[name] < _LIMIT:
+            raise RefusedError(f"malformed message: {name!r} must be an integer, got "
+                               f"{_short(msg[name])}")
+    if "ply" in msg and (not _is_int(msg["ply"]) or not 0 <= msg["ply"] < _LIMIT):
+        raise RefusedError(f"malformed message: 'ply' must be an integer, got "
+                           f"{_short(msg['ply'])}")
     return msg
+
+
+def _short(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."

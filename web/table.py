@@ -4,22 +4,35 @@ The state lives only here; a seat is told ``state.view(seat).to_dict()`` and a
 watcher only what the game's web adapter calls public. The table is rebuilt
 from its stored row by replaying the move log from the stored seed, which is
 how a restarted server resumes a game exactly.
+
+The turn clock lives here too (in memory: a restart gives everyone a fresh
+clock): a person to move has ``turn`` seconds while at the table, or ``grace``
+seconds once gone from it; then a stand-in bot plays the seat, at once on each
+of its turns, until the person comes back. The clock runs only while some
+seated person is at the table: nobody is kept waiting otherwise.
 """
 
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from agents.base import Bot
 from envs.games import get_game
 from web.adapters import adapter_for
-from web.bots import make_bot
+from web.bots import BotError, Bots
 
 
 class RefusedError(Exception):
     """A request the server turns down; the message says why, and nothing changed."""
+
+    status = 400
+
+
+class NotFoundError(RefusedError):
+    """A request for a table that does not exist."""
+
+    status = 404
 
 
 @dataclass
@@ -28,17 +41,21 @@ class Seat:
     user_name: str | None = None
     bot_spec: str | None = None
     arrived: float | None = None
-    bot: Bot | None = field(default=None, repr=False)
+    away: bool = False  # a person whose turn clock ran out: the stand-in bot plays for them
 
     @property
     def is_open(self) -> bool:
         return self.user_id is None and self.bot_spec is None
 
+    @property
+    def is_person(self) -> bool:
+        return self.user_id is not None and self.bot_spec is None
+
 
 class Table:
-    """Built from a stored row (``Store.table``) and the user names it needs."""
+    """Built from a stored row (``Store.table``), the user names it needs and the bot list."""
 
-    def __init__(self, row: dict, names: dict[int, str]) -> None:
+    def __init__(self, row: dict, names: dict[int, str], bots: Bots, now: float = 0.0) -> None:
         self.id: int = row["id"]
         self.game_name: str = row["game"]
         self.game = get_game(self.game_name)
@@ -57,11 +74,16 @@ class Table:
         self.result: dict | None = row["result"]
         self.seats = [Seat(s["user_id"], names.get(s["user_id"]), s["bot"], s["arrived"])
                       for s in row["seats"]]
+        self.bots = bots
         self.adapter = adapter_for(self.game_name)
         self.state: Any = None
         self.ply = 0
         self.subscribers: set = set()  # connections watching or playing here
         self.bot_task: asyncio.Task | None = None
+        self.turn_since = now  # when the seat to move got its turn
+        self.empty_since: float | None = now  # since when no seated person is at the table
+        self.left_at: dict[int, float] = {}  # seat -> when its person last left the table
+        self.notice: str | None = None  # a line for everyone (a bot replaced, a seat taken over)
         if self.status in ("playing", "finished"):
             self.start()
             self.replay(row["moves"])
@@ -80,13 +102,31 @@ class Table:
     def open_seats(self) -> list[int]:
         return [i for i, s in enumerate(self.seats) if s.is_open]
 
+    def people(self) -> list[int]:
+        return [i for i, s in enumerate(self.seats) if s.is_person]
+
+    def present(self) -> set[int]:
+        """User ids with a connection following this table."""
+        return {c.user_id for c in self.subscribers}
+
+    def standin(self) -> str | None:
+        """The bot that plays for an absent person: the table's bot, else the default."""
+        if self.bot_spec is not None and self.bots.cannot_play(
+                self.bot_spec, self.game_name, self.rules) is None:
+            return self.bot_spec
+        return self.bots.default(self.game_name, self.rules)
+
     # ------------------------------------------------------------- play
     def start(self) -> None:
-        """Deal from the stored seed and build the bots of the bot seats."""
-        self.state = self.game.new_state(self.rules, self.seed)
-        for i, seat in enumerate(self.seats):
+        """Deal from the stored seed; every bot seat must hold a bot this server offers."""
+        for seat in self.seats:
             if seat.bot_spec is not None:
-                seat.bot = make_bot(seat.bot_spec, self.game_name, seed=self.seed + i)
+                try:
+                    self.bots.check(seat.bot_spec, self.game_name, self.rules)
+                except BotError as err:
+                    raise RefusedError(f"table {self.id} cannot be played here: {err}") \
+                        from None
+        self.state = self.game.new_state(self.rules, self.seed)
 
     def replay(self, moves: list[tuple[int, int]]) -> None:
         for seat, action in moves:
@@ -96,11 +136,47 @@ class Table:
             self.state.apply(action)
             self.ply += 1
 
-    def bot_to_move(self) -> Seat | None:
-        if self.status != "playing" or self.state.is_over:
+    def to_move(self) -> int | None:
+        if self.status != "playing" or self.state is None or self.state.is_over:
             return None
-        seat = self.seats[self.state.current_player]
-        return seat if seat.bot is not None else None
+        return self.state.current_player
+
+    def anyone_here(self) -> bool:
+        """Whether a seated person has the table open."""
+        present = self.present()
+        return any(self.seats[i].user_id in present for i in self.people())
+
+    def bot_to_move(self) -> tuple[int, str] | None:
+        """(seat, bot spec) when a bot is to move: a bot seat, or the stand-in of a person
+        who is away - while someone is at the table to play with (with nobody left the
+        game waits for a person to come back, or for the table to be closed)."""
+        seat = self.to_move()
+        if seat is None:
+            return None
+        s = self.seats[seat]
+        if s.bot_spec is not None:
+            return seat, s.bot_spec
+        if s.away and self.anyone_here():
+            spec = self.standin()
+            return None if spec is None else (seat, spec)
+        return None
+
+    def bot_seed(self, seat: int) -> int:
+        """The seed a bot's move is played with: the same position, the same move."""
+        return (self.seed + 1_000_003 * self.ply + seat) % (1 << 63)
+
+    def deadline(self, turn: float, grace: float) -> float | None:
+        """When a stand-in takes over the person to move; None if no person's clock runs."""
+        seat = self.to_move()
+        if seat is None:
+            return None
+        s = self.seats[seat]
+        if not s.is_person or s.away or not self.anyone_here():
+            return None  # with nobody at the table, nobody waits for the move
+        at = self.turn_since + turn
+        if s.user_id not in self.present():
+            at = min(at, max(self.turn_since, self.left_at.get(seat, self.turn_since)) + grace)
+        return at
 
     def check_move(self, seat: int, action: Any) -> None:
         """Raise RefusedError, naming the reason, unless ``seat`` may play ``action`` now."""
@@ -121,7 +197,7 @@ class Table:
     def _name(self, action: int) -> str:
         try:
             return self.game.action_name(action)
-        except (ValueError, IndexError, KeyError):
+        except (ValueError, IndexError, KeyError, TypeError):
             return "no such action"
 
     def apply(self, seat: int, action: int) -> dict:
@@ -137,7 +213,7 @@ class Table:
 
     # --------------------------------------------------------- messages
     def message(self, seat: int | None, event: dict | None = None,
-                online: set[int] | None = None) -> dict:
+                online: set[int] | None = None, clock: dict | None = None) -> dict:
         """What the holder of ``seat`` (None: a watcher) is told about this table."""
         view, legal = None, []
         if self.state is not None:
@@ -145,7 +221,8 @@ class Table:
                 view = self.adapter.spectator_view(self.state)
             else:
                 view = self.state.view(seat).to_dict()
-                if self.status == "playing" and self.state.current_player == seat:
+                if self.status == "playing" and self.state.current_player == seat \
+                        and not self.seats[seat].away:
                     legal = [[a, self.game.action_name(a)] for a in self.state.legal_actions()]
         online = online or set()
         return {
@@ -153,6 +230,7 @@ class Table:
             "table": self.id,
             "game": self.game_name,
             "preset": self.preset,
+            "rules": self.rule_changes,
             "kind": self.kind,
             "status": self.status,
             "seat": seat,
@@ -165,21 +243,25 @@ class Table:
             "legal": legal,
             "event": event,
             "result": self.result,
+            "clock": clock,
+            "notice": self.notice,
         }
 
     @staticmethod
     def player_info(seat: Seat, online: set[int]) -> dict:
         if seat.bot_spec is not None:
             return {"name": seat.bot_spec, "bot": True, "online": True,
-                    "arrived": True, "open": False}
+                    "arrived": True, "open": False, "away": False}
         return {"name": seat.user_name, "bot": False, "online": seat.user_id in online,
-                "arrived": seat.arrived is not None, "open": seat.user_id is None}
+                "arrived": seat.arrived is not None, "open": seat.user_id is None,
+                "away": seat.away}
 
     def summary(self, online: set[int] | None = None) -> dict:
         """The lobby's line for this table."""
         online = online or set()
         return {
-            "table": self.id, "game": self.game_name, "preset": self.preset, "kind": self.kind,
+            "table": self.id, "game": self.game_name, "preset": self.preset,
+            "rules": self.rule_changes, "kind": self.kind,
             "status": self.status, "players": [self.player_info(s, online) for s in self.seats],
             "open_seats": len(self.open_seats()), "starts_at": self.starts_at,
             "fill_at": self.fill_at, "absent": self.absent, "created": self.created,

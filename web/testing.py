@@ -3,22 +3,32 @@
 ``ServerProcess`` runs ``python -m web`` on a free local port with its own
 database, waits until it answers, and can be stopped gently or killed (the
 restart test kills it in the middle of a hand). ``signup`` returns the
-session cookie of a new account.
+session cookie of a new account. ``PostgresCluster`` starts a throwaway
+PostgreSQL server (Debian's ``postgresql`` package) in a temporary folder,
+listening on loopback only, so the storage tests run on PostgreSQL as well
+as SQLite; ``postgres_url()`` gives each test a fresh database on it.
 """
 
 from __future__ import annotations
 
+import atexit
+import glob
+import itertools
 import json
 import os
+import pwd
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+POSTGRES_ENV = "CARDRL_TEST_POSTGRES"  # a server URL to use instead of a throwaway cluster
 
 
 def free_port() -> int:
@@ -30,8 +40,10 @@ def free_port() -> int:
 class ServerProcess:
     """``python -m web`` on 127.0.0.1; use as a context manager or call start/stop."""
 
-    def __init__(self, db_path: str | Path, port: int | None = None, *args: str) -> None:
-        self.db_url = f"sqlite:///{Path(db_path).resolve()}"
+    def __init__(self, db: str | Path, port: int | None = None, *args: str) -> None:
+        """``db``: a database URL, or the path of a SQLite file."""
+        self.db_url = db if isinstance(db, str) and "://" in db \
+            else f"sqlite:///{Path(db).resolve()}"
         self.port = port or free_port()
         self.args = args
         self.proc: subprocess.Popen | None = None
@@ -44,11 +56,11 @@ class ServerProcess:
     def ws_url(self) -> str:
         return f"ws://127.0.0.1:{self.port}/ws"
 
-    def start(self, timeout: float = 20.0) -> ServerProcess:
+    def start(self, timeout: float = 20.0, **popen) -> ServerProcess:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "web", "--port", str(self.port), "--db", self.db_url,
              "--log-level", "warning", "--tick", "0.2", *self.args],
-            cwd=ROOT, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+            cwd=ROOT, env={**os.environ, "PYTHONUNBUFFERED": "1"}, **popen)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
@@ -104,3 +116,88 @@ def get(base_url: str, path: str, cookie: str) -> dict:
 def signup(base_url: str, name: str, password: str = "password123") -> str:
     """Make an account; its session cookie ("cardrl_session=...")."""
     return post(base_url, "/api/signup", {"name": name, "password": password})[1]
+
+
+# ---------------------------------------------------------------- PostgreSQL
+def _postgres_bin(tool: str) -> str:
+    found = sorted(glob.glob(f"/usr/lib/postgresql/*/bin/{tool}")) or \
+        ([shutil.which(tool)] if shutil.which(tool) else [])
+    if not found:
+        raise RuntimeError(f"PostgreSQL's {tool} is missing: install Debian's postgresql "
+                           "package (`make test` does)")
+    return found[-1]
+
+
+class PostgresCluster:
+    """A throwaway PostgreSQL server: a temporary folder, loopback only, trust auth.
+
+    initdb refuses to run as root, so under root the cluster belongs to the
+    ``postgres`` system user the Debian package creates (``runuser``).
+    """
+
+    def __init__(self) -> None:
+        self.port = free_port()
+        self.dir = Path(tempfile.mkdtemp(prefix="cardrl-pg-"))
+        self.data = self.dir / "data"
+        self._as: list[str] = []
+        if os.geteuid() == 0:
+            owner = pwd.getpwnam("postgres")
+            os.chown(self.dir, owner.pw_uid, owner.pw_gid)
+            self._as = ["runuser", "-u", "postgres", "--"]
+        self.user = "postgres" if self._as else pwd.getpwuid(os.geteuid()).pw_name
+        self.started = False
+
+    def _run(self, *cmd: str) -> None:
+        done = subprocess.run([*self._as, *cmd], capture_output=True, text=True, timeout=120)
+        if done.returncode:
+            raise RuntimeError(f"{' '.join(cmd[:2])} failed: {done.stderr or done.stdout}")
+
+    def start(self) -> PostgresCluster:
+        self._run(_postgres_bin("initdb"), "-D", str(self.data), "-U", self.user,
+                  "--auth=trust", "--no-sync", "-E", "UTF8")
+        options = (f"-c listen_addresses=127.0.0.1 -c port={self.port} "
+                   f"-c unix_socket_directories={self.dir} -c fsync=off "
+                   "-c synchronous_commit=off -c full_page_writes=off")
+        self._run(_postgres_bin("pg_ctl"), "-D", str(self.data), "-o", options, "-w",
+                  "-t", "60", "-l", str(self.dir / "log"), "start")
+        self.started = True
+        return self
+
+    def url(self, database: str = "postgres") -> str:
+        return f"postgresql://{self.user}@127.0.0.1:{self.port}/{database}"
+
+    def stop(self) -> None:
+        if self.started:
+            self.started = False
+            subprocess.run([*self._as, _postgres_bin("pg_ctl"), "-D", str(self.data), "-m",
+                            "immediate", "-w", "stop"], capture_output=True, timeout=60)
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+_CLUSTER: list[PostgresCluster] = []
+_NAMES = itertools.count()
+
+
+def postgres_server() -> str:
+    """The URL of a PostgreSQL server for tests: ``$CARDRL_TEST_POSTGRES``, else a
+    throwaway cluster started once per process (stopped when the process exits)."""
+    if os.environ.get(POSTGRES_ENV):
+        return os.environ[POSTGRES_ENV]
+    if not _CLUSTER:
+        cluster = PostgresCluster()
+        atexit.register(cluster.stop)
+        _CLUSTER.append(cluster.start())
+    return _CLUSTER[0].url()
+
+
+def postgres_url() -> str:
+    """A new, empty database on the test server; its URL."""
+    import psycopg
+
+    server = postgres_server()
+    name = f"cardrl_test_{os.getpid()}_{next(_NAMES)}"
+    with psycopg.connect(server, autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {name}")
+        conn.execute(f"CREATE DATABASE {name}")
+    head, _, _ = server.rpartition("/")
+    return f"{head}/{name}"

@@ -70,6 +70,14 @@ class EquilibriumBot(Bot):
 
     game = "blind_auction"
     markov = True
+    # the first move at a size solves the game (up to a minute): a front end runs this
+    # bot away from its event loop (web.bots)
+    slow = True
+
+    def check_rules(self, rules) -> None:
+        """Raise ValueError, saying why, unless these rules are solved here (a front end
+        offers the bot only for rules it can play)."""
+        check_solvable(rules.num_players, rules.cards_per_suit, rules.tie_rule)
 
     def action_probs(self, view: BlindAuctionView, legal_actions: Sequence[int]) -> np.ndarray:
         own, mix = equilibrium_mix(view)
