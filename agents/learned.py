@@ -5,12 +5,13 @@
     bot = agents.make("checkpoints/spades-killer.onnx")   # the same, as a registry spec
     bot = agents.make("checkpoints/spades-killer.onnx:worlds=0")   # the network alone
 
-The card (``<file>.json`` beside the ``.onnx``) names the game and the env
-version (``env_name``) the network was trained on; loading refuses a card whose
-``env_name`` differs from the installed game's, since the observation layout or
-the action table may have changed. The network maps (observation, action mask)
-to masked logits; the bot plays their argmax, the deterministic action of the
-policy in Python. No torch is imported here.
+The card (``<file>.json`` beside the ``.onnx``) names the game, the env version
+(``env_name``: the action table and rules) and the observation the network was
+trained on (``observation``: kind and version, ``envs.encoding``); loading builds
+that encoder and refuses a card whose env or observation version differs from the
+installed one, naming both. The network maps (observation, action mask) to masked
+logits; the bot plays their argmax, the deterministic action of the policy in
+Python. No torch is imported here.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import Bot
+from envs.encoding import Encoder
 from envs.games import game_names, get_game
 
 CARD_FORMAT = "cardrl-bot-card/1"
@@ -51,18 +53,47 @@ def read_card(path: str | Path) -> dict:
         raise BotLoadError(f"bot card {str(cpath)!r} is not readable JSON: {err}") from None
     if not isinstance(card, dict) or card.get("format") != CARD_FORMAT:
         raise BotLoadError(f"bot card {str(cpath)!r} is not a {CARD_FORMAT} card")
-    for key in ("game", "env_name", "onnx", "obs_size", "num_actions"):
+    for key in ("game", "env_name", "observation", "onnx", "obs_size", "num_actions"):
         if key not in card:
-            raise BotLoadError(f"bot card {str(cpath)!r} has no {key!r}")
+            hint = (" (a card made before observations had kinds: re-export it)"
+                    if key == "observation" else "")
+            raise BotLoadError(f"bot card {str(cpath)!r} has no {key!r}{hint}")
     if card["game"] not in game_names():
         raise BotLoadError(f"bot card {str(cpath)!r} is for unknown game {card['game']!r}")
-    installed = get_game(card["game"]).env_name
-    if card["env_name"] != installed:
+    game = get_game(card["game"])
+    if card["env_name"] != game.env_name:
         raise BotLoadError(
             f"bot {str(cpath)!r} was trained on {card['env_name']!r} but the installed "
-            f"{card['game']} env is {installed!r}: its observations or actions differ, so the "
+            f"{card['game']} env is {game.env_name!r}: its actions or rules differ, so the "
             f"network cannot play it; retrain or install the matching version")
+    observation_encoder(card, cpath)
     return card
+
+
+def observation_encoder(card: dict, where: Path | str = "card") -> Encoder:
+    """The installed encoder a card's network reads (its ``observation`` kind), checked
+    to be the version the card names and to give vectors of the card's size."""
+    game = get_game(card["game"])
+    obs = card["observation"]
+    if not isinstance(obs, dict) or not isinstance(obs.get("kind"), str) \
+            or isinstance(obs.get("version"), bool) or not isinstance(obs.get("version"), int):
+        raise BotLoadError(f"bot card {str(where)!r}: 'observation' must be like "
+                           f"{{'kind': 'infostate', 'version': 1}}, got {obs!r}")
+    if obs["kind"] not in game.encoders:
+        raise BotLoadError(f"bot card {str(where)!r} names observation kind {obs['kind']!r}; "
+                           f"{game.name} has {sorted(game.encoders)}")
+    encoder = game.encoders[obs["kind"]]
+    if obs["version"] != encoder.version:
+        raise BotLoadError(
+            f"bot {str(where)!r} was trained on the {obs['kind']} observation version "
+            f"{obs['version']} ({obs['kind']}/{obs['version']}) but the installed {game.name} "
+            f"encoder is {encoder.name}: the vectors differ, so the network cannot read them; "
+            f"retrain or install the matching version")
+    players = card.get("num_players")
+    if isinstance(players, int) and encoder.size(players) != card["obs_size"]:
+        raise BotLoadError(f"bot card {str(where)!r} says obs_size {card['obs_size']} but "
+                           f"{encoder.name} for {players} players has {encoder.size(players)}")
+    return encoder
 
 
 def _session(path: Path) -> Any:
@@ -98,7 +129,8 @@ class OnnxBot(Bot):
         self.path = str(onnx_path)
         self.game = self.card["game"]
         self.name = str(path)
-        self._encode = get_game(self.game).encode
+        self.encoder = observation_encoder(self.card, path)
+        self._encode = self.encoder.encode
         self._num_actions = int(self.card["num_actions"])
         self._obs_size = int(self.card["obs_size"])
 

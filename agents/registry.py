@@ -25,16 +25,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from agents.base import Bot, RandomBot
+from envs.games import GAMES, get_game
 
 _FACTORIES: dict[str, Callable[..., Bot]] = {}
 _HELP: dict[str, str] = {}
-# modules that register bots when imported, per game prefix
-_BOT_MODULES = {
-    "spades": "agents.spades",
-    "gin_rummy": "agents.gin_rummy",
-    "sevens": "agents.sevens",
-    "blind_auction": "agents.blind_auction",
-}
 
 
 def register(name: str, factory: Callable[..., Bot], help: str = "") -> None:
@@ -45,9 +39,11 @@ def register(name: str, factory: Callable[..., Bot], help: str = "") -> None:
 
 
 def _load_game_bots(name: str) -> None:
+    """Import the bot package of the game a bot name starts with (its declaration's
+    ``bots``): registering happens on import."""
     game = name.split("/", 1)[0]
-    if "/" in name and game in _BOT_MODULES:
-        importlib.import_module(_BOT_MODULES[game])
+    if "/" in name and game in GAMES:
+        importlib.import_module(get_game(game).bots)
 
 
 def parse_value(text: str):
@@ -160,20 +156,20 @@ def make(spec: str, **kwargs) -> Bot:
 
 def names(game: str | None = None) -> list[str]:
     """Registered bot names, all or those that can play ``game``."""
-    for module in _BOT_MODULES.values():
-        importlib.import_module(module)
+    for each in GAMES:
+        importlib.import_module(get_game(each).bots)
     return sorted(n for n in _FACTORIES
                   if game is None or "/" not in n or n.split("/", 1)[0] == game)
 
 
 def strongest(game: str) -> tuple[str, ...]:
-    """The game's strongest rule bots, best first (its bot package's ``STRONGEST``).
+    """The game's strongest rule bots, best first (its declaration's ``strongest``).
 
     Learned bots are judged against the first; the web lobby seats it by default.
     """
-    if game not in _BOT_MODULES:
-        raise ValueError(f"no bots for game {game!r}; games with bots: {sorted(_BOT_MODULES)}")
-    return tuple(importlib.import_module(_BOT_MODULES[game]).STRONGEST)
+    if game not in GAMES:
+        raise ValueError(f"no bots for game {game!r}; games with bots: {sorted(GAMES)}")
+    return get_game(game).strongest
 
 
 def describe(name: str) -> str:

@@ -72,8 +72,9 @@ class SearchBot(Bot):
         self.min_prior, self.z = float(min_prior), float(z)
         self._sample = g.sample_worlds
         self._points = g.hand_points
+        # the env's hand scale (the searched games' scales do not depend on their rules)
         self.score_scale = float(score_scale if score_scale is not None
-                                 else g.env().unwrapped.default_score_scale)
+                                 else g.score_scale(g.get_rules(g.presets[0])))
         self.name = f"search({getattr(policy, 'name', policy)})"
 
     def reset(self, seed: int | None = None) -> None:

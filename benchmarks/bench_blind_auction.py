@@ -29,7 +29,10 @@ from benchmarks.common import main as bench_main
 from benchmarks.timing import RandomPicks, RowSpec
 from envs.blind_auction import BlindAuctionState, env, get_rules, parallel_env
 from envs.blind_auction.actions import NUM_ACTIONS
-from envs.blind_auction.encode import OBS_SIZE, action_mask, encode
+from envs.blind_auction.infostate import OBS_SIZE, encode
+from envs.encoding import mask_function
+
+action_mask = mask_function(NUM_ACTIONS)
 
 OS_PARAMS = {"imp_info": True, "num_cards": 13, "points_order": "random"}
 

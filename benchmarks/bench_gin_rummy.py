@@ -26,19 +26,28 @@ from benchmarks.common import (
 )
 from benchmarks.common import main as bench_main
 from benchmarks.timing import RandomPicks, Row, RowSpec
+from envs.encoding import mask_function
 from envs.gin_rummy import GinRummyState, get_rules
 from envs.gin_rummy.actions import NUM_ACTIONS
-from envs.gin_rummy.encode import action_mask, encode, obs_size
-from envs.gin_rummy.env import env
+from envs.gin_rummy.environment import env
+from envs.gin_rummy.features import obs_size as features_size
+from envs.gin_rummy.infostate import encode, layout
+
+action_mask = mask_function(NUM_ACTIONS)
 
 NOTES = {
     "env": "the PettingZoo AEC loop as a user writes it: reset(seed), then for agent in "
            "agent_iter(): obs, rew, term, trunc, info = last() - which builds the "
-           "float32[{obs}] observation (2 players; the env's incremental observer, equal to "
+           "float32[{obs}] information state (2 players; the env's incremental observer, "
+           "equal to "
            "encode(state.view(seat)) at every step, returned as a fresh copy) and the "
            "int8[{acts}] mask, whose knock actions need the meld solver - then legal = "
            "obs['action_mask'].nonzero()[0] and step(random legal). Episode = one hand "
            "(episode='hand'); the dead steps after it are timed but not counted.",
+    "features": "the same loop with env(observation='features'): the float32[{feat}] vector "
+                "the shipped bots read (2 players), the information plus, for the seat to "
+                "act, the meld solver's deadwood per discard and the expert tracker's "
+                "one-draw look-ahead, worked out from its view at every step.",
     "engine": "GinRummyState alone: GinRummyState(rules, seed) deals, then legal_actions() "
               "(with the meld solver deciding every knock) and apply(random legal) until "
               "the first hand is scored. No view, no observation.",
@@ -84,6 +93,9 @@ def _env_row(preset: str, n: int) -> RowSpec:
 def ours_specs() -> list[RowSpec]:
     specs = [_env_row(p, 2) for p in ("seed", "standard")]
     specs += [_env_row("seed", n) for n in (3, 4)]
+    specs += [RowSpec(f"ours env(observation='features') {p} 2p",
+                      env_episode(env(preset=p, episode="hand", observation="features"),
+                                  RandomPicks(1)), "features") for p in ("seed", "standard")]
     specs += [RowSpec(f"ours engine {p}", engine_episode(_new_state(p), RandomPicks(2)),
                       "engine") for p in ("seed", "standard")]
     specs += [RowSpec(f"ours engine+view+encode+mask {p}",
@@ -176,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
                     OPENSPIEL_ROWS),
                Peer("rlcard", rlcard_specs, RLCARD_ROWS)],
         notes=NOTES,
-        fill=lambda facts: {"obs": obs_size(2), "acts": NUM_ACTIONS,
+        fill=lambda facts: {"obs": layout(2).size, "feat": features_size(2), "acts": NUM_ACTIONS,
                             "os_obs": facts.get("open_spiel_observation_size", "?")},
         bar=bar_line, footer=footer)
 

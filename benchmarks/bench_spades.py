@@ -23,20 +23,28 @@ from benchmarks.common import (
 )
 from benchmarks.common import main as bench_main
 from benchmarks.timing import RandomPicks, RowSpec
+from envs.encoding import mask_function
 from envs.spades import PRESETS, SpadesState, env
 from envs.spades.actions import NUM_ACTIONS
-from envs.spades.encode import OBS_SIZE, action_mask, encode
+from envs.spades.features import OBS_SIZE as FEATURES_SIZE
+from envs.spades.infostate import OBS_SIZE, encode
+
+action_mask = mask_function(NUM_ACTIONS)
 
 NOTES = {
     "env": "the PettingZoo AEC loop as a user writes it: reset(seed), then for agent in "
            "agent_iter(): obs, rew, term, trunc, info = last() - which builds the "
-           "float32[{obs}] observation (the env's incremental observer, equal to "
+           "float32[{obs}] information state (the env's incremental observer, equal to "
            "encode(state.view(seat)) at every step, returned as a fresh copy) and the "
            "int8[{acts}] mask - then legal = obs['action_mask'].nonzero()[0] and step(random "
            "legal). env() checks call order itself (no PettingZoo OrderEnforcingWrapper) and is "
            "raw_env itself. Episode = one hand "
            "(episode='hand'): the deal, 4 bids, 52 cards; the 4 dead steps (last() + "
            "step(None) per agent) after the hand are timed but not counted as agent steps.",
+    "features": "the same loop with env(observation='features'): the float32[{feat}] vector "
+                "the shipped bots read, the information plus the expert's numbers for the "
+                "seat to act (trick-win chances, danger, contract distances), worked out "
+                "from its view at every step.",
     "bots": "SpadesState with agents.make('spades/expert') in every seat choosing each action "
             "from state.view(seat) and legal_actions(): what a rule-bot decision costs.",
     "engine": "SpadesState alone: SpadesState(rules, seed) deals, then legal_actions() and "
@@ -68,6 +76,11 @@ def ours_specs() -> list[RowSpec]:
         specs.append(RowSpec(f"ours env() {preset}",
                              env_episode(env(preset=preset, episode="hand"), RandomPicks(1)),
                              "env"))
+    for preset in ("killer", "cutthroat"):
+        specs.append(RowSpec(f"ours env(observation='features') {preset}",
+                             env_episode(env(preset=preset, episode="hand",
+                                             observation="features"), RandomPicks(1)),
+                             "features"))
     for preset in ("killer", "cutthroat"):
         specs.append(RowSpec(f"ours engine {preset}",
                              engine_episode(_new_state(preset), RandomPicks(2)), "engine"))
@@ -104,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
         peers=[Peer("openspiel", lambda: openspiel_specs("spades", OPENSPIEL_ROWS),
                     OPENSPIEL_ROWS)],
         notes=NOTES,
-        fill=lambda facts: {"obs": OBS_SIZE, "acts": NUM_ACTIONS,
+        fill=lambda facts: {"obs": OBS_SIZE, "feat": FEATURES_SIZE, "acts": NUM_ACTIONS,
                             "os_obs": facts.get("open_spiel_observation_size", "?")},
         bar=lambda rows: bar_line(rows, BAR[:2], BAR[2]),
         footer=footer, step=": a bid or a card")

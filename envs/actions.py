@@ -1,4 +1,7 @@
-"""What every game's action table shares: telling an action id from an action name.
+"""What every game's action table shares: what an action id is, and ids from names.
+
+``as_action`` is the one rule for every game: an action is an int or a numpy
+integer; a bool is not an action (``True`` is not 1), nor is a float or a string.
 
 A game's ``parse_action`` takes an int id or a name; ``action_id`` checks the
 first and passes the second back to the game's own name parser, and
@@ -6,6 +9,10 @@ first and passes the second back to the game's own name parser, and
 """
 
 from __future__ import annotations
+
+import numbers
+
+import numpy as np
 
 
 def is_action_id(action: object, num_actions: int) -> bool:
@@ -22,4 +29,14 @@ def action_id(text: object, num_actions: int, example: str) -> int | None:
         return text
     if not isinstance(text, str):
         raise ValueError(f"an action is an id or a name like {example!r}, got {text!r}")
+    return None
+
+
+def as_action(action: object) -> int | None:
+    """``action`` as an int id, or None when it is not an integer at all (a bool, a float,
+    a string, None, ...); numpy integers are ids too."""
+    if type(action) is int:
+        return action
+    if isinstance(action, numbers.Integral) and not isinstance(action, bool | np.bool_):
+        return int(action)
     return None

@@ -1,37 +1,44 @@
-"""The AEC glue every game shares: a thin PettingZoo adapter over engine + encoder.
+"""The PettingZoo AEC env every game shares: a thin adapter over a game's declaration.
 
-A game subclasses ``CardGameEnv`` and supplies how to make a state, encode a
-view, build a mask and render a view. Rewards follow RULES.md section 5:
+A game's ``raw_env`` is ``CardGameEnv`` with its declaration (``game = GAME``)
+and nothing else: rules, engine, encoders, action names and the score scale all
+come from the declaration (``envs.games.Game``), so terminal steps, illegal
+actions, rewards and option checks are written once for every game.
 
-* after each hand, each agent gets its score change for the hand divided by
-  ``score_scale`` (``None`` turns this term off); ``relative_score=True`` gives
-  instead its change minus the mean of the other seats' changes, a zero-sum
-  form that pays what a ranking by points pays (taking points from the others
-  counts as much as scoring them);
-* when the episode ends, ``win_reward`` goes to the winner and ``-win_reward``
-  to every other agent; tied winners share it (each gets ``win_reward / k``).
+Options (``env(**options)``; any other keyword is a rules field):
 
-``episode="hand"`` ends the episode after one hand (the winner is then whoever
-leads on total score). ``illegal_action="raise"`` (default) refuses an illegal
-action with an error naming the agent, the action and the legal set, leaving
-the state unchanged; ``"penalty"`` instead gives the agent ``illegal_penalty``
-and plays a uniformly random legal action for it.
+* ``observation``: ``"infostate"`` (default: everything the seat's view holds,
+  nothing estimated) or ``"features"`` (the information plus what the expert bots
+  reckon with); see ``envs.encoding``.
+* Rewards (RULES.md section 5): after each hand, each agent's score change for the
+  hand divided by ``score_scale`` (``None``: the game's scale; ``0`` turns the term
+  off); ``relative_score=True`` pays instead its change minus the mean of the other
+  seats' changes (what a ranking by points pays); when the episode ends,
+  ``win_reward`` to the winner and ``-win_reward`` to every other agent (tied
+  winners share it).
+* ``episode="hand"`` ends the episode after one hand (the winner is whoever leads).
+* ``illegal_action="raise"`` (default) refuses an illegal action with an error
+  naming the agent, the action and the legal set, changing nothing; ``"penalty"``
+  gives the agent ``illegal_penalty`` and plays a uniformly random legal action
+  for it, and never raises. A bool is never an action (``True`` is not 1).
+* ``reset(seed, options={"deal": ...})`` replays a given deal (the game's format).
 
-Observations come from an *observer* (``_make_observer``): by default
-``ViewObserver`` encodes ``state.view(seat)`` at each ``observe``; a game may
-supply one that keeps every seat's vector up to date move by move (Spades does)
-as long as it returns exactly what encoding the view would.
+Observations come from the encoder's *observer*, which keeps every seat's vector
+up to date move by move where the game has one (``envs.encoding.ViewObserver``
+otherwise); an observer that keeps masks too offers ``action_mask(state, seat)``.
 
-The env checks call order itself (``step``, ``observe``, ``last``, ``render``
-and ``agent_iter`` before ``reset`` raise PettingZoo's errors; ``agent_iter``
-insists on a ``step`` per agent; ``step`` once every agent is done warns), so
-``env()`` needs no ``OrderEnforcingWrapper`` and its attribute forwarding,
-which cost as much per step as the whole game engine.
+The env checks call order itself (``step``, ``observe``, ``last``, ``render`` and
+``agent_iter`` before ``reset`` raise PettingZoo's errors; ``agent_iter`` insists
+on a ``step`` per agent), so ``env()`` needs no ``OrderEnforcingWrapper``, whose
+attribute forwarding cost as much per step as a whole game engine. Nor does the
+class define ``__getattr__``: that alone makes every attribute read of the hot
+path several times slower in CPython (no specialised lookups); an attribute read
+before ``reset`` is a plain ``AttributeError``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import numbers
 from typing import Any
 
 import numpy as np
@@ -39,68 +46,15 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils.env_logger import EnvLogger
 
-# attributes reset() makes; reading one before it raises a clear error (as
-# PettingZoo's OrderEnforcingWrapper does)
-_MADE_BY_RESET = frozenset(
-    {"rewards", "terminations", "truncations", "infos", "agent_selection", "agents",
-     "num_agents", "_cumulative_rewards"})
+from envs.actions import as_action
+from envs.encoding import mask_function
+from envs.games import DEFAULT_OBSERVATION, Game
+from envs.rewards import Payout
 
-
-ENV_OPTIONS = frozenset(
-    {"render_mode", "episode", "score_scale", "relative_score", "win_reward", "illegal_action",
-     "illegal_penalty"})
-
-
-def split_env_options(options: dict) -> tuple[dict, dict]:
-    """``(env options, rule changes)`` from one keyword dict, as ``env(**kwargs)`` takes it.
-
-    Every game's ``env()`` accepts its rule fields and ``CardGameEnv``'s options
-    side by side; this keeps that split in one place.
-    """
-    env_opts = {k: v for k, v in options.items() if k in ENV_OPTIONS}
-    return env_opts, {k: v for k, v in options.items() if k not in ENV_OPTIONS}
-
-
-def mask_function(num_actions: int) -> Callable[[Sequence[int]], np.ndarray]:
-    """``action_mask(legal)`` for a table of ``num_actions``: an int8 array, 1 at each legal id.
-
-    Sets bytes one by one and wraps them in a (writable) array: half the cost of
-    ``np.zeros`` + ``mask[legal] = 1``, which first turns the list into an index array.
-    """
-
-    frombuffer, int8 = np.frombuffer, np.dtype(np.int8)  # a dtype object: no lookup per call
-
-    def action_mask(legal_actions: Sequence[int]) -> np.ndarray:
-        mask = bytearray(num_actions)
-        for a in legal_actions:
-            mask[a] = 1
-        return frombuffer(mask, int8)
-
-    return action_mask
-
-
-class ViewObserver:
-    """The default observer: encodes the seat's view afresh at every observation.
-
-    An observer turns engine states into observation vectors for one env. The
-    env calls ``reset(state)`` after a reset, ``after_apply(state, player,
-    action)`` after every applied action, and ``observation(state, seat)`` in
-    ``observe``, which must return a new array equal to ``encode(state.view(seat))``.
-    A game whose encoding is costly keeps vectors up to date in ``after_apply``
-    instead (see ``envs.spades.encode.SpadesObserver``).
-    """
-
-    def __init__(self, encode: Any) -> None:
-        self._encode = encode
-
-    def reset(self, state: Any) -> None:
-        pass
-
-    def after_apply(self, state: Any, player: int, action: Any) -> None:
-        pass
-
-    def observation(self, state: Any, seat: int) -> np.ndarray:
-        return self._encode(state.view(seat))
+RESET_OPTIONS = ("deal",)
+# PettingZoo's api_test and parallel_api_test call reset(options={"options": 1}) to check the
+# signature: that one key is accepted and ignored; any other unknown key is refused
+IGNORED_RESET_OPTIONS = ("options",)
 
 
 class _AgentIterable:
@@ -128,27 +82,20 @@ class _AgentIterable:
 
 
 class CardGameEnv(AECEnv):
-    """Base PettingZoo AEC env for a card game engine with a ``view(seat)``.
-
-    The engine state offers ``current_player``, ``legal_actions()``,
-    ``apply(action)`` (which refuses an action not in ``legal_actions()`` with
-    a ``ValueError``, changing nothing: ``step`` relies on it rather than
-    checking every action twice), ``view(seat)``, ``is_over``, ``winners`` and
-    ``results``.
+    """The AEC env of the game ``game`` (a class attribute: one subclass per game).
 
     ``env.unwrapped`` is the env itself: it enforces the call order on its own
     (see the module docstring), so games return it unwrapped from ``env()``.
     """
 
     metadata: dict[str, Any] = {"render_modes": ["ansi", "human"], "is_parallelizable": False}
-
-    num_players: int
-    obs_size: int
-    num_actions: int
-    default_score_scale: float = 1.0
+    game: Game
 
     def __init__(
         self,
+        preset: str | None = None,
+        rules: Any = None,
+        observation: str = DEFAULT_OBSERVATION,
         render_mode: str | None = None,
         episode: str = "game",
         score_scale: float | None = None,
@@ -156,27 +103,30 @@ class CardGameEnv(AECEnv):
         win_reward: float = 1.0,
         illegal_action: str = "raise",
         illegal_penalty: float = -1.0,
+        **rule_changes: Any,
     ) -> None:
         super().__init__()
+        game = self.game
+        self.rules = game.make_rules(preset, rules, **rule_changes)
+        self.encoder = game.encoder(observation)
+        self.observation_kind = observation
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode {render_mode!r} is not one of "
                              f"{self.metadata['render_modes']}")
-        if episode not in ("game", "hand"):
-            raise ValueError(f"episode must be 'game' or 'hand', got {episode!r}")
-        if illegal_action not in ("raise", "penalty"):
-            raise ValueError(f"illegal_action must be 'raise' or 'penalty', got {illegal_action!r}")
         self.render_mode = render_mode
-        self.episode = episode
-        self.score_scale = self.default_score_scale if score_scale is None else score_scale
-        if not isinstance(relative_score, bool):
-            raise ValueError(f"relative_score must be True or False, got {relative_score!r}")
-        self.relative_score = relative_score
-        self.win_reward = float(win_reward)
-        self.illegal_action = illegal_action
-        self.illegal_penalty = float(illegal_penalty)
-        self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
+        self.payout = Payout.checked(game.score_scale(self.rules), episode, score_scale,
+                                     relative_score, win_reward, illegal_action, illegal_penalty)
+        # the options as attributes, as before the payout had a record of its own
+        self.episode, self.score_scale = episode, self.payout.score_scale
+        self.relative_score, self.win_reward = relative_score, self.payout.win_reward
+        self.illegal_action, self.illegal_penalty = illegal_action, self.payout.illegal_penalty
+        self.num_players = n = game.num_players(self.rules)
+        self.num_actions = game.num_actions
+        self.obs_size = self.encoder.size(n)
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self._agent_names = tuple(self.possible_agents)  # seat -> agent, for the hot path
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
-        low, high = self._observation_bounds()
+        low, high = self.encoder.bounds(n)
         obs_space = spaces.Dict({
             "observation": spaces.Box(low=low, high=high, dtype=np.float32),
             "action_mask": spaces.Box(low=0, high=1, shape=(self.num_actions,), dtype=np.int8),
@@ -186,32 +136,20 @@ class CardGameEnv(AECEnv):
         self.state_obj = None
         self._rng_seed: int | None = None
         self._rng_obj: np.random.Generator | None = None
-        self._observer = self._make_observer()
+        self._observer = self.encoder.make_observer(n)
         # bound once: observe and step run every step
         self._observation = self._observer.observation
         self._after_apply = self._observer.after_apply
+        self._mask = mask_function(self.num_actions)
+        # the observer's own masks where it keeps them (legal_actions() otherwise)
+        self._action_mask = getattr(self._observer, "action_mask", self._legal_mask)
         self._stepped = False  # step() or reset() since agent_iter last yielded
+        self._live = False  # reset and no agent done yet
         self._rewards_set = False  # some reward of the last step may be non-zero
 
-    # --------------------------------------------------------- game hooks
-    def _new_state(self, seed: int | None, options: dict) -> Any:
-        raise NotImplementedError
-
-    def _encode(self, view: Any) -> np.ndarray:
-        raise NotImplementedError
-
-    def _make_observer(self) -> Any:
-        """This env's observer (see ``ViewObserver``); one per env, never shared."""
-        return ViewObserver(self._encode)
-
-    def _mask(self, legal: list[int]) -> np.ndarray:
-        raise NotImplementedError
-
-    def _render_view(self, view: Any) -> str:
-        raise NotImplementedError
-
-    def _observation_bounds(self) -> tuple[np.ndarray, np.ndarray]:
-        return (np.zeros(self.obs_size, np.float32), np.ones(self.obs_size, np.float32))
+    def _legal_mask(self, state: Any, seat: int) -> np.ndarray:
+        """``seat``'s action mask: its legal actions if it is to act, else none."""
+        return self._mask(state.legal_actions() if state.current_player == seat else ())
 
     @property
     def _rng(self) -> np.random.Generator:
@@ -221,12 +159,6 @@ class CardGameEnv(AECEnv):
             self._rng_obj = np.random.default_rng(self._rng_seed)
         return self._rng_obj
 
-    def __getattr__(self, name: str) -> Any:
-        """Only called when ``name`` is missing: say why for the attributes of reset()."""
-        if name in _MADE_BY_RESET:
-            raise AttributeError(f"{name} cannot be accessed before reset")
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-
     # ----------------------------------------------------------- PettingZoo
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -235,20 +167,38 @@ class CardGameEnv(AECEnv):
         return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        options = dict(options or {})
+        """A new game from ``seed``; ``options={"deal": ...}`` replays a given deal.
+
+        Bad options raise before anything changes: ``options`` must be a dict whose
+        keys are among ``RESET_OPTIONS`` (PettingZoo's own tests' ``{"options": 1}`` is
+        let through), and the engine checks the deal.
+        """
+        if options is None:
+            options = {}
+        elif not isinstance(options, dict):
+            raise ValueError(f"reset options must be a dict like {{'deal': ...}}, got {options!r}")
+        unknown = sorted(map(repr, set(options) - {*RESET_OPTIONS, *IGNORED_RESET_OPTIONS}))
+        if unknown:
+            raise ValueError(f"unknown reset option(s) {', '.join(unknown)}; "
+                             f"the options are {list(RESET_OPTIONS)}")
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, numbers.Integral)
+                                 or seed < 0):
+            raise ValueError(f"seed must be None or an int >= 0, got {seed!r}")
+        state = self.game.state(self.rules, seed, deal=options.get("deal"))
         self._rng_seed, self._rng_obj = seed, None  # made on first use (illegal_action="penalty")
-        self.state_obj = self._new_state(seed, options)
+        self.state_obj = state
         self.agents = list(self.possible_agents)
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
-        self._hands_scored = len(self.state_obj.results)
-        self.agent_selection = self.possible_agents[self.state_obj.current_player]
-        self._observer.reset(self.state_obj)
+        self._hands_scored = len(state.results)
+        self.agent_selection = self.possible_agents[state.current_player]
+        self._observer.reset(state)
         self._stepped = True
         self._rewards_set = False
+        self._live = True  # every agent still plays: the hot path of ``step`` applies
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         state = self.state_obj
@@ -256,21 +206,19 @@ class CardGameEnv(AECEnv):
             EnvLogger.error_observe_before_reset()
         seat = self._seat[agent]
         return {"observation": self._observation(state, seat),
-                "action_mask": self._mask(state.legal_actions()
-                                          if state.current_player == seat else [])}
+                "action_mask": self._action_mask(state, seat)}
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict]:
         """As ``AECEnv.last``: observation, cumulative reward, terminated, truncated, info.
 
         Builds the observation as ``observe`` does, inline: one call less per step.
         """
-        agent = self.agent_selection  # raises before reset (see __getattr__)
+        agent = self.agent_selection  # an AttributeError before reset
         if observe:
             state = self.state_obj
             seat = self._seat[agent]
             obs = {"observation": self._observation(state, seat),
-                   "action_mask": self._mask(state.legal_actions()
-                                             if state.current_player == seat else [])}
+                   "action_mask": self._action_mask(state, seat)}
         else:
             obs = None
         return (obs, self._cumulative_rewards[agent], self.terminations[agent],
@@ -282,6 +230,39 @@ class CardGameEnv(AECEnv):
         return _AgentIterable(self, max_iter)
 
     def step(self, action: int | None) -> None:
+        if self._live and type(action) is int:  # the hot path: a live agent's int action
+            state = self.state_obj
+            player = state.current_player
+            try:
+                state.apply(action)  # checks the action: an illegal one raises, changes nothing
+            except ValueError:
+                self._step(action)
+                return
+            self._stepped = True
+            self._after_apply(state, player, action)
+            self._cumulative_rewards[self.agent_selection] = 0.0
+            if self._rewards_set:  # else every reward is still 0.0 from the step before
+                self._clear_rewards()
+            if len(state.results) != self._hands_scored:
+                self._score_finished_hands()
+                self._accumulate_rewards()
+                self._rewards_set = True
+            if state.current_player is not None:
+                self.agent_selection = self._agent_names[state.current_player]
+            if self.render_mode == "human":
+                self.render()
+        else:
+            self._step(action)
+
+    def _clear_rewards(self) -> None:
+        rewards = self.rewards
+        for a in self.agents:
+            rewards[a] = 0.0
+        self._rewards_set = False
+
+    def _step(self, action: Any) -> None:
+        """``step`` for everything off the hot path: before reset, dead steps, actions
+        that are not ints, illegal actions."""
         state = self.state_obj
         if state is None:
             EnvLogger.error_step_before_reset()
@@ -299,73 +280,66 @@ class CardGameEnv(AECEnv):
             return
         player = state.current_player
         penalty = 0.0
+        act = as_action(action)
         try:
-            state.apply(action)  # checks the action: an illegal one raises and changes nothing
+            if act is None:
+                raise ValueError(action)
+            state.apply(act)
         except ValueError:
             legal = state.legal_actions()
-            if action is not None and action in legal:
+            if act is not None and act in legal:
                 raise  # not about the action's legality
             if self.illegal_action == "raise":
                 raise ValueError(
                     f"illegal action {action!r} by {agent} "
-                    f"({self._action_name(action)}); legal actions: {legal}") from None
+                    f"({self.game.action_name(act) if act is not None else 'not an action id'})"
+                    f"; legal actions: {legal}") from None
             penalty = self.illegal_penalty
-            action = legal[int(self._rng.integers(len(legal)))]
-            state.apply(action)
-        self._after_apply(state, player, int(action))
-        rewards = self.rewards
+            act = legal[int(self._rng.integers(len(legal)))]
+            state.apply(act)
+        self._after(state, player, act, penalty)
+
+    def _after(self, state: Any, player: int, action: int, penalty: float) -> None:
+        """Observer, rewards and the next agent after ``player``'s ``action`` was applied
+        (the slow path's share of ``step``; the hot path inlines it)."""
+        self._after_apply(state, player, action)
+        agent = self.agent_selection
         self._cumulative_rewards[agent] = 0.0
-        if self._rewards_set:  # else every reward is still 0.0 from the step before
-            for a in self.agents:
-                rewards[a] = 0.0
+        if self._rewards_set:
+            self._clear_rewards()
         if penalty:
-            rewards[agent] += penalty
+            self.rewards[agent] += penalty
         scored = len(state.results) != self._hands_scored
         if scored:
             self._score_finished_hands()
-        if state.current_player is not None:
-            self.agent_selection = self.possible_agents[state.current_player]
-        self._rewards_set = scored or bool(penalty)
-        if self._rewards_set:
+        if scored or penalty:
             self._accumulate_rewards()
+            self._rewards_set = True
         # else every reward is 0.0 and adding it would change no cumulative reward
+        if state.current_player is not None:
+            self.agent_selection = self._agent_names[state.current_player]
         if self.render_mode == "human":
             self.render()
 
     def _score_finished_hands(self) -> None:
         state = self.state_obj
         results = state.results
-        if len(results) == self._hands_scored:
-            return
+        rewards, agents = self.rewards, self._agent_names
         for result in results[self._hands_scored:]:
-            if self.score_scale:
-                points = result.points
-                if self.relative_score:
-                    n, total = len(points), sum(points)
-                    points = [p - (total - p) / (n - 1) for p in points]
-                for seat, agent in enumerate(self.possible_agents):
-                    self.rewards[agent] += points[seat] / self.score_scale
+            for seat, reward in enumerate(self.payout.hand(result.points)):
+                rewards[agents[seat]] += reward
         self._hands_scored = len(results)
-        if state.is_over or self.episode == "hand":
-            winners = state.winners if state.is_over else self._leaders(results[-1].totals)
-            for seat, agent in enumerate(self.possible_agents):
-                bonus = self.win_reward / len(winners) if seat in winners else -self.win_reward
-                self.rewards[agent] += bonus
-                self.terminations[agent] = True
-
-    @staticmethod
-    def _leaders(totals: tuple[int, ...]) -> tuple[int, ...]:
-        top = max(totals)
-        return tuple(s for s, t in enumerate(totals) if t == top)
-
-    def _action_name(self, action: Any) -> str:
-        return repr(action)
+        if self.payout.ends(state):
+            for seat, bonus in enumerate(self.payout.final(state)):
+                rewards[agents[seat]] += bonus
+                self.terminations[agents[seat]] = True
+            self._live = False
 
     def render(self) -> str | None:
         if self.state_obj is None:
             EnvLogger.error_render_before_reset()
         seat = self.state_obj.current_player
-        text = self._render_view(self.state_obj.view(0 if seat is None else seat))
+        text = self.game.render(self.state_obj.view(0 if seat is None else seat))
         if self.render_mode == "human":
             print(text)
             return None
@@ -373,41 +347,3 @@ class CardGameEnv(AECEnv):
 
     def close(self) -> None:
         pass
-
-
-class GameEnv(CardGameEnv):
-    """A game's ``raw_env``: built from its rules as ``raw_env(preset, rules, render_mode,
-    **options)``, where ``options`` mixes rule fields and ``CardGameEnv`` options.
-
-    A game sets ``get_rules`` (``(preset or rules, **changes) -> rules``),
-    ``default_preset`` and ``state_class`` (``(rules, seed, deal=None) -> state``;
-    ``reset(options={"deal": ...})`` passes the deal), plus ``CardGameEnv``'s hooks.
-    ``_configure`` sets what depends on the rules before the spaces are built.
-    """
-
-    get_rules: Callable[..., Any]  # set as staticmethod(get_rules)
-    default_preset: str
-    state_class: type
-
-    def __init__(
-        self,
-        preset: str | None = None,
-        rules: Any = None,
-        render_mode: str | None = None,
-        **options,
-    ) -> None:
-        env_options, rule_changes = split_env_options(options)
-        if rules is None:
-            rules = self.default_preset if preset is None else preset
-        self.rules = self.get_rules(rules, **rule_changes)
-        self._configure()
-        super().__init__(render_mode=render_mode, **env_options)
-
-    def _configure(self) -> None:
-        """Rules-dependent settings (by default the player count, where the rules have one)."""
-        num_players = getattr(self.rules, "num_players", None)
-        if num_players is not None:
-            self.num_players = num_players
-
-    def _new_state(self, seed: int | None, options: dict) -> Any:
-        return self.state_class(self.rules, seed, deal=options.get("deal"))

@@ -85,8 +85,10 @@ def parse(text: str) -> int:
 
 def parse_many(cards: Iterable[str | int]) -> list[int]:
     """Card ids from names (ids pass through after a range check)."""
-    if isinstance(cards, str):
+    if isinstance(cards, str | bytes):
         raise CardError(f"expected a list of card names, got the string {cards!r}")
+    if isinstance(cards, dict) or not isinstance(cards, Iterable):
+        raise CardError(f"expected a list of card names like ['AS', '10H'], got {cards!r}")
     ids = []
     for c in cards:
         if isinstance(c, (int, np.integer)) and not isinstance(c, bool):
@@ -106,7 +108,7 @@ def make_deck(jokers: bool = False) -> tuple[int, ...]:
 
 def shuffled(deck: Sequence[int], rng: np.random.Generator) -> list[int]:
     """A new list with the deck in a random order drawn from ``rng``."""
-    order = rng.permutation(len(deck))
+    order = rng.permutation(len(deck)).tolist()
     return [deck[i] for i in order]
 
 
@@ -142,6 +144,9 @@ def check_deal(
     seen: dict[int, int] = {}
     parsed = []
     for seat, hand in enumerate(hands):
+        if isinstance(hand, str | bytes | dict) or not isinstance(hand, Iterable):
+            raise CardError(f"hand {seat} of the deal must be a list of {hand_size} card names, "
+                            f"got {hand!r}")
         ids = parse_many(hand)
         if len(ids) != hand_size:
             raise CardError(

@@ -1,16 +1,32 @@
-"""What every observation encoder shares: block layouts and observers' index tables.
+"""What every observation encoder shares: the ``Encoder`` record, layouts, masks, observers.
 
-An encoder lays its vector out as named blocks, ``LAYOUT = ((name, size), ...)``;
+A game has two encoder kinds (DESIGN.md, "Encoders"):
+
+* ``infostate`` (the env's default): everything the seat's view holds, as planes
+  and numbers, and nothing a bot estimates; its version changes only when what
+  a seat may know, or the rules, change;
+* ``features``: the vectors the shipped bots read, the information a seat holds
+  plus what the expert bots reckon with (win chances, look-ahead, ...), still
+  computed from the view only; a training choice with a version of its own.
+
+An encoder lays its vector out as named blocks, ``((name, size), ...)``;
 ``offsets`` places them and ``describe`` names the feature at an index. An
-incremental observer keeps one row per seat in an ``(n, size)`` buffer and
-flips a feature in every row at once; ``in_every_row`` computes where.
+env keeps its vectors with an *observer* (``ViewObserver`` encodes the view
+afresh; a game's incremental observer flips only what a move changes, in an
+``(n, size)`` buffer with one row per seat; ``in_every_row`` says where).
+Nothing here imports PettingZoo or gymnasium: engines and encoders stay light.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
 
 Layout = Sequence[tuple[str, int]]
+KINDS = ("infostate", "features")
 
 
 def offsets(layout: Layout) -> tuple[dict[str, int], int]:
@@ -26,12 +42,15 @@ def offsets(layout: Layout) -> tuple[dict[str, int], int]:
 def describe(layout: Layout, offsets: dict[str, int], index: int,
              label: Callable[[str, int, int], str] | None = None) -> str:
     """Which feature ``index`` holds: 'name[i]', or ``label(name, size, i)`` when given."""
+    total = sum(size for _, size in layout)
+    if isinstance(index, bool) or not isinstance(index, int | np.integer) \
+            or not 0 <= index < total:
+        raise IndexError(f"observation index {index!r} out of range 0..{total - 1}")
     for name, size in layout:
         off = offsets[name]
         if off <= index < off + size:
             return label(name, size, index - off) if label else f"{name}[{index - off}]"
-    total = sum(size for _, size in layout)
-    raise IndexError(f"observation index {index} out of range 0..{total - 1}")
+    raise AssertionError("unreachable: the layout covers 0..total - 1")
 
 
 def in_every_row(row_size: int, n: int, offset: int, seat: int = 0,
@@ -39,3 +58,88 @@ def in_every_row(row_size: int, n: int, offset: int, seat: int = 0,
     """Flat indices, one per row of an ``(n, row_size)`` buffer (row ``me`` belongs to seat
     ``me``), of ``offset + rel * stride`` where ``rel`` is ``seat`` relative to that row."""
     return tuple(me * row_size + offset + ((seat - me) % n) * stride for me in range(n))
+
+
+def unit_bounds(size: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every feature in [0, 1]."""
+    return np.zeros(size, np.float32), np.ones(size, np.float32)
+
+
+def mask_function(num_actions: int) -> Callable[[Sequence[int]], np.ndarray]:
+    """``action_mask(legal)`` for a table of ``num_actions``: a new int8 array, 1 at each id.
+
+    Sets bytes one by one and wraps them in a (writable) array: half the cost of
+    ``np.zeros`` + ``mask[legal] = 1``, which first turns the list into an index array
+    (and cheaper than looking legal sets up in a cache, as most are new).
+    """
+    frombuffer, int8 = np.frombuffer, np.dtype(np.int8)  # a dtype object: no lookup per call
+
+    def action_mask(legal_actions: Sequence[int]) -> np.ndarray:
+        mask = bytearray(num_actions)
+        for a in legal_actions:
+            mask[a] = 1
+        return frombuffer(mask, int8)
+
+    return action_mask
+
+
+class ViewObserver:
+    """The plain observer: encodes the seat's view afresh at every observation.
+
+    An observer turns engine states into observation vectors for one env. The
+    env calls ``reset(state)`` after a reset, ``after_apply(state, player,
+    action)`` after every applied action, and ``observation(state, seat)`` in
+    ``observe``, which must return a new array equal to ``encode(state.view(seat))``.
+    A game whose encoding is costly keeps vectors up to date in ``after_apply``
+    instead; the tests check every observer against its ``encode``.
+    """
+
+    def __init__(self, encode: Callable[[Any], np.ndarray]) -> None:
+        self._encode = encode
+
+    def reset(self, state: Any) -> None:
+        pass
+
+    def after_apply(self, state: Any, player: int, action: int) -> None:
+        pass
+
+    def observation(self, state: Any, seat: int) -> np.ndarray:
+        return self._encode(state.view(seat))
+
+
+def no_action_features(num_players: int) -> tuple[tuple[int, int, int], ...]:
+    return ()
+
+
+@dataclass(frozen=True)
+class Encoder:
+    """One observation kind of one game: a view -> float32 vector, with its layout.
+
+    ``observer(n)`` makes the env's per-env observer for ``n`` players (its
+    vectors equal ``encode`` of the view at every step); ``action_features(n)``
+    lists the ``(observation offset, first action, length)`` blocks that
+    describe one action each (``train.policy`` scores them directly).
+    """
+
+    kind: str  # "infostate" or "features"
+    version: int
+    size: Callable[[int], int]  # number of players -> vector length
+    encode: Callable[..., np.ndarray]  # (view, out=None) -> float32 vector
+    bounds: Callable[[int], tuple[np.ndarray, np.ndarray]]  # players -> (low, high)
+    describe: Callable[[int, int], str]  # (players, index) -> 'block[i]'
+    observer: Callable[[int], Any] | None = None  # players -> observer; None: ViewObserver
+    action_features: Callable[[int], tuple] = no_action_features
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"encoder kind must be one of {KINDS}, got {self.kind!r}")
+
+    def make_observer(self, num_players: int) -> Any:
+        if self.observer is None:
+            return ViewObserver(self.encode)
+        return self.observer(num_players)
+
+    @property
+    def name(self) -> str:
+        """'infostate/1': what a bot card records."""
+        return f"{self.kind}/{self.version}"

@@ -1,18 +1,36 @@
-"""Registry of the games: how tournaments, training and front ends build any game.
+"""The registry of games: each game declares itself once, in its package's ``game.py``.
 
-Each game registers a ``Game``: its presets, how to make rules, an engine state
-and an env. The engine states all offer ``current_player``, ``legal_actions()``,
-``apply(action)``, ``view(seat)``, ``is_over``, ``winners``, ``scores`` and
-``results`` (one summary per finished hand). A game's actions are ints in
-``range(num_actions)`` and an env's action mask is 1 exactly at ``legal_actions()``.
+A declaration (``Game``) says everything generic code needs: presets and rules,
+the engine state and its view, the two encoders, the action table, the score
+scale, the hand metrics, and by module name where its env, web adapter and bots
+live (so importing a game's engine or declaration imports neither PettingZoo nor
+the bots). The env registry, the bot registry, training metrics, tournaments and
+the web table read it; adding a game is one package and one line in ``GAMES``.
+
+Engine states all offer ``current_player``, ``legal_actions()``, ``apply(action)``
+(an illegal action raises a ``ValueError`` naming it and changes nothing),
+``view(seat)``, ``clone()``, ``is_over``, ``winners``, ``scores`` and ``results``
+(one summary per finished hand). A game's actions are ints in
+``range(num_actions)``; an env's action mask is 1 exactly at ``legal_actions()``.
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
+
+from envs.encoding import KINDS, Encoder
+
+# game name -> the module that holds its declaration ``GAME``: one line per game
+GAMES = {
+    "spades": "envs.spades.game",
+    "gin_rummy": "envs.gin_rummy.game",
+    "sevens": "envs.sevens.game",
+    "blind_auction": "envs.blind_auction.game",
+}
+DEFAULT_OBSERVATION = "infostate"
 
 
 def points_as_scored(before: Any, after: Any) -> tuple:
@@ -20,51 +38,80 @@ def points_as_scored(before: Any, after: Any) -> tuple:
     return after.results[-1].points
 
 
+def no_hand_metric(result: dict, seat: int) -> dict[str, int]:
+    return {}
+
+
 @dataclass(frozen=True)
 class Game:
+    """One game's declaration (see the module docstring)."""
+
     name: str
+    env_name: str  # versioned as in PettingZoo ('spades_v4'); bumped per CHANGELOG.md
     presets: tuple[str, ...]
-    get_rules: Callable[..., Any]  # (preset, **changes) -> rules
-    new_state: Callable[..., Any]  # (rules, seed, deal=None) -> state
-    env: Callable[..., Any]  # (**kwargs) -> PettingZoo AEC env
+    get_rules: Callable[..., Any]  # (preset or rules, **changes) -> rules
+    state: type  # the engine: state(rules, rng, deal=None)
+    view: type  # its PlayerView, with from_dict
     num_players: Callable[[Any], int]  # rules -> number of seats
+    num_actions: int
     action_name: Callable[[int], str]
-    view_from_dict: Callable[[dict], Any]
-    # what a learned bot needs to act from a view without an env: the env's
-    # versioned name (bumped when the observation or action table changes) and
-    # the encoder, view -> float32 vector equal to the env's "observation"
-    env_name: str
-    encode: Callable[[Any], Any]
-    # number of players -> ((observation offset, first action, length), ...): blocks of
-    # the observation that describe one action each (train.policy scores them directly)
-    action_features: Callable[[int], tuple] = lambda num_players: ()
-    # (view, n, rng) -> n engine states that show the view to its seat, the hidden cards
-    # drawn from rng among those that fit what the seat saw (search bots play them out);
-    # None = the game has no sampler
+    render: Callable[[Any], str]  # view -> a text table (the env's render_mode="ansi")
+    encoders: Mapping[str, Encoder]  # kind -> encoder, every kind of ``envs.encoding.KINDS``
+    score_scale: Callable[[Any], float]  # rules -> points per unit of hand reward
+    env_module: str  # module with ``raw_env`` and ``env`` (PettingZoo)
+    bots: str  # module registering the game's rule bots in ``agents``
+    strongest: tuple[str, ...]  # the strongest rule bots, best first
+    web_adapter: str | None = None  # module with ``ADAPTER`` (web.adapters.WebAdapter)
+    # hand result (``to_dict`` form) and seat -> counts; rates: name -> (numerator, denominator)
+    hand_metric: Callable[[dict, int], dict[str, int]] = no_hand_metric
+    hand_rates: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+    # (view, n, rng) -> n engine states that show the view to its seat (search); None: none
     sample_worlds: Callable[..., list] | None = None
-    # (state before, state after a hand ended) -> what the hand is worth to each seat, for a
-    # search that stops at the hand's end
+    # (state before, state after a hand ended) -> what the hand is worth to each seat
     hand_points: Callable[[Any, Any], tuple] = points_as_scored
-    # (state, rng) -> None: redeal in place the cards no seat has seen (the Gin Rummy stock),
-    # so play-outs from a true state average over the luck still to come (train.rollouts);
-    # None = every card is in some hand
+    # (state, rng) -> None: redeal in place the cards no seat has seen (the Gin Rummy stock)
     redeal_unseen: Callable[[Any, Any], None] | None = None
+    # module of the game's training extras (``train``'s plug-ins, e.g. a learned knock)
+    train_plugin: str | None = None
 
+    def __post_init__(self) -> None:
+        missing = [k for k in KINDS if k not in self.encoders]
+        if missing:
+            raise ValueError(f"game {self.name!r} declares no {missing} encoder")
 
-_MODULES = {
-    "spades": "envs.spades.game",
-    "gin_rummy": "envs.gin_rummy.game",
-    "sevens": "envs.sevens.game",
-    "blind_auction": "envs.blind_auction.game",
-}
+    def make_rules(self, preset: str | None = None, rules: Any = None, **changes: Any) -> Any:
+        """Rules from a preset name or a rules object (not both; neither: the first
+        preset), with field changes; a clear error for a bad name, field or value."""
+        if preset is not None and rules is not None:
+            raise ValueError("give a preset or a rules object, not both")
+        return self.get_rules(self.presets[0] if rules is None and preset is None
+                              else preset if rules is None else rules, **changes)
+
+    def new_state(self, rules: Any, seed: Any = None, deal: Any = None) -> Any:
+        return self.state(rules, seed, deal=deal)
+
+    def encoder(self, kind: str = DEFAULT_OBSERVATION) -> Encoder:
+        """The encoder of one observation kind; a clear error for another name."""
+        try:
+            return self.encoders[kind]
+        except (KeyError, TypeError):
+            raise ValueError(f"observation must be one of {list(self.encoders)}, "
+                             f"got {kind!r}") from None
+
+    def view_from_dict(self, data: dict) -> Any:
+        return self.view.from_dict(data)
+
+    def env(self, **kwargs) -> Any:
+        """The game's PettingZoo AEC env (imports PettingZoo on first use)."""
+        return importlib.import_module(self.env_module).env(**kwargs)
 
 
 def get_game(name: str) -> Game:
-    """The ``Game`` named ``name`` (e.g. 'spades')."""
-    if name not in _MODULES:
-        raise ValueError(f"unknown game {name!r}; choose from {sorted(_MODULES)}")
-    return importlib.import_module(_MODULES[name]).GAME
+    """The declaration of the game named ``name`` (e.g. 'spades')."""
+    if not isinstance(name, str) or name not in GAMES:
+        raise ValueError(f"unknown game {name!r}; choose from {sorted(GAMES)}")
+    return importlib.import_module(GAMES[name]).GAME
 
 
 def game_names() -> list[str]:
-    return sorted(_MODULES)
+    return sorted(GAMES)

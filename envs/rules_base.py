@@ -47,7 +47,7 @@ def lookup(cls: type[R], presets: Mapping[str, R], preset: str | R,
     the body of every game's ``get_rules``."""
     if isinstance(preset, cls):
         rules = preset
-    elif preset in presets:
+    elif isinstance(preset, str) and preset in presets:
         rules = presets[preset]
     else:
         raise cls.error(f"unknown {cls.title} preset {preset!r}; choose from {sorted(presets)}")

@@ -119,12 +119,12 @@ def test_a_played_card_cannot_be_played_again():
     bid_round(state, "3", "2")
     assert state.legal_actions() == [0, 2]
     before = state.view(0)
-    with pytest.raises(IllegalActionError, match=r"illegal action 1 \(bid 3\) for player 0"):
+    with pytest.raises(IllegalActionError, match=r"illegal action 1 \(bid 3\) for player_0"):
         state.apply(1)
     assert state.view(0) == before
     state.apply(0)
     assert state.legal_actions() == [1, 2]  # seat 1 bid its 2 (rank 0) in round 1
-    with pytest.raises(IllegalActionError, match=r"illegal action 0 \(bid 2\) for player 1"):
+    with pytest.raises(IllegalActionError, match=r"illegal action 0 \(bid 2\) for player_1"):
         state.apply(0)
     state.apply(2)
     assert state.legal_actions() == [2] and state.hands == [[2], [1]]

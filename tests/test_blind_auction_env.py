@@ -1,44 +1,50 @@
-"""Blind Auction envs: AEC and Parallel API, masks, no leaks, observer, rewards, errors."""
+"""Blind Auction envs: masks, no leaks in either observation kind, observer, rewards, errors.
+
+PettingZoo's api and seed tests (AEC and Parallel), observer = encoder and the generic
+bad-input rules, for every game and both kinds, are in ``tests/test_envs.py``.
+"""
+
+import re
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from pettingzoo.test import api_test, parallel_api_test, seed_test
 
 from envs import cards
-from envs.blind_auction import encode, env, parallel_env, raw_env
+from envs.blind_auction import env, parallel_env, raw_env
+from envs.blind_auction import infostate as encode
 from envs.blind_auction.engine import BlindAuctionState
 from envs.blind_auction.rules import get_rules
+from envs.encoding import KINDS
+from envs.games import get_game
 from tests.blind_auction_util import oracle_legal, random_actions
 from tests.env_checks import check_illegal_action_refused, random_episode, reward_totals
 
 CASES = [(2, "discard"), (2, "carry"), (3, "split"), (3, "carry")]
 
 
-@pytest.mark.parametrize(("players", "tie_rule"), CASES)
-def test_pettingzoo_api(players, tie_rule):
-    api_test(env(num_players=players, tie_rule=tie_rule), num_cycles=300)
-
-
-@pytest.mark.parametrize("players", [2, 3])
-def test_seed_gives_same_trajectory(players):
-    seed_test(lambda: env(num_players=players, tie_rule="carry"), num_cycles=300)
-
-
-@pytest.mark.parametrize(("players", "tie_rule"), CASES)
-def test_parallel_api(players, tie_rule):
-    parallel_api_test(parallel_env(num_players=players, tie_rule=tie_rule), num_cycles=300)
-
-
-def test_metadata_and_spaces():
+@pytest.mark.parametrize("kind", KINDS)
+def test_metadata_and_spaces(kind):
     for players in (2, 3):
-        e = env(num_players=players)
+        e = env(num_players=players, observation=kind)
         assert e.metadata["name"] == "blind_auction_v0"
         assert e.possible_agents == [f"player_{i}" for i in range(players)]
         assert e.observation_space("player_0")["observation"].shape == (encode.OBS_SIZE,)
         assert e.action_space("player_1").n == 13
-    assert parallel_env().metadata["name"] == "blind_auction_v0"
+    assert parallel_env(observation=kind).metadata["name"] == "blind_auction_v0"
+    assert parallel_env(observation=kind).aec.observation_kind == kind
+
+
+def test_both_observation_kinds_are_the_one_information_state_vector():
+    """The rule bots reckon with nothing beyond the information state, so ``features`` is
+    the same vector, with the same version, under the other name."""
+    g = get_game("blind_auction")
+    info, feat = g.encoder("infostate"), g.encoder("features")
+    assert (info.kind, feat.kind) == ("infostate", "features")
+    assert info.version == feat.version == encode.VERSION
+    assert info.encode is feat.encode is encode.encode
+    assert feat.action_features(2) == info.action_features(2) == ()
 
 
 def test_masks_equal_the_oracle_and_observations_equal_encode_at_every_step():
@@ -63,10 +69,10 @@ def test_masks_equal_the_oracle_and_observations_equal_encode_at_every_step():
 
 
 # -------------------------------------------------------------------- no leaks
-def _observations(rules, order, actions, stop):
-    """Every seat's (observation, mask) after reset and after each of the first ``stop``
-    actions, as the env gives them."""
-    e = raw_env(rules=rules)
+def _observations(rules, order, actions, stop, kind="infostate"):
+    """Every seat's (observation, mask) of the ``kind`` observation after reset and after
+    each of the first ``stop`` actions, as the env gives them."""
+    e = raw_env(rules=rules, observation=kind)
     e.reset(seed=0, options={"deal": order})
     seen = []
 
@@ -86,9 +92,10 @@ rules_st = st.builds(lambda p, t, n: get_rules("2p", num_players=p, tie_rule=t, 
                      st.integers(3, 13))
 
 
+@pytest.mark.parametrize("kind", KINDS)
 @settings(max_examples=60, deadline=None)
 @given(rules=rules_st, seed=st.integers(0, 2**31), data=st.data())
-def test_no_leak_when_unrevealed_prizes_change_order(rules, seed, data):
+def test_no_leak_when_unrevealed_prizes_change_order(kind, rules, seed, data):
     state = BlindAuctionState(rules, seed)
     order = cards.names(state.prizes)
     actions = random_actions(state, np.random.default_rng(seed))
@@ -98,21 +105,22 @@ def test_no_leak_when_unrevealed_prizes_change_order(rules, seed, data):
     swapped = list(order)
     swapped[r], swapped[j] = swapped[j], swapped[r]
     stop = r * players + players - 1  # every action before round r resolves
-    before = _observations(rules, order, actions, stop)
-    after = _observations(rules, swapped, actions, stop)
+    before = _observations(rules, order, actions, stop, kind)
+    after = _observations(rules, swapped, actions, stop, kind)
     assert len(before) == stop + 1
     for b, a in zip(before, after, strict=True):
         for (o1, m1), (o2, m2) in zip(b, a, strict=True):
             assert np.array_equal(o1, o2) and np.array_equal(m1, m2)
     # the round's resolution turns the prize up: then it shows
-    end_b = _observations(rules, order, actions, stop + 1)[-1]
-    end_a = _observations(rules, swapped, actions, stop + 1)[-1]
+    end_b = _observations(rules, order, actions, stop + 1, kind)[-1]
+    end_a = _observations(rules, swapped, actions, stop + 1, kind)[-1]
     assert not np.array_equal(end_b[0][0], end_a[0][0])
 
 
+@pytest.mark.parametrize("kind", KINDS)
 @settings(max_examples=60, deadline=None)
 @given(rules=rules_st, seed=st.integers(0, 2**31), data=st.data())
-def test_no_leak_of_a_bid_made_earlier_in_the_same_round(rules, seed, data):
+def test_no_leak_of_a_bid_made_earlier_in_the_same_round(kind, rules, seed, data):
     state = BlindAuctionState(rules, seed)
     order = cards.names(state.prizes)
     actions = random_actions(state, np.random.default_rng(seed))
@@ -127,16 +135,16 @@ def test_no_leak_of_a_bid_made_earlier_in_the_same_round(rules, seed, data):
     later = next(i for i in range(at + players, len(actions), players) if actions[i] == other)
     changed[at], changed[later] = other, actions[at]
     stop = r * players + players - 1  # up to the last bid of round r, before it resolves
-    before = _observations(rules, order, actions, stop)
-    after = _observations(rules, order, changed, stop)
+    before = _observations(rules, order, actions, stop, kind)
+    after = _observations(rules, order, changed, stop, kind)
     for step, (b, a) in enumerate(zip(before, after, strict=True)):
         for seat, ((o1, m1), (o2, m2)) in enumerate(zip(b, a, strict=True)):
             if seat == bidder and step > at:
                 assert not np.array_equal(o1, o2)  # its own bid it does see
             else:
                 assert np.array_equal(o1, o2) and np.array_equal(m1, m2), (step, seat)
-    end_b = _observations(rules, order, actions, stop + 1)[-1]
-    end_a = _observations(rules, order, changed, stop + 1)[-1]
+    end_b = _observations(rules, order, actions, stop + 1, kind)[-1]
+    end_a = _observations(rules, order, changed, stop + 1, kind)[-1]
     for seat in range(players):  # once the round resolves, every seat sees the bid
         assert not np.array_equal(end_b[seat][0], end_a[seat][0])
 
@@ -174,6 +182,40 @@ def test_parallel_env_plays_rounds_at_once_and_refuses_bad_steps():
         p.step({})
 
 
+def _parallel_snapshot(p) -> tuple:
+    state = p.state_obj
+    return (state.view(0), state.view(1), list(state.pending), state.round, list(p.agents),
+            [o["observation"].tobytes() for o in p._observations().values()])
+
+
+@pytest.mark.parametrize("illegal_action", ["raise", "penalty"])
+def test_parallel_step_refuses_an_unknown_agent_and_changes_nothing(illegal_action):
+    """An action for an agent not at the table is refused by name, whatever
+    ``illegal_action`` says (it is not an illegal bid to replace), and nothing changes."""
+    p = parallel_env(num_players=2, illegal_action=illegal_action)
+    p.reset(seed=4)
+    before = _parallel_snapshot(p)
+    with pytest.raises(ValueError, match="player_9"):
+        p.step({"player_0": 0, "player_1": 0, "player_9": 0})
+    assert _parallel_snapshot(p) == before
+    with pytest.raises(ValueError, match="player_2"):  # a seat of a bigger table
+        p.step({"player_0": 0, "player_1": 0, "player_2": 0})
+    assert _parallel_snapshot(p) == before
+    p.step({"player_0": 0, "player_1": 0})  # the same bids without it are played
+    assert p.state_obj.round == 1
+
+
+@pytest.mark.parametrize("bad", [[0, 0], (0, 0), 0, None, "player_0", {0, 1}])
+@pytest.mark.parametrize("illegal_action", ["raise", "penalty"])
+def test_parallel_step_refuses_what_is_not_a_dict_and_changes_nothing(bad, illegal_action):
+    p = parallel_env(num_players=2, illegal_action=illegal_action)
+    p.reset(seed=4)
+    before = _parallel_snapshot(p)
+    with pytest.raises(ValueError, match="dict"):
+        p.step(bad)
+    assert _parallel_snapshot(p) == before
+
+
 def test_illegal_action_raises_and_changes_nothing_and_penalty_option():
     e = env(num_players=3)
     e.reset(seed=3)
@@ -206,3 +248,15 @@ def test_ansi_render_shows_the_table_and_only_the_own_bid():
     e.step(4)
     e.step(0)  # 6D carried
     assert "carried prizes: 6D" in e.render() and "prizes still face down: 2 3 4 5" in e.render()
+
+
+@pytest.mark.parametrize("bad", [True, 1.0, "1", None, 13])
+def test_parallel_step_refuses_a_bid_that_is_not_an_action_and_changes_nothing(bad):
+    """Every bid is checked before any is played: a bad one for the second seat leaves the
+    first seat's good bid unplayed too."""
+    p = parallel_env(num_players=2)
+    p.reset(seed=4)
+    before = _parallel_snapshot(p)
+    with pytest.raises(ValueError, match=rf"illegal action {re.escape(repr(bad))} by player_1"):
+        p.step({"player_0": 0, "player_1": bad})
+    assert _parallel_snapshot(p) == before

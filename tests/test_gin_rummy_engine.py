@@ -113,7 +113,7 @@ def test_illegal_action_error_names_action_player_and_legal_set_and_changes_noth
         with pytest.raises(IllegalActionError) as err:
             state.apply(bad)
         msg = str(err.value)
-        assert repr(bad) in msg and "player 1" in msg and "[0, 1]" in msg
+        assert repr(bad) in msg and "player_1" in msg and "[0, 1]" in msg
     assert [state.view(s) for s in range(2)] == before and state.moves == 0
     state.apply(DRAW_STOCK)
     before = [state.view(s) for s in range(2)]

@@ -1,83 +1,116 @@
-"""The Gin Rummy PettingZoo env: API, determinism, masks, observer, no leaks, rewards."""
+"""The Gin Rummy PettingZoo env: masks, observer, no leaks in either observation kind,
+rewards, and both encoders' blocks.
+
+PettingZoo's api and seed tests, observer = encoder and the generic bad-input rules,
+for every game and both kinds, are in ``tests/test_envs.py``.
+"""
+
+import dataclasses
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from pettingzoo.test import api_test, seed_test
+from pettingzoo.test import api_test
 
 from envs import cards
+from envs.encoding import KINDS
+from envs.games import get_game
+from envs.gin_rummy import features, infostate
 from envs.gin_rummy.actions import DRAW_STOCK, NUM_ACTIONS, TAKE_DISCARD, knock_action
-from envs.gin_rummy.encode import GinRummyObserver, encode, layout
 from envs.gin_rummy.engine import GinRummyState
-from envs.gin_rummy.env import env, raw_env
-from envs.gin_rummy.rules import get_rules
+from envs.gin_rummy.environment import env, raw_env
+from envs.gin_rummy.features import encode, layout
+from envs.gin_rummy.rules import RulesError, get_rules
 from tests.env_checks import check_illegal_action_refused, episode_with_penalties, random_moves
 from tests.gin_rummy_util import C, full_deal, hands_of, oracle_legal
 
 GAMES = [("seed", 2), ("seed", 3), ("seed", 4), ("standard", 2)]
 
 
-@pytest.mark.parametrize(("preset", "n"), GAMES + [("standard", 3)])
-@pytest.mark.parametrize("episode", ["hand", "game"])
-def test_pettingzoo_api(preset, n, episode):
-    api_test(env(preset=preset, num_players=n, episode=episode, max_hands=2), num_cycles=300)
+LAYOUTS = {"infostate": infostate.layout, "features": features.layout}  # kind -> layout(n)
+
+
+def encoder(kind: str):
+    return get_game("gin_rummy").encoder(kind)
 
 
 @pytest.mark.parametrize(("preset", "n"), GAMES)
-def test_seed_gives_same_trajectory(preset, n):
-    seed_test(lambda: env(preset=preset, num_players=n, max_hands=2), num_cycles=300)
+def test_pettingzoo_api_with_one_hand_episodes(preset, n):
+    """(``tests/test_envs.py`` runs whole games.)"""
+    api_test(env(preset=preset, num_players=n, episode="hand", max_hands=2), num_cycles=300)
 
 
-def test_metadata_and_spaces():
+@pytest.mark.parametrize("n", [3, 4])
+def test_the_standard_preset_is_refused_for_more_than_two_players(n):
+    """The standard preset is the two-player game: 3 or 4 players are refused, naming the
+    count and the preset to use; the seed preset takes them."""
+    for make in (lambda: env(preset="standard", num_players=n),
+                 lambda: get_rules("standard", num_players=n)):
+        with pytest.raises(RulesError, match=rf"standard preset .*num_players={n}.*'seed'"):
+            make()
+    assert issubclass(RulesError, ValueError)
+    e = env(preset="seed", num_players=n)
+    assert e.rules.preset == "seed" and e.num_players == n
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_metadata_and_spaces(kind):
     for n in (2, 3, 4):
-        e = env(num_players=n)
-        assert e.metadata["name"] == "gin_rummy_v5" and e.unwrapped is e
+        e = env(num_players=n, observation=kind)
+        assert e.metadata["name"] == "gin_rummy_v6" and e.unwrapped is e
         assert e.possible_agents == [f"player_{i}" for i in range(n)]
-        assert e.observation_space("player_0")["observation"].shape == (layout(n).size,)
+        size = LAYOUTS[kind](n).size
+        assert e.observation_space("player_0")["observation"].shape == (size,)
+        assert size == encoder(kind).size(n)
         assert e.action_space(f"player_{n - 1}").n == NUM_ACTIONS == 106
+    assert env().observation_kind == "infostate"  # the default
 
 
 def _check_every_seat(e) -> None:
-    """Each seat's observation equals encode(its view); only the actor has a mask."""
+    """Each seat's observation equals its kind's encode(its view); only the actor has a mask."""
     state = e.unwrapped.state_obj
+    enc = encoder(e.unwrapped.observation_kind)
+    n = len(e.possible_agents)
     for seat, agent in enumerate(e.possible_agents):
         o = e.observe(agent)
-        expected = encode(state.view(seat))
+        expected = enc.encode(state.view(seat))
         if not np.array_equal(o["observation"], expected):
             bad = np.flatnonzero(o["observation"] != expected)[:5]
-            lay = layout(len(e.possible_agents))
-            raise AssertionError(f"seat {seat}, {state!r}: " + ", ".join(
-                f"{lay.describe(i)} is {o['observation'][i]}, encode gives {expected[i]}"
-                for i in bad))
+            raise AssertionError(f"{enc.name} seat {seat}, {state!r}: " + ", ".join(
+                f"{enc.describe(n, int(i))} is {o['observation'][i]}, encode gives "
+                f"{expected[i]}" for i in bad))
         mask = np.flatnonzero(o["action_mask"]).tolist()
         assert mask == (oracle_legal(state) if seat == state.current_player else [])
 
 
 @settings(max_examples=16, deadline=None)
 @given(seed=st.integers(0, 2**31), game=st.sampled_from(GAMES), no_limit=st.booleans(),
-       episode=st.sampled_from(["game", "hand"]))
+       episode=st.sampled_from(["game", "hand"]), kind=st.sampled_from(KINDS))
 def test_observer_and_masks_equal_encode_and_the_oracle_at_every_step(seed, game, no_limit,
-                                                                      episode):
+                                                                      episode, kind):
     preset, n = game
     e = env(preset=preset, num_players=n, max_hands=2, episode=episode,
-            knock_limit=None if no_limit else 10, illegal_action="penalty")
+            knock_limit=None if no_limit else 10, illegal_action="penalty", observation=kind)
     rng = np.random.default_rng(seed)
     for _ in range(2):  # the second reset reuses the env and its observer
         episode_with_penalties(e, rng, _check_every_seat)
 
 
-def test_observer_follows_moves_applied_to_the_state_directly():
-    e = raw_env(preset="standard")
+@pytest.mark.parametrize("kind", KINDS)
+def test_observer_follows_moves_applied_to_the_state_directly(kind):
+    e = raw_env(preset="standard", observation=kind)
     e.reset(seed=5)
     state = e.state_obj
     state.apply(DRAW_STOCK)  # behind the env's back
     _check_every_seat(e)
     e.step(state.legal_actions()[0])
     _check_every_seat(e)
-    obs = GinRummyObserver(2)
+    obs = encoder(kind).make_observer(2)
+    assert isinstance(obs, infostate.GinRummyObserver)
     other = GinRummyState(get_rules("seed"), 1)
-    assert np.array_equal(obs.observation(other, 1), encode(other.view(1)))
+    for seat in (0, 1):
+        assert np.array_equal(obs.observation(other, seat), encoder(kind).encode(other.view(seat)))
 
 
 # ----------------------------------------------------------------- no leaks
@@ -92,9 +125,10 @@ def _trajectory(rules, deal, seed):
     return actions
 
 
-def _observations(rules, deal, actions, seat):
-    """The seat's (observation, mask) after every action that replays legally."""
-    e = raw_env(rules=rules, episode="hand")
+def _observations(rules, deal, actions, seat, kind="infostate"):
+    """The seat's (observation, mask) of the ``kind`` observation after every action that
+    replays legally."""
+    e = raw_env(rules=rules, episode="hand", observation=kind)
     e.reset(seed=0, options={"deal": deal})
     agent = f"player_{seat}"
     seen = [(e.observe(agent)["observation"].copy(), e.observe(agent)["action_mask"].copy())]
@@ -107,9 +141,10 @@ def _observations(rules, deal, actions, seat):
     return seen
 
 
+@pytest.mark.parametrize("kind", KINDS)
 @settings(max_examples=50, deadline=None)
 @given(seed=st.integers(0, 2**31), game=st.sampled_from(GAMES))
-def test_no_leak_when_an_opponent_card_swaps_with_an_undrawn_stock_card(seed, game):
+def test_no_leak_when_an_opponent_card_swaps_with_an_undrawn_stock_card(kind, seed, game):
     preset, n = game
     rules = get_rules(preset, num_players=n)
     rng = np.random.default_rng(seed)
@@ -135,8 +170,8 @@ def test_no_leak_when_an_opponent_card_swaps_with_an_undrawn_stock_card(seed, ga
     swapped = [list(h) for h in deal]
     swapped[other][swapped[other].index(x)] = y
     swapped[n][swapped[n].index(y)] = x
-    before = _observations(rules, deal, actions[:cut], seat)
-    after = _observations(rules, swapped, actions[:cut], seat)
+    before = _observations(rules, deal, actions[:cut], seat, kind)
+    after = _observations(rules, swapped, actions[:cut], seat, kind)
     n_cmp = min(len(before), len(after))
     assert n_cmp >= min(cut, 2)
     for (o1, m1), (o2, m2) in zip(before[:n_cmp], after[:n_cmp], strict=True):
@@ -144,16 +179,21 @@ def test_no_leak_when_an_opponent_card_swaps_with_an_undrawn_stock_card(seed, ga
         assert np.array_equal(m1, m2)
 
 
-def test_the_leak_test_would_catch_a_leak():
-    """Swapping a card between the seat's own hand and the stock changes its observation."""
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_leak_test_would_catch_a_leak(kind):
+    """Swapping a card between the seat's own hand and the stock changes its observation,
+    and its mask once it discards."""
     rules = get_rules("seed")
     deal = full_deal(hands_of("AC 2C 3C 4D 4H 4S 9S 10S JS 5H",
                               "5C 6C 7C 8H 8S 8D KH KS KD 3H"), "QD", "QS")
     swapped = [list(h) for h in deal]
     swapped[0][0], swapped[2][-1] = swapped[2][-1], swapped[0][0]
-    o1 = _observations(rules, deal, [], 0)
-    o2 = _observations(rules, swapped, [], 0)
+    actions = [DRAW_STOCK, 2 + C("3H"), DRAW_STOCK]  # seat 1 draws QS, discards; seat 0 draws
+    o1 = _observations(rules, deal, actions, 0, kind)
+    o2 = _observations(rules, swapped, actions, 0, kind)
+    assert len(o1) == len(o2) == 4
     assert not np.array_equal(o1[0][0], o2[0][0])
+    assert not np.array_equal(o1[-1][1], o2[-1][1])  # its legal discards are its own cards
 
 
 # ------------------------------------------------------------ errors, rewards
@@ -224,12 +264,17 @@ def _ones(vec, lay, name, per_seat=False):
     return [(i // 52, i % 52) for i in idx] if per_seat else idx
 
 
-def test_encoder_blocks_are_relative_to_the_observer():
-    deal = full_deal(hands_of("AC 2C 3C 4D 4H 4S 9S 10S JS 5H",
-                              "5C 6C 7C 8H 8S 8D KH KS KD 3H",
-                              "JC QC KC 9C 9D 9H 6H 6S 6D 3S"), "QD", "2S")
+THREE_DEAL = full_deal(hands_of("AC 2C 3C 4D 4H 4S 9S 10S JS 5H",
+                                "5C 6C 7C 8H 8S 8D KH KS KD 3H",
+                                "JC QC KC 9C 9D 9H 6H 6S 6D 3S"), "QD", "2S 7S 10H")
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_encoder_blocks_are_relative_to_the_observer(kind):
+    deal = THREE_DEAL
     state = GinRummyState(get_rules("seed", num_players=3), 0, deal=deal)
-    lay = layout(3)
+    lay = LAYOUTS[kind](3)
+    encode = encoder(kind).encode
     state.apply(TAKE_DISCARD)  # seat 1 takes QD
     vec = encode(state.view(2))
     assert _ones(vec, lay, "phase") == [1] and _ones(vec, lay, "taken") == [C("QD")]
@@ -242,13 +287,93 @@ def test_encoder_blocks_are_relative_to_the_observer():
     assert _ones(vec, lay, "discarded", True) == [(1, C("KH"))]
     assert _ones(vec, lay, "known", True) == [(1, C("QD"))] and _ones(vec, lay, "taken") == []
     assert vec[lay["stock_size"]] == np.float32(21 / 21)
-    assert vec[lay["deadwood"]] == np.float32(5 / 100)  # seat 0 holds 5H dead
+    if kind == "features":
+        assert vec[lay["deadwood"]] == np.float32(5 / 100)  # seat 0 holds 5H dead
     assert vec[lay["rules"]:lay["rules"] + 5].tolist() == pytest.approx([0.1, 0, 1, 0, 0])
     view = state.view(1)
     scores = encode(type(view)(**{**{k: getattr(view, k) for k in view.__slots__},
                                   "scores": (50, 500, 0)}))
     assert scores[lay["scores"]:lay["scores"] + 3].tolist() == pytest.approx([4.0, 0.0, 0.5])
     assert lay.describe(lay["known"] + 52 + 3) == "known[1][3]"
+    assert encoder(kind).describe(3, lay["known"] + 52 + 3) == "known[1][3]"
+
+
+def test_picked_holds_every_card_taken_from_the_pile_also_once_discarded_again():
+    """The information state's ``picked``: per relative seat, every card it took from the
+    pile this hand. ``known`` drops a taken card when it is discarded again; ``picked``
+    keeps it (that seat once wanted it), until the hand ends."""
+    state = GinRummyState(get_rules("seed", num_players=3), 0, deal=THREE_DEAL)
+    lay = infostate.layout(3)
+
+    def blocks(seat):
+        vec = infostate.encode(state.view(seat))
+        return {name: _ones(vec, lay, name, True) for name in ("picked", "known", "discarded")}
+
+    state.apply(TAKE_DISCARD)  # seat 1 takes QD and discards KH
+    state.apply(2 + C("KH"))
+    for seat in range(3):
+        rel = (1 - seat) % 3
+        assert blocks(seat)["picked"] == blocks(seat)["known"] == [(rel, C("QD"))]
+    state.apply(TAKE_DISCARD)  # seat 2 takes KH, discards 3S
+    state.apply(2 + C("3S"))
+    state.apply(DRAW_STOCK)  # seat 0 draws 2S, discards 5H
+    state.apply(2 + C("5H"))
+    state.apply(DRAW_STOCK)  # seat 1 draws 7S and discards QD again
+    state.apply(2 + C("QD"))
+    assert state.hand_number == 1
+    for seat in range(3):
+        got = blocks(seat)
+        one, two = (1 - seat) % 3, (2 - seat) % 3  # seats 1 and 2, relative to the observer
+        assert got["picked"] == sorted([(one, C("QD")), (two, C("KH"))])
+        assert got["known"] == [(two, C("KH"))]  # QD is back on the pile
+        assert got["discarded"] == sorted([(one, C("KH")), (one, C("QD")), (two, C("3S")),
+                                           ((0 - seat) % 3, C("5H"))])
+    vec = infostate.encode(state.view(0))
+    assert _ones(vec, lay, "pile_top") == [C("QD")]
+    assert lay.describe(lay["picked"] + 2 * 52 + C("KH")) == f"picked[2][{C('KH')}]"
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 10_000), moves=st.integers(0, 120), n=st.integers(2, 4))
+def test_infostate_is_the_features_information_and_the_picks(seed, moves, n):
+    """Every block the two kinds share holds the same numbers, and ``picked`` is the view's
+    picks by relative seat, over random play through several hands."""
+    state = random_moves(GinRummyState(get_rules("seed", num_players=n), seed), seed, moves)
+    info_lay, feat_lay = infostate.layout(n), features.layout(n)
+    for seat in range(n):
+        view = state.view(seat)
+        info, feat = infostate.encode(view), encode(view)
+        for name, size in info_lay.blocks:
+            if name != "picked":
+                assert np.array_equal(info[info_lay[name]:info_lay[name] + size],
+                                      feat[feat_lay[name]:feat_lay[name] + size]), name
+        # (a card can be taken twice in a hand: discarded, taken by another, discarded again)
+        expect = sorted({((s - seat) % n, c) for s in range(n) for c in view.picked[s]})
+        assert _ones(info, info_lay, "picked", True) == expect
+
+
+def test_infostate_holds_none_of_the_features_estimates():
+    """Its blocks are the features' information blocks, less the meld solver's ``deadwood``,
+    plus ``picked``: no decision or look-ahead block, whoever is to act."""
+    info = {name for name, _ in infostate.layout(2).blocks}
+    feat = [name for name, _ in features.layout(2).blocks]
+    estimates = feat[feat.index("discard_deadwood"):]
+    assert "knock" in estimates and "stock_outlook" in estimates
+    assert info == set(feat) - set(estimates) - {"deadwood"} | {"picked"}
+    assert encoder("infostate").action_features(2) == ()
+    assert encoder("features").action_features(2)
+    deal = full_deal(hands_of("2D 3S 5D 6S 7D 10C JD QH KC AH",
+                              "AC 2C 3C 4D 4H 4S 9S 10S JS 5H"), "QC", "QS")
+    state = GinRummyState(get_rules("standard"), 0, deal=deal)
+    state.apply(DRAW_STOCK)  # seat 1 draws QS: gin on a discard of 5H
+    acting = state.view(1)
+    assert features.encode(acting)[features.layout(2)["discard_deadwood"]:].any()
+    waiting = dataclasses.replace(acting, current_player=0, phase="draw")
+    info_acting, info_waiting = infostate.encode(acting), infostate.encode(waiting)
+    lay = infostate.layout(2)
+    differ = {lay.describe(int(i)).split("[")[0]
+              for i in np.flatnonzero(info_acting != info_waiting)}
+    assert differ == {"phase", "to_act"}  # nothing else depends on who decides
 
 
 @settings(max_examples=30, deadline=None)
@@ -286,7 +411,7 @@ def test_decision_features_are_the_meld_solvers_answers_for_the_seat_to_act(seed
 def test_discard_gin_marks_the_gin_discard_that_deadwood_zero_cannot():
     deal = full_deal(hands_of("2D 3S 5D 6S 7D 10C JD QH KC AH",
                               "AC 2C 3C 4D 4H 4S 9S 10S JS 5H"), "QC", "QS")
-    e = raw_env(preset="standard")
+    e = raw_env(preset="standard", observation="features")
     e.reset(seed=0, options={"deal": deal})
     e.step(DRAW_STOCK)  # seat 1 draws QS: 9-10-J-Q of spades, and 5H is the one spare card
     lay = layout(2)
@@ -358,7 +483,7 @@ def test_knock_block_is_worked_out_from_the_view_of_the_seat_to_act(seed, moves,
     the best look-ahead shares of the plain discards, the unseen cards that join a meld of
     the knocking hand's best split, and the next player's picks and discards; zero for
     the other seat and whenever no knock is legal."""
-    from envs.gin_rummy.encode import KNOCK_FEATURES
+    from envs.gin_rummy.features import KNOCK_FEATURES
     from envs.gin_rummy.melds import CARD_BIT, CARD_VALUE, best_split, deadwood, mask_of, meldable
     from envs.gin_rummy.tracking import Knowledge
 
@@ -396,12 +521,12 @@ def test_knock_block_is_worked_out_from_the_view_of_the_seat_to_act(seed, moves,
 
 
 def test_knock_block_on_a_dealt_hand():
-    from envs.gin_rummy.encode import KNOCK_FEATURES
+    from envs.gin_rummy.features import KNOCK_FEATURES
 
     # seat 1 holds 2-3-4 and 9-10-J of clubs and three 7s; it draws 5H and may knock
     deal = full_deal(hands_of("2D 3S 5D 6S 8D 10D JD QH KH AH",
                               "2C 3C 4C 9C 10C JC 7C 7D 7H KS"), "QC", "5H")
-    e = raw_env(preset="standard")
+    e = raw_env(preset="standard", observation="features")
     e.reset(seed=0, options={"deal": deal})
     e.step(DRAW_STOCK)
     lay = layout(2)

@@ -9,8 +9,9 @@ import torch
 
 import agents
 from envs.gin_rummy.actions import KNOCK_OFFSET, NUM_ACTIONS
-from envs.gin_rummy.encode import KNOCK_FEATURES, encode, layout
 from envs.gin_rummy.engine import GinRummyState
+from envs.gin_rummy.features import KNOCK_FEATURES, encode, layout
+from envs.gin_rummy.features import VERSION as FEATURES_VERSION
 from envs.gin_rummy.rules import get_rules
 from train import knock_head as kh
 from train.config import TrainConfig
@@ -158,8 +159,8 @@ def test_exported_bot_with_a_head_plays_what_torch_plays(tmp_path, monkeypatch):
     from train.trainer import Trainer
 
     monkeypatch.chdir(tmp_path)
-    cfg = TrainConfig(game="gin_rummy", preset="standard", net=(32,), n_envs=1, steps=64,
-                      eval_every=0, name="kh").resolved()
+    cfg = TrainConfig(game="gin_rummy", preset="standard", observation="features", net=(32,),
+                      n_envs=1, steps=64, eval_every=0, name="kh").resolved()
     trainer = Trainer(cfg, resume=False, progress=False, quiet=True)
     obs, masks = expert_views("standard", 12)
     obs, masks = obs[:1000], masks[:1000]
@@ -176,6 +177,7 @@ def test_exported_bot_with_a_head_plays_what_torch_plays(tmp_path, monkeypatch):
     path = trainer.export(tmp_path / "bot.onnx")
     bot = agents.load(path)
     assert bot.card["knock_head"] == {"decisions": 0}
+    assert bot.card["observation"] == {"kind": "features", "version": FEATURES_VERSION}
     module = MaskedLogits(trainer.model.policy, kh.KnockSwitch(kh.KnockHead.load(
         trainer.run_dir / kh.HEAD_FILE))).eval()
     with torch.no_grad():
@@ -194,15 +196,20 @@ def test_exported_bot_with_a_head_plays_what_torch_plays(tmp_path, monkeypatch):
     (["g", "--games", "0"], "--games must be a positive int"),
     (["g", "--held-out", "1.5"], "--held-out must be in"),
     (["g3"], "for 2 players, got num_players=3"),
+    (["gi"], "run 'gi' reads the 'infostate' observation; the knock head reads the 'features' "
+             "observation's knock block"),
 ])
 def test_command_line_refuses_bad_input(argv, message, capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     TrainConfig(game="spades", preset="killer", name="sp").save(tmp_path / "runs" / "sp")
-    TrainConfig(game="gin_rummy", preset="standard", name="g").save(tmp_path / "runs" / "g")
-    TrainConfig(game="gin_rummy", preset="seed", name="g3",
+    TrainConfig(game="gin_rummy", preset="standard", observation="features",
+                name="g").save(tmp_path / "runs" / "g")
+    TrainConfig(game="gin_rummy", preset="seed", observation="features", name="g3",
                 rule_changes={"num_players": 3}).save(tmp_path / "runs" / "g3")
+    TrainConfig(game="gin_rummy", preset="standard", name="gi").save(tmp_path / "runs" / "gi")
     assert kh.main(argv) == 2
     assert message in capsys.readouterr().err
+    assert not (tmp_path / "runs" / argv[0] / kh.TABLE_FILE).exists()  # refused before work
 
 
 def test_head_reads_the_knock_block_and_the_game_situation():

@@ -1,9 +1,11 @@
 """Exported bots: agents.load runs the ONNX file without torch, checks its card, refuses a
-card of another env version clearly, and plays in tournaments through the registry."""
+card of another env or observation version clearly, and plays in tournaments through the
+registry."""
 
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -13,6 +15,7 @@ import pytest
 
 import agents
 from agents.learned import BotLoadError
+from envs.encoding import KINDS
 from envs.games import get_game
 from eval.config import TournamentConfig
 from eval.tournament import run_tournament
@@ -93,14 +96,50 @@ def copy_bot(src: Path, dst_dir: Path, **card_changes) -> Path:
 def test_card_of_another_env_version_is_refused_clearly(exported, tmp_path):
     old = copy_bot(exported, tmp_path, env_name="spades_v99")
     with pytest.raises(BotLoadError, match=r"trained on 'spades_v99' but the installed spades "
-                                           r"env is 'spades_v3'"):
+                                           r"env is 'spades_v4'"):
         agents.load(old)
     with pytest.raises(ValueError, match="spades_v99"):
         agents.make(str(old))
 
 
+def test_card_of_another_observation_version_is_refused_naming_both(exported, tmp_path):
+    installed = get_game("spades").encoder("infostate")
+    card = json.loads(exported.with_suffix(".json").read_text())
+    assert card["observation"] == {"kind": "infostate", "version": installed.version}
+    old = copy_bot(exported, tmp_path, observation={"kind": "infostate",
+                                                    "version": installed.version + 98})
+    with pytest.raises(BotLoadError) as err:
+        agents.load(old)
+    for version in (installed.version + 98, installed.version):  # the card's, the installed
+        assert re.search(rf"infostate/{version}\b", str(err.value)), str(err.value)
+    with pytest.raises(ValueError, match=f"infostate/{installed.version + 98}"):
+        agents.make(str(old))
+
+
+def test_card_without_an_observation_is_refused_asking_for_a_re_export(exported, tmp_path):
+    old = copy_bot(exported, tmp_path)
+    card = json.loads(old.with_suffix(".json").read_text())
+    del card["observation"]
+    old.with_suffix(".json").write_text(json.dumps(card))
+    with pytest.raises(BotLoadError, match=r"has no 'observation' .*re-export it"):
+        agents.load(old)
+
+
+def test_card_naming_the_other_kind_is_refused_by_its_size(exported, tmp_path):
+    """An infostate network whose card claims the features kind would be fed vectors of
+    another length: its size check refuses it."""
+    version = get_game("spades").encoder("features").version
+    wrong = copy_bot(exported, tmp_path, observation={"kind": "features", "version": version})
+    with pytest.raises(BotLoadError, match=r"obs_size 697 but features/\d+ for 4 players has "
+                                           r"1334"):
+        agents.load(wrong)
+
+
 @pytest.mark.parametrize("change, message", [
     ({"game": "chess"}, "unknown game 'chess'"),
+    ({"observation": {"kind": "expert", "version": 1}}, "observation kind 'expert'"),
+    ({"observation": "infostate/1"}, "'observation' must be like"),
+    ({"observation": {"kind": "infostate", "version": True}}, "'observation' must be like"),
     ({"format": "other/1"}, "is not a cardrl-bot-card/1 card"),
     ({"onnx": "missing.onnx"}, "does not exist"),
 ])
@@ -140,10 +179,15 @@ def test_exported_bot_plays_a_duplicate_tournament(exported, tmp_path):
     assert row["games"] == 8 and run.summary["games"] == 8
 
 
+@pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("game", ready_games())
-def test_every_game_exports_and_loads(game, tmp_path):
-    path = export_untrained(game, tmp_path / f"{game}.onnx")
+def test_every_game_exports_and_loads(game, kind, tmp_path):
+    path = export_untrained(game, tmp_path / f"{game}.onnx", observation=kind)
     bot = agents.load(path)
+    encoder = get_game(game).encoder(kind)
     assert bot.game == game and bot.card["env_name"] == get_game(game).env_name
+    assert bot.card["observation"] == {"kind": kind, "version": encoder.version}
+    assert bot.encoder is encoder and bot.card["obs_size"] == encoder.size(
+        bot.card["num_players"])
     for view, legal in first_decisions(game, 20):
         assert bot.act(view, legal) in legal

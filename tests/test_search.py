@@ -19,9 +19,15 @@ from train.export import export_untrained
 
 @pytest.fixture(scope="module")
 def nets(tmp_path_factory) -> dict[str, Path]:
+    """Untrained networks over the default observation, by game; over the ``features``
+    observation, by ``(game, "features")``."""
     root = tmp_path_factory.mktemp("search")
-    return {game: export_untrained(game, root / f"{game}.onnx", net=(16,), seed=2)
-            for game in ("spades", "gin_rummy")}
+    out: dict = {game: export_untrained(game, root / f"{game}.onnx", net=(16,), seed=2)
+                 for game in ("spades", "gin_rummy")}
+    for game in ("spades", "gin_rummy"):
+        out[game, "features"] = export_untrained(game, root / f"{game}-features.onnx",
+                                                 net=(16,), seed=2, observation="features")
+    return out
 
 
 def decision(game: str, seed: int, moves: int):
@@ -143,8 +149,11 @@ def test_the_policy_move_stands_unless_another_beats_it_by_z_standard_errors(net
     assert bot.choose(np.array(rows, dtype=float)) == expected
 
 
+@pytest.mark.parametrize("kind", ["infostate", "features"])
 @pytest.mark.parametrize("game", ["spades", "gin_rummy"])
-def test_the_decision_depends_on_the_view_alone(nets, game):
+def test_the_decision_depends_on_the_view_alone(nets, game, kind):
+    net = nets[game] if kind == "infostate" else nets[game, kind]
+    assert agents.load(net).card["observation"]["kind"] == kind
     state = decision(game, 8, 30)
     seat = state.current_player
     view = state.view(seat)
@@ -152,7 +161,7 @@ def test_the_decision_depends_on_the_view_alone(nets, game):
     assert other.hands != state.hands and other.view(seat) == view
     choices = []
     for truth in (state, other):
-        bot = SearchBot(agents.load(nets[game]), game, worlds=4, top_k=3, seed=21)
+        bot = SearchBot(agents.load(net), game, worlds=4, top_k=3, seed=21)
         choices.append([bot.act(truth.view(seat), truth.legal_actions()) for _ in range(3)])
     assert choices[0] == choices[1]
 

@@ -1,14 +1,20 @@
-"""The Sevens PettingZoo env: API for 2, 5, 9 players, masks, observation contents, no leaks."""
+"""The Sevens PettingZoo env: masks, both observation kinds' contents, no leaks in either.
+
+PettingZoo's api and seed tests (2, 5 and 9 players), observer = encoder and the
+generic bad-input rules, for every game and both kinds, are in ``tests/test_envs.py``.
+"""
 
 import numpy as np
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-from pettingzoo.test import api_test, seed_test
 
 from envs import cards
-from envs.sevens import SevensState, encode, env, get_rules, raw_env
-from envs.sevens.encode import OFFSETS, describe
+from envs.encoding import KINDS
+from envs.games import get_game
+from envs.sevens import SevensState, env, features, get_rules, infostate, raw_env
+from envs.sevens import features as encode
+from envs.sevens.features import OFFSETS
 from tests.env_checks import (
     check_illegal_action_refused,
     random_episode,
@@ -17,24 +23,45 @@ from tests.env_checks import (
 )
 from tests.sevens_util import fixed_rules, oracle_legal, random_deal
 
-
-@pytest.mark.parametrize("n", [2, 5, 9])
-def test_pettingzoo_api(n):
-    api_test(env(num_players=n), num_cycles=400)
+MODULES = {"infostate": infostate, "features": features}  # kind -> its layout's module
 
 
-@pytest.mark.parametrize("n", [2, 5, 9])
-def test_seed_gives_same_trajectory(n):
-    seed_test(lambda: env(num_players=n), num_cycles=400)
+def encoder(kind: str):
+    return get_game("sevens").encoder(kind)
 
 
-def test_metadata_and_one_observation_size_for_every_player_count():
+@pytest.mark.parametrize("kind", KINDS)
+def test_metadata_and_one_observation_size_for_every_player_count(kind):
+    size = MODULES[kind].OBS_SIZE
     for n in range(2, 10):
-        e = env(num_players=n)
-        assert e.metadata["name"] == "sevens_v2"
+        e = env(num_players=n, observation=kind)
+        assert e.metadata["name"] == "sevens_v3"
         assert e.possible_agents == [f"player_{i}" for i in range(n)]
-        assert e.observation_space("player_0")["observation"].shape == (encode.OBS_SIZE,)
+        assert e.observation_space("player_0")["observation"].shape == (size,)
+        assert encoder(kind).size(n) == size
         assert e.action_space("player_1").n == 104
+    assert env().observation_kind == "infostate"  # the default
+
+
+def test_infostate_is_the_first_751_floats_of_the_features():
+    """The information state is the features' information blocks; the features add only
+    the three per-action arithmetic blocks after it (none in the information state)."""
+    assert infostate.OBS_SIZE == 751 and features.LAYOUT[:len(infostate.LAYOUT)] == \
+        infostate.LAYOUT
+    added = [name for name, _ in features.LAYOUT[len(infostate.LAYOUT):]]
+    assert added == ["play_points", "reply_points", "reply_expected"]
+    assert encoder("infostate").action_features(5) == ()
+    assert [o for o, _, _ in encoder("features").action_features(5)] == [
+        OFFSETS[name] for name in added]
+    rng = np.random.default_rng(4)
+    for n in (2, 6, 9):
+        state = SevensState(get_rules("random", num_players=n), n)
+        while not state.is_over:
+            for seat in range(n):
+                view = state.view(seat)
+                info, feat = infostate.encode(view), features.encode(view)
+                assert info.shape == (751,) and np.array_equal(info, feat[:751])
+            state.apply(int(rng.choice(state.legal_actions())))
 
 
 def test_masks_equal_the_oracle_and_observations_stay_in_bounds():
@@ -128,17 +155,19 @@ def test_per_action_points_hold_for_fixed_values_far_past_the_lookup_table():
         state.apply(int(rng.choice(state.legal_actions())))
 
 
-def test_observation_holds_parameters_total_last_card_hand_points_and_sizes():
+@pytest.mark.parametrize("kind", KINDS)
+def test_observation_holds_parameters_total_last_card_hand_points_and_sizes(kind):
     rules = fixed_rules(n=3, values=tuple((r + 2, -(r + 2)) if r == 12 else (r + 2,)
                                           for r in range(13)), points=(6, -4, 20))
     state = SevensState(rules, 4)
     for _ in range(4):
         state.apply(state.legal_actions()[0])
     view = state.view(2)
-    obs = encode.encode(view)
+    obs = encoder(kind).encode(view)
+    offsets = MODULES[kind].OFFSETS
 
     def block(name, size):
-        return obs[OFFSETS[name]:OFFSETS[name] + size]
+        return obs[offsets[name]:offsets[name] + size]
 
     assert block("num_players", 8).tolist() == [0, 1, 0, 0, 0, 0, 0, 0]
     vals = block("values", 39).reshape(13, 3)
@@ -163,7 +192,7 @@ def test_observation_holds_parameters_total_last_card_hand_points_and_sizes():
         [view.scores[(2 + r) % 3] / 50 for r in range(3)] + [0] * 6)
     assert block("seated", 9).tolist() == [1, 1, 1] + [0] * 6
     assert np.flatnonzero(block("to_act", 9)).tolist() == [(view.current_player - 2) % 3]
-    assert describe(OFFSETS["hand"] + 5) == "hand[5]"
+    assert encoder(kind).describe(3, offsets["hand"] + 5) == "hand[5]"
 
 
 def _trajectory(n, deal, seed):
@@ -178,8 +207,8 @@ def _trajectory(n, deal, seed):
     return actions
 
 
-def _observations(n, deal, actions, seat, seed):
-    e = raw_env(num_players=n)
+def _observations(n, deal, actions, seat, seed, kind="infostate"):
+    e = raw_env(num_players=n, observation=kind)
     e.reset(seed=seed, options={"deal": deal})
     seen = []
     for a in actions:
@@ -189,9 +218,10 @@ def _observations(n, deal, actions, seat, seed):
     return seen
 
 
+@pytest.mark.parametrize("kind", KINDS)
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 2**31), n=st.integers(3, 9))
-def test_no_leak_when_same_suit_cards_swap_between_two_other_players(seed, n):
+def test_no_leak_when_same_suit_cards_swap_between_two_other_players(kind, seed, n):
     rng = np.random.default_rng(seed)
     deal = random_deal(n, rng)
     actions = _trajectory(n, deal, seed)
@@ -207,24 +237,31 @@ def test_no_leak_when_same_suit_cards_swap_between_two_other_players(seed, n):
     swapped = [list(h) for h in deal]
     swapped[a][swapped[a].index(x)] = y
     swapped[b][swapped[b].index(y)] = x
-    before = _observations(n, deal, actions[:cut], seat, seed)
-    after = _observations(n, swapped, actions[:cut], seat, seed)
+    before = _observations(n, deal, actions[:cut], seat, seed, kind)
+    after = _observations(n, swapped, actions[:cut], seat, seed, kind)
     assert len(before) == len(after) == cut
     for (o1, m1), (o2, m2) in zip(before, after, strict=True):
         assert np.array_equal(o1, o2)
         assert np.array_equal(m1, m2)
 
 
-def test_the_leak_test_would_catch_a_leak():
-    """Swapping a card between the seat's own hand and another's changes its observation."""
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_leak_test_would_catch_a_leak(kind):
+    """Swapping a card between the seat's own hand and another's changes its observation
+    and its mask."""
     deal = random_deal(4, np.random.default_rng(0))
+    legal = SevensState(get_rules("random", num_players=4), 0, deal=deal).legal_actions()
+    k = next(i for i, c in enumerate(deal[0]) if 2 * cards.parse(c) in legal)  # a playable card
     swapped = [list(h) for h in deal]
-    swapped[0][0], swapped[1][0] = swapped[1][0], swapped[0][0]
-    e1, e2 = raw_env(num_players=4), raw_env(num_players=4)
-    e1.reset(seed=0, options={"deal": deal})
-    e2.reset(seed=0, options={"deal": swapped})
-    assert not np.array_equal(e1.observe("player_0")["observation"],
-                              e2.observe("player_0")["observation"])
+    swapped[0][k], swapped[1][0] = swapped[1][0], swapped[0][k]
+    seen = []
+    for d in (deal, swapped):
+        e = raw_env(num_players=4, observation=kind)
+        e.reset(seed=0, options={"deal": d})
+        assert e.agent_selection == "player_0"
+        seen.append(e.observe("player_0"))
+    assert not np.array_equal(seen[0]["observation"], seen[1]["observation"])
+    assert not np.array_equal(seen[0]["action_mask"], seen[1]["action_mask"])
 
 
 def test_rewards_are_points_over_10_plus_win_bonus():

@@ -221,7 +221,7 @@ def test_illegal_action_error_names_action_player_and_legal_set():
     with pytest.raises(IllegalActionError) as err:
         state.apply(bad)
     msg = str(err.value)
-    assert str(bad) in msg and action_name(bad) in msg and f"player {state.current_player}" in msg
+    assert str(bad) in msg and action_name(bad) in msg and f"player_{state.current_player}" in msg
     assert str(state.legal_actions()) in msg
     for seat in range(4):
         assert state.view(seat) == before.view(seat)

@@ -1,13 +1,20 @@
-"""The Spades PettingZoo env: API, determinism, masks, no leaks, rewards, errors."""
+"""The Spades PettingZoo env: masks, no leaks in either observation kind, rewards, errors.
+
+PettingZoo's api and seed tests, observer = encoder and the generic bad-input rules,
+for every game and both kinds, are in ``tests/test_envs.py``.
+"""
 
 import numpy as np
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-from pettingzoo.test import api_test, seed_test
+from pettingzoo.test import api_test
 
 from envs import cards
-from envs.spades import encode, env, raw_env
+from envs.encoding import KINDS
+from envs.games import get_game
+from envs.spades import env, raw_env
+from envs.spades.actions import card_action
 from tests.env_checks import check_illegal_action_refused, random_episode, reward_totals
 from tests.spades_util import all_spades_deal, oracle_legal
 
@@ -15,23 +22,25 @@ PRESETS = ["killer", "cutthroat"]
 
 
 @pytest.mark.parametrize("preset", PRESETS)
-@pytest.mark.parametrize("episode", ["hand", "game"])
-def test_pettingzoo_api(preset, episode):
-    api_test(env(preset=preset, episode=episode, max_hands=2), num_cycles=400)
+def test_pettingzoo_api_with_one_hand_episodes(preset):
+    """(``tests/test_envs.py`` runs whole games.)"""
+    api_test(env(preset=preset, episode="hand", max_hands=2), num_cycles=400)
 
 
-@pytest.mark.parametrize("preset", PRESETS)
-def test_seed_gives_same_trajectory(preset):
-    seed_test(lambda: env(preset=preset, max_hands=2), num_cycles=500)
-
-
-def test_metadata_and_spaces():
-    e = env()
-    assert e.metadata["name"] == "spades_v3"
+@pytest.mark.parametrize("kind", KINDS)
+def test_metadata_and_spaces(kind):
+    e = env(observation=kind)
+    assert e.metadata["name"] == "spades_v4"
     assert e.possible_agents == [f"player_{i}" for i in range(4)]
     space = e.observation_space("player_0")
-    assert space["observation"].shape == (encode.OBS_SIZE,)
+    assert space["observation"].shape == ({"infostate": 697, "features": 1334}[kind],)
+    assert e.observation_kind == kind and e.encoder is get_game("spades").encoder(kind)
     assert e.action_space("player_3").n == 68
+
+
+def test_the_information_state_is_the_default_observation():
+    assert env().observation_kind == "infostate"
+    assert env().observation_space("player_0")["observation"].shape == (697,)
 
 
 def test_masks_equal_the_legal_set_over_thousands_of_games():
@@ -71,9 +80,10 @@ def _trajectory(deal, seed, preset="killer"):
     return actions
 
 
-def _observations(deal, actions, seat, preset="killer"):
-    """The seat's (observation, mask) at each of its turns while ``actions`` replay."""
-    e = raw_env(preset=preset, episode="hand")
+def _observations(deal, actions, seat, preset="killer", kind="infostate"):
+    """The seat's (observation, mask) of the ``kind`` observation at each of its turns while
+    ``actions`` replay."""
+    e = raw_env(preset=preset, episode="hand", observation=kind)
     e.reset(seed=0, options={"deal": deal})
     seen = []
     for a in actions:
@@ -84,9 +94,10 @@ def _observations(deal, actions, seat, preset="killer"):
     return seen
 
 
+@pytest.mark.parametrize("kind", KINDS)
 @settings(max_examples=60, deadline=None)
 @given(seed=st.integers(0, 2**31), preset=st.sampled_from(PRESETS))
-def test_no_leak_when_hidden_cards_swap_between_other_players(preset, seed):
+def test_no_leak_when_hidden_cards_swap_between_other_players(kind, preset, seed):
     rng = np.random.default_rng(seed)
     deck = [cards.name(c) for c in cards.shuffled(cards.make_deck(), rng)]
     deal = [deck[i * 13:(i + 1) * 13] for i in range(4)]
@@ -104,22 +115,27 @@ def test_no_leak_when_hidden_cards_swap_between_other_players(preset, seed):
     swapped = [list(h) for h in deal]
     swapped[a][swapped[a].index(x)] = y
     swapped[b][swapped[b].index(y)] = x
-    before = _observations(deal, actions[:cut], seat, preset)
-    after = _observations(swapped, actions[:cut], seat, preset)
+    before = _observations(deal, actions[:cut], seat, preset, kind)
+    after = _observations(swapped, actions[:cut], seat, preset, kind)
     assert len(before) == len(after) >= 3  # bidding turns at least
     for (o1, m1), (o2, m2) in zip(before, after, strict=True):
         assert np.array_equal(o1, o2)
         assert np.array_equal(m1, m2)
 
 
-def test_the_leak_test_would_catch_a_leak():
-    """Swapping cards between the seat's own hand and another's must change its observation."""
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_leak_test_would_catch_a_leak(kind):
+    """Swapping cards between the seat's own hand and another's must change its observation
+    and, once it plays, its mask (the swapped-in spade may not lead before spades break)."""
     deal = all_spades_deal()
     swapped = [list(h) for h in deal]
-    swapped[0][0], swapped[1][0] = swapped[1][0], swapped[0][0]
-    o1 = _observations(deal, [1], 1)
-    o2 = _observations(swapped, [1], 1)
-    assert not np.array_equal(o1[0][0], o2[0][0])
+    swapped[0][0], swapped[1][0] = swapped[1][0], swapped[0][0]  # seat 1 gets 2S for 2C
+    actions = [1, 1, 1, 1, card_action(cards.parse("3C"))]  # four bids, seat 1 leads 3C
+    o1 = _observations(deal, actions, 1, kind=kind)
+    o2 = _observations(swapped, actions, 1, kind=kind)
+    assert len(o1) == len(o2) == 2
+    assert not np.array_equal(o1[0][0], o2[0][0])  # its bid: its own hand differs
+    assert not np.array_equal(o1[1][1], o2[1][1])  # its lead: its legal cards differ
 
 
 def test_illegal_action_raises_and_changes_nothing():

@@ -1,5 +1,6 @@
-"""Acceptance: train a few thousand steps on each game, export to ONNX, reload through
-``agents.load`` and check that the ONNX bot plays what the torch policy plays on 1000 views."""
+"""Acceptance: train a few thousand steps on each game and observation kind, export to ONNX,
+reload through ``agents.load`` and check that the ONNX bot plays what the torch policy plays
+on 1000 views (encoded by the kind the card names)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import pytest
 import torch
 
 import agents
+from envs.encoding import KINDS
 from envs.games import get_game
 from train.config import TrainConfig
 from train.export import policy_weights
@@ -17,6 +19,7 @@ from train.games import ready_games
 from train.trainer import Trainer
 
 GAMES = ready_games()
+CASES = [(game, kind) for game in GAMES for kind in KINDS]
 STEPS = 2048
 
 
@@ -35,31 +38,32 @@ def decision_points(game: str, count: int, seed: int = 0) -> list[tuple]:
     return points
 
 
-@pytest.fixture(scope="module", params=GAMES)
+@pytest.fixture(scope="module", params=CASES, ids=[f"{g}-{k}" for g, k in CASES])
 def trained(request, tmp_path_factory):
-    game = request.param
-    root = tmp_path_factory.mktemp(f"train-{game}")
-    cfg = TrainConfig(game=game, steps=STEPS, seed=3, opponents="self@1,random@1",
-                      net=(32, 32), n_steps=512, batch_size=128, n_epochs=2, max_hands=3,
-                      eval_every=0, checkpoint_every=1024, snapshot_every=1024,
-                      name=f"export-{game}")
+    game, kind = request.param
+    root = tmp_path_factory.mktemp(f"train-{game}-{kind}")
+    cfg = TrainConfig(game=game, observation=kind, steps=STEPS, seed=3,
+                      opponents="self@1,random@1", net=(32, 32), n_steps=512, batch_size=128,
+                      n_epochs=2, max_hands=3, eval_every=0, checkpoint_every=1024,
+                      snapshot_every=1024, name=f"export-{game}-{kind}")
     mp = pytest.MonkeyPatch()
     mp.chdir(root)  # runs/ under the test's own directory
     try:
         trainer = Trainer(cfg, progress=False, quiet=True)
         result = trainer.run()
-        yield game, trainer, result, root
+        yield game, kind, trainer, result, root
     finally:
         mp.undo()
 
 
 def test_onnx_bot_plays_the_torch_policy_actions_on_1000_views(trained):
-    game, trainer, result, root = trained
+    game, kind, trainer, result, root = trained
     assert result.steps >= STEPS and not result.interrupted
     bot = agents.load(root / result.onnx)
-    g = get_game(game)
+    encoder = get_game(game).encoder(kind)
+    assert bot.encoder is encoder
     points = decision_points(game, 1000)
-    obs = np.stack([g.encode(view) for view, _ in points]).astype(np.float32)
+    obs = np.stack([encoder.encode(view) for view, _ in points]).astype(np.float32)
     masks = np.zeros((len(points), bot.card["num_actions"]), dtype=bool)
     for i, (_, legal) in enumerate(points):
         masks[i, legal] = True
@@ -79,10 +83,12 @@ def test_onnx_bot_plays_the_torch_policy_actions_on_1000_views(trained):
 
 
 def test_training_moves_the_per_action_weights_that_export_carries(trained):
-    """The ONNX and numpy tests above then cover the head's direct path too."""
-    game, trainer, _, _ = trained
+    """The ONNX and numpy tests above then cover the head's direct path too. Only the
+    features kind has per-action blocks (and Blind Auction's none)."""
+    game, kind, trainer, _, _ = trained
     head = trainer.model.policy.action_net
-    if not head.blocks:  # Blind Auction: no per-action blocks, a plain MLP head
+    assert bool(head.blocks) == (kind == "features" and game != "blind_auction")
+    if not head.blocks:  # a plain MLP head
         assert policy_weights(trainer.model.policy).skip is None
         return
     assert head.weight.abs().max() > 0  # (a block whose actions stayed masked keeps 0)
@@ -90,12 +96,12 @@ def test_training_moves_the_per_action_weights_that_export_carries(trained):
 
 
 def test_numpy_opponent_policy_matches_torch(trained):
-    game, trainer, _, _ = trained
-    g = get_game(game)
+    game, kind, trainer, _, _ = trained
+    encoder = get_game(game).encoder(kind)
     weights = policy_weights(trainer.model.policy)
     points = decision_points(game, 200, seed=1)
     for view, legal in points:
-        obs = g.encode(view)
+        obs = encoder.encode(view)
         mask = np.zeros(trainer.model.action_space.n, dtype=bool)
         mask[legal] = True
         action, _ = trainer.model.policy.predict(obs[None], action_masks=mask[None],
@@ -104,14 +110,18 @@ def test_numpy_opponent_policy_matches_torch(trained):
 
 
 def test_card_describes_the_bot(trained):
-    game, trainer, result, root = trained
+    game, kind, trainer, result, root = trained
     card = json.loads((root / result.onnx).with_suffix(".json").read_text())
     g = get_game(game)
+    encoder = g.encoder(kind)
     rules = g.get_rules(card["preset"])
     assert card["game"] == game and card["preset"] == g.presets[0]
     assert card["env_name"] == g.env_name
+    assert card["observation"] == {"kind": kind, "version": encoder.version}
     assert card["num_players"] == g.num_players(rules)
     assert card["training"]["steps"] == result.steps
     assert 0 < card["training"]["wall_time_s"] == pytest.approx(result.wall_time_s, abs=5)
-    assert card["obs_size"] == len(g.encode(decision_points(game, 1)[0][0]))
+    assert card["obs_size"] == len(encoder.encode(decision_points(game, 1)[0][0]))
+    assert card["obs_size"] == encoder.size(card["num_players"])
     assert card["training"]["config"]["game"] == game
+    assert card["training"]["config"]["observation"] == kind

@@ -1,4 +1,7 @@
-"""train.policy: per-action observation blocks scored straight onto their actions."""
+"""train.policy: per-action observation blocks scored straight onto their actions.
+
+Only the ``features`` observation has such blocks; the information state has none, so
+a policy over it is SB3's masked MLP alone."""
 
 from __future__ import annotations
 
@@ -6,7 +9,8 @@ import numpy as np
 import pytest
 import torch
 
-from envs.games import get_game
+from envs.encoding import KINDS
+from envs.games import game_names, get_game
 from train.export import policy_weights
 from train.policy import ActionFeatureHead, ActionFeaturePolicy, game_action_features
 
@@ -50,22 +54,41 @@ def test_declared_blocks_describe_the_actions_they_feed(game):
     g = get_game(game)
     preset = g.presets[0]
     rules = g.get_rules(preset)
-    blocks = game_action_features(game, preset)
-    assert blocks
+    blocks = game_action_features(game, preset, None, "features")
+    assert blocks == g.encoder("features").action_features(g.num_players(rules))
+    encode = g.encoder("features").encode
     rng = np.random.default_rng(0)
-    checked = 0
+    checked = nonzero = 0
     for seed in range(6):
         state = g.new_state(rules, seed)
         while not state.is_over and checked < 600:
             seat, legal = state.current_player, state.legal_actions()
             view = state.view(seat)
-            obs = g.encode(view)
+            obs = encode(view)
             for offset, first, length in blocks:
                 for a in first + np.flatnonzero(obs[offset:offset + length]):
                     assert a in legal or CARD_OF[game](int(a)) in view.hand, (offset, a)
+                    nonzero += 1
             checked += 1
             state.apply(int(rng.choice(legal)))
-    assert checked > 100
+    assert checked > 100 and nonzero > checked  # the blocks were there to check
+
+
+@pytest.mark.parametrize("game", game_names())
+@pytest.mark.parametrize("kind", KINDS)
+def test_only_the_features_kind_declares_action_blocks(game, kind):
+    """The information state holds no per-action numbers; the features of every game but
+    Blind Auction (whose features are its information state) do, inside the vector."""
+    g = get_game(game)
+    for preset in g.presets:
+        rules = g.get_rules(preset)
+        n = g.num_players(rules)
+        blocks = game_action_features(game, preset, None, kind)
+        assert bool(blocks) == (kind == "features" and game != "blind_auction")
+        size = g.encoder(kind).size(n)
+        assert all(o >= 0 and o + length <= size and first + length <= g.num_actions
+                   for o, first, length in blocks)
+    assert game_action_features(game) == game_action_features(game, None, None, "infostate")
 
 
 def test_the_policy_round_trips_through_save_and_load_with_its_head(tmp_path):
@@ -73,8 +96,8 @@ def test_the_policy_round_trips_through_save_and_load_with_its_head(tmp_path):
 
     from train.single_seat import SingleSeatEnv
 
-    env = SingleSeatEnv("sevens", "random", "random")
-    blocks = game_action_features("sevens", "random")
+    env = SingleSeatEnv("sevens", "random", "random", env_options={"observation": "features"})
+    blocks = game_action_features("sevens", "random", None, "features")
     model = MaskablePPO(ActionFeaturePolicy, env, n_steps=64, batch_size=64, device="cpu",
                         policy_kwargs={"net_arch": [8], "action_features": blocks})
     with torch.no_grad():

@@ -9,10 +9,11 @@ from collections import Counter
 import pytest
 import torch
 
+from envs.games import get_game
 from train import run as run_cli
 from train.config import TrainConfig
 from train.demo import lineups
-from train.metrics import gin_rummy_hand, rates, spades_hand
+from train.metrics import hand_counts, rates
 from train.plots import learning_curve, second_panel
 from train.trainer import EVALS, STATE, TrainCallback, Trainer, read_evals
 
@@ -170,6 +171,7 @@ def test_spades_hand_metrics_follow_their_definitions():
     # seat 0 bids 3 takes 3 (exact), seat 1 bids 4 takes 5 (made, not exact),
     # seat 2 nil takes 0 (nil made), seat 3 nil takes 5 (nil failed)
     hand = {"bids": [3, 4, 0, 0], "tricks": [3, 5, 0, 5]}
+    spades_hand = get_game("spades").hand_metric
     counts = Counter()
     for seat in range(4):
         counts.update(spades_hand(hand, seat))
@@ -187,6 +189,7 @@ def test_gin_rummy_hand_metrics_follow_their_definitions():
         {"knocker": 1, "winner": 1, "gin": False, "undercut": False},
         {"knocker": None, "winner": None, "gin": False, "undercut": False},
     ]
+    gin_rummy_hand = get_game("gin_rummy").hand_metric
     counts = Counter()
     for hand in hands:
         counts.update(gin_rummy_hand(hand, 0))
@@ -194,6 +197,20 @@ def test_gin_rummy_hand_metrics_follow_their_definitions():
     assert rates("gin_rummy", counts) == {"gin_rate": 0.25, "knock_rate": 0.25,
                                           "undercut_rate": 1.0, "hand_win_rate": 0.25}
 
+
+
+def test_hand_counts_sum_the_seats_the_bot_sat_in_and_a_game_without_metrics_counts_none():
+    """The metrics come from the game's declaration (``Game.hand_metric``/``hand_rates``)."""
+    gin = {"knocker": 0, "winner": 0, "gin": True, "undercut": False}
+    logs = [{"seats": ["bot", "other"], "hand_results": [gin, gin]},
+            {"seats": ["other", "bot"], "hand_results": [gin]},  # seat 0 went gin: not the bot
+            {"seats": ["bot", "other"], "hand_results": None}]
+    counts = hand_counts("gin_rummy", logs, "bot")
+    assert counts == Counter(hands=3, gin=2, knock=0, undercut=0, won=2)
+    assert rates("gin_rummy", counts)["gin_rate"] == pytest.approx(2 / 3)
+    assert hand_counts("sevens", [{"seats": ["bot"] * 3, "hand_results": [{}]}], "bot") \
+        == Counter()
+    assert rates("sevens", Counter(hands=3)) == {}
 
 def test_demo_lineups_fill_the_table():
     rules = ["g/best", "g/next", "g/third"]

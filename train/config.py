@@ -26,6 +26,7 @@ CONFIG_FILE = "config.json"
 class TrainConfig:
     game: str = "spades"
     preset: str | None = None  # None: the game's first preset
+    observation: str = "infostate"  # the env's observation kind (envs.encoding): or "features"
     rule_changes: dict[str, Any] = field(default_factory=dict)  # the rules the bot is for
     steps: int = 200_000  # learner environment steps (all envs together)
     seed: int = 0
@@ -95,7 +96,8 @@ class TrainConfig:
         return changes
 
     def env_options(self) -> dict[str, Any]:
-        return {"episode": self.episode, "relative_score": self.relative_score}
+        return {"episode": self.episode, "relative_score": self.relative_score,
+                "observation": self.observation}
 
     def threads(self) -> int:
         if self.torch_threads:
@@ -114,6 +116,7 @@ class TrainConfig:
         if preset not in game.presets:
             raise ValueError(f"unknown preset {preset!r} for {self.game}; "
                              f"choose from {list(game.presets)}")
+        game.encoder(self.observation)  # raises naming the kinds
         if "max_hands" in self.rule_changes:
             raise ValueError("give the training hand cap with --max-hands, not as a rule change")
         game.get_rules(preset, **self.env_rule_changes())  # raises on a bad rule change

@@ -123,31 +123,36 @@ def _json_default(value: Any) -> Any:
     raise TypeError(f"not JSON-serialisable: {value!r}")
 
 
-def base_card(game: str, preset: str, rule_changes: dict | None = None) -> dict:
-    """The card fields that say which game the network plays."""
+def base_card(game: str, preset: str, rule_changes: dict | None = None,
+              observation: str = "infostate") -> dict:
+    """The card fields that say which game the network plays and what it reads."""
     from envs.games import get_game
     from eval.config import rules_dict
 
     g = get_game(game)
     rules = g.get_rules(preset, **dict(rule_changes or {}))
+    encoder = g.encoder(observation)
     return {"game": game, "preset": preset, "rule_changes": dict(rule_changes or {}),
             "rules": rules_dict(rules), "num_players": g.num_players(rules),
-            "env_name": g.env_name}
+            "env_name": g.env_name,
+            "observation": {"kind": encoder.kind, "version": encoder.version}}
 
 
 def export_untrained(game: str, path: str | Path, preset: str | None = None,
-                     net: tuple[int, ...] = (16,), seed: int = 0) -> Path:
+                     net: tuple[int, ...] = (16,), seed: int = 0,
+                     observation: str = "infostate") -> Path:
     """A freshly initialised policy of ``game`` exported with its card: a quick way to check
     a game's export/load/serve path end to end (tests, new games) without training."""
     from sb3_contrib import MaskablePPO
 
     from train.single_seat import SingleSeatEnv
 
-    env = SingleSeatEnv(game, preset, "random")
-    kwargs = {"net_arch": list(net), "action_features": game_action_features(game, env.preset)}
+    env = SingleSeatEnv(game, preset, "random", env_options={"observation": observation})
+    kwargs = {"net_arch": list(net),
+              "action_features": game_action_features(game, env.preset, None, observation)}
     model = MaskablePPO(ActionFeaturePolicy, env, policy_kwargs=kwargs, seed=seed,
                         device="cpu", n_steps=64, batch_size=64)
-    card = {**base_card(game, env.preset),
+    card = {**base_card(game, env.preset, None, observation),
             "training": {"steps": 0, "wall_time_s": 0.0}, "evaluation": {}}
     export_onnx(model.policy, path, card)
     return Path(path)

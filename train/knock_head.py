@@ -42,8 +42,8 @@ from torch import nn
 
 import agents
 from envs.gin_rummy.actions import KNOCK_OFFSET
-from envs.gin_rummy.encode import KNOCK_FEATURES, encode, layout
 from envs.gin_rummy.engine import GinRummyState
+from envs.gin_rummy.features import KNOCK_FEATURES, encode, layout
 from envs.gin_rummy.game import GAME
 from envs.gin_rummy.melds import CARD_BIT, deadwood, knock_discard
 from envs.gin_rummy.rules import GinRummyRules
@@ -298,6 +298,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         cfg = TrainConfig.load_run(args.run)
         if cfg.game != "gin_rummy":
             raise ValueError(f"run {args.run!r} plays {cfg.game}; a knock head is for gin_rummy")
+        if cfg.observation != "features":
+            raise ValueError(f"run {args.run!r} reads the {cfg.observation!r} observation; the "
+                             f"knock head reads the 'features' observation's knock block, so "
+                             f"it needs a run trained with observation='features'")
         from train.imitate import check_teacher
 
         check_teacher(args.bot, cfg.game, role="bot")

@@ -70,6 +70,15 @@ class NumpyPolicy:
         p /= p.sum()
         return int(np.searchsorted(np.cumsum(p), rng.random() * p.sum() * (1 - 1e-9)))
 
+    def act_batch(self, obs: np.ndarray, masks: np.ndarray, rng: np.random.Generator,
+                  deterministic: bool = False) -> np.ndarray:
+        """Actions for a batch of observations and masks: masked argmax, or a sample of
+        each masked softmax (the Gumbel-max draw: one argmax, no softmax needed)."""
+        z = self.logits(obs, masks)
+        if not deterministic:
+            z = z + rng.gumbel(size=z.shape).astype(np.float32)
+        return z.argmax(axis=1)
+
     # ----------------------------------------------------------- persistence
     def to_dict(self) -> dict:
         return {"activation": self.activation,

@@ -137,6 +137,14 @@ class OpponentPool:
     def set_policy(self, policy: NumpyPolicy | None) -> None:
         self.current = policy
 
+    def draw_entry(self, rng: np.random.Generator) -> str:
+        """One seat's opponent for an episode: ``self``, ``snapshot`` or a bot spec."""
+        return self.mix[int(rng.choice(len(self.mix), p=self._p))].what
+
+    def make_bot(self, spec: str) -> Bot:
+        """A new bot of ``spec`` for one seat (rule bots keep per-seat tracking state)."""
+        return agents.make(spec)
+
     def add_snapshot(self, policy: NumpyPolicy) -> None:
         self.snapshots.append(policy)
         del self.snapshots[:-self.max_snapshots]

@@ -92,14 +92,16 @@ class ObsPassingExtractor(MlpExtractor):
 
 
 def game_action_features(game: str, preset: str | None = None,
-                         rule_changes: dict | None = None) -> ActionFeatures:
-    """The per-action blocks of ``game``'s observation for its rules' player count."""
+                         rule_changes: dict | None = None,
+                         observation: str = "infostate") -> ActionFeatures:
+    """The per-action blocks of ``game``'s ``observation`` for its rules' player count
+    (none for the information state: it holds no per-action numbers)."""
     from envs.games import get_game
 
     g = get_game(game)
     rules = g.get_rules(preset if preset is not None else g.presets[0],
                         **dict(rule_changes or {}))
-    return tuple(g.action_features(g.num_players(rules)))
+    return tuple(g.encoder(observation).action_features(g.num_players(rules)))
 
 
 class ActionFeaturePolicy(MaskableActorCriticPolicy):

@@ -114,7 +114,7 @@ def make_vec_env(cfg: TrainConfig, seed: int) -> VecMonitor:
 
 def new_model(cfg: TrainConfig, env) -> MaskablePPO:
     activation = {"tanh": nn.Tanh, "relu": nn.ReLU}[cfg.activation]
-    blocks = game_action_features(cfg.game, cfg.preset, cfg.rule_changes) \
+    blocks = game_action_features(cfg.game, cfg.preset, cfg.rule_changes, cfg.observation) \
         if cfg.action_head else ()
     return MaskablePPO(
         ActionFeaturePolicy, env, learning_rate=cfg.learning_rate, n_steps=cfg.n_steps,
@@ -279,7 +279,7 @@ class Trainer:
 
     def card(self, step: int, evaluation: dict | None) -> dict:
         cfg = self.cfg
-        return {**base_card(cfg.game, cfg.preset, cfg.rule_changes),
+        return {**base_card(cfg.game, cfg.preset, cfg.rule_changes, cfg.observation),
                 "training": {"steps": step, "wall_time_s": round(self.wall_time(), 1),
                              "run": str(self.run_dir), "config": cfg.to_dict()},
                 "evaluation": evaluation or {}}

@@ -10,10 +10,12 @@ generator given, and only for the prize order.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import add
 
 import numpy as np
 
 from envs import cards
+from envs.actions import as_action
 from envs.blind_auction.actions import action_name
 from envs.blind_auction.rules import BID_SUITS, PRIZE_SUIT, TWO_PLAYERS, BlindAuctionRules
 from envs.blind_auction.scoring import HandResult, RoundResult, resolve
@@ -62,12 +64,13 @@ class BlindAuctionState:
         self.rules = rules
         self.num_players = rules.num_players
         self.num_rounds = rules.cards_per_suit
+        self._tie_rule = rules.tie_rule
         if deal is None:
-            rng = generator(rng)
-            self.prizes = cards.shuffled(rules.prize_cards, rng)
+            self.prizes = cards.shuffled(rules._prize_cards, generator(rng))
         else:
             self.prizes = check_prize_order(deal, rules)
-        self.hands = [list(rules.ranks) for _ in range(self.num_players)]  # ranks still in hand
+        ranks = list(range(self.num_rounds))
+        self.hands = [ranks.copy() for _ in range(self.num_players)]  # ranks still in hand
         self._offsets = tuple(13 * BID_SUITS[s] for s in range(self.num_players))  # rank -> id
         self.pending: list[int | None] = [None] * self.num_players  # bids this round (ranks)
         self.hand_number = 1
@@ -101,11 +104,12 @@ class BlindAuctionState:
         """Bid ``action`` for the current player; raise and change nothing if illegal."""
         seat = self.current_player
         hand = self.hands[seat] if seat is not None else ()
-        if action not in hand or type(action) is bool:
+        if type(action) is not int:
+            action = as_action(action)
+        if action not in hand:
             raise IllegalActionError(
-                f"illegal action {action!r} ({action_name(action)}) for player {seat}"
+                f"illegal action {action!r} ({action_name(action)}) for player_{seat}"
                 + ("; the game is over" if seat is None else f"; legal: {list(hand)}"))
-        action = int(action)
         hand.remove(action)
         self.pending[seat] = action
         if seat + 1 < self.num_players:
@@ -118,15 +122,14 @@ class BlindAuctionState:
         prize = self.prizes[self.round]
         carried = self.carried
         carried_value = sum(c - _PRIZE_BASE + 2 for c in carried) if carried else 0
-        scorers, points, carry = resolve(self.rules.tie_rule, pending,
-                                         prize - _PRIZE_BASE + 2, carried_value)
+        scorers, points, carry = resolve(self._tie_rule, pending, prize - _PRIZE_BASE + 2,
+                                         carried_value)
         taken = (*carried, prize) if scorers else ()
         for seat in scorers:
             self.scores[seat] += points[seat]
         self.round += 1
-        self.rounds.append(RoundResult(
-            self.round, prize, tuple(o + b for o, b in zip(self._offsets, pending, strict=True)),
-            scorers, taken, tuple(points), carry))
+        self.rounds.append(RoundResult(self.round, prize, tuple(map(add, self._offsets, pending)),
+                                       scorers, taken, tuple(points), carry))
         if carry:
             carried.append(prize)
         elif carried:
@@ -192,7 +195,7 @@ class BlindAuctionState:
 
     def __repr__(self) -> str:
         return (f"BlindAuctionState({self.rules.preset}, {self.num_players} players, round "
-                f"{self.round + 1}/{self.num_rounds}, player {self.current_player}, "
+                f"{self.round + 1}/{self.num_rounds}, player_{self.current_player}, "
                 f"scores {self.scores})")
 
 

@@ -1,22 +1,28 @@
-"""Blind Auction as seen by the game registry (``envs.games``)."""
+"""Blind Auction's declaration (``envs.games``): everything generic code needs."""
 
-from envs.blind_auction.actions import action_name
-from envs.blind_auction.encode import encode
+from envs.blind_auction.actions import NUM_ACTIONS, action_name
 from envs.blind_auction.engine import BlindAuctionState
-from envs.blind_auction.env import ENV_NAME, env
+from envs.blind_auction.infostate import FEATURES, INFOSTATE
+from envs.blind_auction.render import render
 from envs.blind_auction.rules import PRESETS, get_rules
 from envs.blind_auction.view import BlindAuctionView
 from envs.games import Game
 
 GAME = Game(
     name="blind_auction",
+    env_name="blind_auction_v0",
     presets=tuple(PRESETS),
     get_rules=get_rules,
-    new_state=lambda rules, seed=None, deal=None: BlindAuctionState(rules, seed, deal=deal),
-    env=env,
+    state=BlindAuctionState,
+    view=BlindAuctionView,
     num_players=lambda rules: rules.num_players,
+    num_actions=NUM_ACTIONS,
     action_name=action_name,
-    view_from_dict=BlindAuctionView.from_dict,
-    env_name=ENV_NAME,
-    encode=encode,
+    render=render,
+    encoders={"infostate": INFOSTATE, "features": FEATURES},
+    score_scale=lambda rules: float(rules.prize_total),  # a share of the prizes
+    env_module="envs.blind_auction.environment",
+    bots="agents.blind_auction",
+    strongest=("blind_auction/high-early", "blind_auction/save-high"),
+    web_adapter="web.adapters.blind_auction",
 )

@@ -79,7 +79,12 @@ class BlindAuctionRules(GameRules):
 
     @property
     def prize_cards(self) -> list[int]:
-        return [cards.card(r, PRIZE_SUIT) for r in self.ranks]
+        """The prize ids in rank order (a new list)."""
+        return list(self._prize_cards)
+
+    @functools.cached_property
+    def _prize_cards(self) -> tuple[int, ...]:
+        return tuple(cards.card(r, PRIZE_SUIT) for r in self.ranks)
 
     @functools.cached_property
     def prize_total(self) -> int:

@@ -174,8 +174,8 @@ class GinRummyState:
             legal = self._legal = self._find_legal()
         if action not in legal or isinstance(action, bool):
             raise IllegalActionError(
-                f"illegal action {action!r} ({action_name(action)}) for player "
-                f"{self.current_player} in phase {self.phase!r}; legal: {list(legal)}")
+                f"illegal action {action!r} ({action_name(action)}) for "
+                f"player_{self.current_player} in phase {self.phase!r}; legal: {list(legal)}")
         action = int(action)
         seat = self.current_player
         self._legal = None
@@ -273,7 +273,7 @@ class GinRummyState:
 
     def __repr__(self) -> str:
         return (f"GinRummyState({self.rules.preset}, {self.num_players} players, hand "
-                f"{self.hand_number}, {self.phase}, player {self.current_player}, "
+                f"{self.hand_number}, {self.phase}, player_{self.current_player}, "
                 f"scores {self.scores})")
 
 

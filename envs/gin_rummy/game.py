@@ -1,26 +1,36 @@
-"""Gin Rummy as seen by the game registry (``envs.games``)."""
+"""Gin Rummy's declaration (``envs.games``): everything generic code needs."""
 
 from envs.games import Game
-from envs.gin_rummy.actions import action_name
-from envs.gin_rummy.encode import action_features, encode
+from envs.gin_rummy.actions import NUM_ACTIONS, action_name
 from envs.gin_rummy.engine import GinRummyState
-from envs.gin_rummy.env import ENV_NAME, env
+from envs.gin_rummy.features import FEATURES
+from envs.gin_rummy.infostate import INFOSTATE
+from envs.gin_rummy.render import render
 from envs.gin_rummy.rules import PRESETS, get_rules
+from envs.gin_rummy.scoring import HAND_RATES, hand_metric
 from envs.gin_rummy.view import GinRummyView
 from envs.gin_rummy.worlds import sample_worlds
 
 GAME = Game(
     name="gin_rummy",
+    env_name="gin_rummy_v6",
     presets=tuple(PRESETS),
     get_rules=get_rules,
-    new_state=lambda rules, seed=None, deal=None: GinRummyState(rules, seed, deal=deal),
-    env=env,
+    state=GinRummyState,
+    view=GinRummyView,
     num_players=lambda rules: rules.num_players,
+    num_actions=NUM_ACTIONS,
     action_name=action_name,
-    view_from_dict=GinRummyView.from_dict,
-    env_name=ENV_NAME,
-    encode=encode,
-    action_features=action_features,
+    render=render,
+    encoders={"infostate": INFOSTATE, "features": FEATURES},
+    score_scale=lambda rules: 100.0,
+    env_module="envs.gin_rummy.environment",
+    bots="agents.gin_rummy",
+    strongest=("gin_rummy/expert", "gin_rummy/simple"),
+    web_adapter="web.adapters.gin_rummy",
+    hand_metric=hand_metric,
+    hand_rates=HAND_RATES,
     sample_worlds=sample_worlds,
     redeal_unseen=GinRummyState.shuffle_stock,
+    train_plugin="train.knock_head",
 )

@@ -26,6 +26,7 @@ class GinRummyRules(GameRules):
 
     title = "Gin Rummy"  # not fields: no annotations (see envs.rules_base)
     error = RulesError
+    preset_keeping_fields = frozenset({"num_players"})  # seed is the game for 2 to 4
 
     preset: str = "custom"
     num_players: int = 2  # 2..4 (rule 2)
@@ -51,6 +52,11 @@ class GinRummyRules(GameRules):
         if not is_int(self.num_players) or not MIN_PLAYERS <= self.num_players <= MAX_PLAYERS:
             raise RulesError(f"num_players must be {MIN_PLAYERS}..{MAX_PLAYERS}, "
                              f"got {self.num_players!r}")
+        if self.preset == "standard" and self.num_players != 2:
+            raise RulesError(
+                f"the standard preset is the two-player game (as in OpenSpiel and RLCard), got "
+                f"num_players={self.num_players!r}; for 3 or 4 players use preset 'seed', or "
+                f"change its fields (gin_bonus=25, undercut_bonus=25, layoff=True, ...)")
         if self.first_dealer is not None and (not is_int(self.first_dealer)
                                               or self.first_dealer not in
                                               range(self.num_players)):
@@ -101,5 +107,10 @@ PRESETS = {"seed": SEED, "standard": STANDARD}
 
 
 def get_rules(preset: str | GinRummyRules = "seed", **changes) -> GinRummyRules:
-    """Rules from a preset name (or rules object), with optional field changes."""
+    """Rules from a preset name (or rules object), with optional field changes.
+
+    ``standard`` is the two-player game of other libraries (RULES.md section 2), so
+    another player count is refused there rather than turned into a game nobody
+    compares with: 3 or 4 players play ``seed``, or its fields changed one by one.
+    """
     return lookup(GinRummyRules, PRESETS, preset, changes)

@@ -109,3 +109,18 @@ class HandResult:
                    tuple(tuple(cards.parse_many(c)) for c in d["laid_off"]),
                    tuple(tuple(cards.parse_many(m)) for m in d["knocker_melds"]),
                    tuple(d["points"]), tuple(d["totals"]))
+
+
+def hand_metric(result: dict, seat: int) -> dict[str, int]:
+    """Training's per-hand counts for ``seat`` (a hand result's ``to_dict`` form): hands
+    ended by this seat going gin or knocking, knocks undercut, and hands won."""
+    mine = result["knocker"] == seat
+    return {"hands": 1, "gin": int(mine and result["gin"]),
+            "knock": int(mine and not result["gin"]),
+            "undercut": int(mine and result["undercut"]),
+            "won": int(result["winner"] == seat)}
+
+
+# rate name -> (numerator count, denominator count) of ``hand_metric``
+HAND_RATES = {"gin_rate": ("gin", "hands"), "knock_rate": ("knock", "hands"),
+              "undercut_rate": ("undercut", "knock"), "hand_win_rate": ("won", "hands")}

@@ -1,7 +1,12 @@
-"""Sevens: the 2B03 adding-up card game for 2 to 9 players, parameters new every game."""
+"""Sevens: the 2B03 adding-up card game for 2 to 9 players, parameters new every game.
+
+``env`` and ``raw_env`` (from ``envs.sevens.environment``) load PettingZoo on first
+use, so importing the engine alone (``envs.sevens.engine``) does not.
+"""
+
+import importlib
 
 from envs.sevens.engine import IllegalActionError, SevensState, playable_cards
-from envs.sevens.env import ENV_NAME, env, raw_env
 from envs.sevens.rules import (
     CLASSIC,
     PRESETS,
@@ -13,6 +18,16 @@ from envs.sevens.rules import (
 )
 from envs.sevens.view import SevensView
 
+_ENV = ("env", "raw_env", "ENV_NAME")
+
+
+def __getattr__(name: str):
+    if name in _ENV:
+        value = getattr(importlib.import_module("envs.sevens.environment"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 __all__ = ["SevensState", "SevensView", "SevensRules", "Parameters", "IllegalActionError",
-           "RulesError", "RANDOM", "CLASSIC", "PRESETS", "get_rules", "playable_cards", "env",
-           "raw_env", "ENV_NAME"]
+           "RulesError", "RANDOM", "CLASSIC", "PRESETS", "get_rules", "playable_cards", *_ENV]

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from envs import cards
+from envs.actions import as_action
 from envs.sevens.actions import action_name
 from envs.sevens.rules import RANDOM, Parameters, SevensRules
 from envs.sevens.scoring import HandResult, points_for_total
@@ -135,11 +136,12 @@ class SevensState:
     def apply(self, action: int) -> None:
         """Play ``action`` for the current player; raise and change nothing if illegal."""
         legal = self._legal if self._legal is not None else self.legal_actions()
-        if isinstance(action, bool) or action not in legal:
+        if type(action) is not int:
+            action = as_action(action)
+        if action not in legal:
             raise IllegalActionError(
-                f"illegal action {action!r} ({action_name(action)}) for player "
-                f"{self.current_player}; legal: {list(legal)}")
-        action = int(action)
+                f"illegal action {action!r} ({action_name(action)}) for "
+                f"player_{self.current_player}; legal: {list(legal)}")
         seat = self.current_player
         card = action >> 1
         value = self.params.values[RANK[card]][action & 1]
@@ -194,7 +196,7 @@ class SevensState:
 
     def __repr__(self) -> str:
         return (f"SevensState({self.num_players} players, total {self.total}, "
-                f"player {self.current_player}, scores {self.scores})")
+                f"player_{self.current_player}, scores {self.scores})")
 
 
 __all__ = ["SevensState", "IllegalActionError", "playable_cards", "card_actions", "RED", "SUIT",

@@ -1,23 +1,29 @@
-"""Sevens as seen by the game registry (``envs.games``)."""
+"""Sevens' declaration (``envs.games``): everything generic code needs."""
 
 from envs.games import Game
-from envs.sevens.actions import action_name
-from envs.sevens.encode import action_features, encode
+from envs.sevens.actions import NUM_ACTIONS, action_name
 from envs.sevens.engine import SevensState
-from envs.sevens.env import ENV_NAME, env
+from envs.sevens.features import FEATURES
+from envs.sevens.infostate import INFOSTATE
+from envs.sevens.render import render
 from envs.sevens.rules import PRESETS, get_rules
 from envs.sevens.view import SevensView
 
 GAME = Game(
     name="sevens",
+    env_name="sevens_v3",
     presets=tuple(PRESETS),
     get_rules=get_rules,
-    new_state=lambda rules, seed=None, deal=None: SevensState(rules, seed, deal=deal),
-    env=env,
+    state=SevensState,
+    view=SevensView,
     num_players=lambda rules: rules.num_players,
+    num_actions=NUM_ACTIONS,
     action_name=action_name,
-    view_from_dict=SevensView.from_dict,
-    env_name=ENV_NAME,
-    encode=encode,
-    action_features=action_features,
+    render=render,
+    encoders={"infostate": INFOSTATE, "features": FEATURES},
+    score_scale=lambda rules: 10.0,
+    env_module="envs.sevens.environment",
+    bots="agents.sevens",
+    strongest=("sevens/lookahead", "sevens/greedy"),
+    web_adapter="web.adapters.sevens",
 )

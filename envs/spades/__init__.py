@@ -1,9 +1,25 @@
-"""Spades: Killer Cutthroat and Cutthroat, two presets of one engine."""
+"""Spades: Killer Cutthroat and Cutthroat, two presets of one engine.
+
+``env`` and ``raw_env`` (from ``envs.spades.environment``) load PettingZoo on first
+use, so importing the engine alone (``envs.spades.engine``) does not.
+"""
+
+import importlib
 
 from envs.spades.engine import IllegalActionError, SpadesState
-from envs.spades.env import ENV_NAME, env, raw_env
 from envs.spades.rules import CUTTHROAT, KILLER, PRESETS, SpadesRules, get_rules
 from envs.spades.view import SpadesView
 
+_ENV = ("env", "raw_env", "ENV_NAME")
+
+
+def __getattr__(name: str):
+    if name in _ENV:
+        value = getattr(importlib.import_module("envs.spades.environment"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 __all__ = ["SpadesState", "SpadesView", "SpadesRules", "IllegalActionError", "KILLER",
-           "CUTTHROAT", "PRESETS", "get_rules", "env", "raw_env", "ENV_NAME"]
+           "CUTTHROAT", "PRESETS", "get_rules", *_ENV]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from envs import cards
+from envs.actions import as_action
 from envs.spades.actions import CARD_OFFSET, NUM_BIDS, action_name
 from envs.spades.rules import HAND_SIZE, KILLER, MAX_BID, NUM_PLAYERS, NUM_TRICKS, SpadesRules
 from envs.spades.scoring import HandResult, score_bid
@@ -32,6 +33,8 @@ class IllegalActionError(ValueError):
 
 class SpadesState:
     """A game of Spades. Build with a rules object and a seed or generator."""
+
+    _legal: tuple[int, ...] | None = None  # the legal actions, until the next move
 
     def __init__(
         self,
@@ -123,23 +126,43 @@ class SpadesState:
 
     def legal_actions(self) -> list[int]:
         """Legal action ids for the current player, ascending; empty when over."""
-        if self.phase == "play":
-            return [CARD_OFFSET + c for c in self.legal_cards()]
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._find_legal()
+        return list(legal)
+
+    def _find_legal(self) -> tuple[int, ...]:
+        if self.phase == "play":  # legal_cards as action ids, inlined: the env's hot path
+            hand = self.hands[self.current_player]
+            if self.trick:
+                led = SUIT_TABLE[self.trick[0]]
+                legal = [c + CARD_OFFSET for c in hand if SUIT_TABLE[c] == led]
+                if legal:
+                    return tuple(legal)
+            elif self.rules.spades_must_be_broken and not self.spades_broken:
+                legal = [c + CARD_OFFSET for c in hand if SUIT_TABLE[c] != SPADES]
+                if legal:
+                    return tuple(legal)
+            return tuple([c + CARD_OFFSET for c in hand])
         if self.phase == "bid":
-            return self.legal_bids()
-        return []
+            return tuple(self.legal_bids())
+        return ()
 
     # ---------------------------------------------------------------- apply
     def apply(self, action: int) -> None:
         """Play ``action`` for the current player; raise and change nothing if illegal."""
-        legal = self.legal_actions()
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._find_legal()
+        if type(action) is not int:
+            action = as_action(action)
         if action not in legal:
             raise IllegalActionError(
-                f"illegal action {action!r} ({action_name(action)}) for player "
-                f"{self.current_player} in phase {self.phase!r}; legal: {legal}"
+                f"illegal action {action!r} ({action_name(action)}) for "
+                f"player_{self.current_player} in phase {self.phase!r}; legal: {list(legal)}"
             )
-        action = int(action)
-        if self.phase == "bid":
+        self._legal = None
+        if action < CARD_OFFSET:
             self._bid(action)
         else:
             self._play(action - CARD_OFFSET)
@@ -235,7 +258,7 @@ class SpadesState:
 
     def __repr__(self) -> str:
         return (f"SpadesState({self.rules.preset}, hand {self.hand_number}, {self.phase}, "
-                f"player {self.current_player}, scores {self.scores})")
+                f"player_{self.current_player}, scores {self.scores})")
 
 
 

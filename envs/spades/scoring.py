@@ -75,3 +75,17 @@ class HandResult:
     def from_dict(cls, d: dict) -> HandResult:
         return cls(d["hand_number"], d["dealer"], *(tuple(d[k]) for k in (
             "bids", "tricks", "points", "bag_penalties", "bags", "totals")))
+
+
+def hand_metric(result: dict, seat: int) -> dict[str, int]:
+    """Training's per-hand counts for ``seat`` (a hand result's ``to_dict`` form): bids made
+    exactly (non-nil bids whose tricks equal the bid) and nils made (0 tricks)."""
+    bid, tricks = result["bids"][seat], result["tricks"][seat]
+    if bid == 0:
+        return {"hands": 1, "nil_bids": 1, "nil_made": int(tricks == 0)}
+    return {"hands": 1, "bids": 1, "bid_exact": int(tricks == bid), "bid_made": int(tricks >= bid)}
+
+
+# rate name -> (numerator count, denominator count) of ``hand_metric``
+HAND_RATES = {"bid_accuracy": ("bid_exact", "bids"), "bid_made_rate": ("bid_made", "bids"),
+              "nil_success": ("nil_made", "nil_bids"), "nil_rate": ("nil_bids", "hands")}

@@ -11,13 +11,15 @@ safe by construction. Two things need game knowledge and live here:
 The default adapter reveals nothing it cannot know to be public: spectators
 get no view and a move is announced only as "seat N moved" (a sealed bid or a
 drawn card stays secret). A game gets a richer table by adding a module here
-and a line in ``_MODULES``.
+and naming it in its declaration (``envs.games.Game.web_adapter``).
 """
 
 from __future__ import annotations
 
 import importlib
 from typing import Any
+
+from envs.games import get_game
 
 
 class WebAdapter:
@@ -33,15 +35,10 @@ class WebAdapter:
         return {"seat": seat}
 
 
-_MODULES = {
-    "spades": "web.adapters.spades",
-    "gin_rummy": "web.adapters.gin_rummy",
-    "sevens": "web.adapters.sevens",
-    "blind_auction": "web.adapters.blind_auction",
-}
 _DEFAULT = WebAdapter()
 
 
 def adapter_for(game: str) -> WebAdapter:
-    module = _MODULES.get(game)
+    """The adapter the game's declaration names, or the safe default."""
+    module = get_game(game).web_adapter
     return importlib.import_module(module).ADAPTER if module else _DEFAULT

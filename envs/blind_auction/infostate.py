@@ -1,25 +1,32 @@
-"""Blind Auction observation encoder: ``BlindAuctionView`` -> float32 vector, and the mask.
+"""Blind Auction's information state: ``BlindAuctionView`` -> float32 vector.
 
 The one place numeric features are made. Cards are by rank (13 slots per
 block, whatever ``cards_per_suit``); seats are relative, block 0 is the
 observer, then the seats after it; blocks are laid out for 3 seats, so 2- and
 3-player games share one layout (a 2-player game leaves seat block 2 empty).
 Nothing here depends on the order of the unrevealed prizes or on another
-seat's bid before its round resolves. Bump ``ENCODER_VERSION`` (and the env
-name) when the layout changes.
+seat's bid before its round resolves. Bump ``VERSION`` (and the env name) when
+the layout changes.
+
+The vector holds what the view records in the form play depends on: the cards
+each seat has still to show, the prizes left and carried, who won what, the
+last round and the scores. The order in which earlier bids met earlier prizes
+is left out: with the cards left known, it changes no outcome still to come.
+The rule bots reckon with nothing beyond this (the mean of the prizes left),
+so the ``features`` kind of this game is the same vector.
 """
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from envs import cards, encoding
-from envs.aec import mask_function
-from envs.blind_auction.actions import NUM_ACTIONS
 from envs.blind_auction.rules import TIE_RULES
 from envs.blind_auction.view import BlindAuctionView
 
-ENCODER_VERSION = 1
+VERSION = 1
 P = 3  # seat blocks
 R = 13  # rank slots
 
@@ -129,18 +136,27 @@ class BlindAuctionObserver:
         self._carried_at = [every_row(_CARRIED + r) for r in range(R)]
         self._last_prize_at = [every_row(_LAST_PRIZE + r) for r in range(R)]
         self._round_at = every_row(_ROUND)
+        # a round's end per (seat, bid): what it clears (the seat's chosen slot, its
+        # "acted" flags, the card from its unshown cards) and what it sets (the last bid)
+        self._bid_clears = [[(s * OBS_SIZE + _CHOSEN + r, *self._acted_at[s],
+                              *self._remaining_at[s][r]) for r in range(R)] for s in range(n)]
+        # the previous round's end per (bids, prize) is undone through ``_last_at``
         self._state = None
         self._fresh_rules = None  # the rules ``_fresh`` (rows of a game's start) was made for
+        self._masks = np.zeros((n, R), dtype=np.int8)  # per seat: the ranks it may still bid
+        self._mask_mv = memoryview(self._masks.reshape(-1))
+        self._no_mask = np.zeros(R, dtype=np.int8)
 
     def __getstate__(self) -> dict:
         state = dict(self.__dict__)
-        del state["_rows"], state["_mv"]  # views of _obs: rebuilt on unpickling
+        del state["_rows"], state["_mv"], state["_mask_mv"]  # views: rebuilt on unpickling
         return state
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
         self._rows = list(self._obs)
         self._mv = memoryview(self._obs.reshape(-1))
+        self._mask_mv = memoryview(self._masks.reshape(-1))
 
     def reset(self, state) -> None:
         """Encode every seat afresh from its view of ``state``."""
@@ -152,6 +168,10 @@ class BlindAuctionObserver:
                 encode(state.view(seat), out=row)
             if at_start:
                 self._fresh, self._fresh_rules = self._obs.copy(), state.rules
+        masks = self._masks
+        masks.fill(0)
+        for seat, hand in enumerate(state.hands):
+            masks[seat, hand] = 1
         self._state = state
         self._round = state.round
         self._player = state.current_player
@@ -159,8 +179,10 @@ class BlindAuctionObserver:
         self._num_rounds = state.num_rounds
         self._carried = [c % 13 for c in state.carried]
         last = state.rounds[-1] if state.rounds else None
-        self._last = None if last is None else (
-            [c % 13 for c in last.bids], last.prize % 13)
+        # where the last round shows (its bids, its prize): cleared when the next one ends
+        self._last_set = [] if last is None else [
+            *self._last_prize_at[last.prize % 13],
+            *(i for seat, c in enumerate(last.bids) for i in self._last_bid_at[seat][c % 13])]
 
     def after_apply(self, state, player: int, action: int) -> None:
         """Update the vectors after ``player`` bid ``action`` (a rank) in ``state``."""
@@ -168,6 +190,7 @@ class BlindAuctionObserver:
             self.reset(state)
             return
         mv = self._mv
+        self._mask_mv[player * R + action] = 0
         if state.round == self._round:  # a bid; the round goes on
             base = player * OBS_SIZE
             mv[base + _HAND + action] = 0.0
@@ -180,27 +203,22 @@ class BlindAuctionObserver:
             self.reset(state)
             return
         rnd = state.rounds[-1]
-        bids = [c % 13 for c in rnd.bids]
         prize = rnd.prize % 13
         mv[player * OBS_SIZE + _HAND + action] = 0.0
-        if self._last is not None:  # the previous round stops being the last
-            for seat, bid in enumerate(self._last[0]):
-                for i in self._last_bid_at[seat][bid]:
-                    mv[i] = 0.0
-            for i in self._last_prize_at[self._last[1]]:
+        for i in self._last_set:  # the previous round stops being the last
+            mv[i] = 0.0
+        last_set = [*self._last_prize_at[prize]]
+        clears, last_bid_at = self._bid_clears, self._last_bid_at
+        for seat, card in enumerate(rnd.bids):
+            bid = card % 13
+            for i in clears[seat][bid]:
                 mv[i] = 0.0
-        for seat, bid in enumerate(bids):
-            mv[seat * OBS_SIZE + _CHOSEN + bid] = 0.0
-            for i in self._acted_at[seat]:
-                mv[i] = 0.0
-            for i in self._remaining_at[seat][bid]:
-                mv[i] = 0.0
-            for i in self._last_bid_at[seat][bid]:
-                mv[i] = 1.0
+            last_set += last_bid_at[seat][bid]
         for i in self._left_at[prize]:
             mv[i] = 0.0
-        for i in self._last_prize_at[prize]:
+        for i in last_set:
             mv[i] = 1.0
+        self._last_set = last_set
         if rnd.carried:
             self._carried.append(prize)
             for i in self._carried_at[prize]:
@@ -221,7 +239,6 @@ class BlindAuctionObserver:
                 mv[i] = scores[seat] / total
         for i in self._round_at:
             mv[i] = state.round / self._num_rounds
-        self._last = (bids, prize)
         self._round = state.round
         self._player = state.current_player
 
@@ -232,8 +249,13 @@ class BlindAuctionObserver:
             self.reset(state)  # moved without after_apply (e.g. state.apply called directly)
         return self._rows[seat].copy()
 
+    def action_mask(self, state, seat: int) -> np.ndarray:
+        """A new copy of ``seat``'s mask: the ranks it holds if it is to bid, else none."""
+        if (state is not self._state or state.round != self._round
+                or state.current_player != self._player):
+            self.reset(state)
+        return (self._masks[seat] if seat == state.current_player else self._no_mask).copy()
 
-action_mask = mask_function(NUM_ACTIONS)  # legal ids -> int8 mask
 
 def _label(name: str, size: int, i: int) -> str:
     if size == R:
@@ -246,3 +268,10 @@ def _label(name: str, size: int, i: int) -> str:
 def describe(index: int) -> str:
     """Which feature an observation index holds, e.g. 'remaining[1][Q]'."""
     return encoding.describe(LAYOUT, OFFSETS, index, _label)
+
+
+INFOSTATE = encoding.Encoder(
+    kind="infostate", version=VERSION, size=lambda n: OBS_SIZE,
+    encode=encode, bounds=lambda n: encoding.unit_bounds(OBS_SIZE),
+    describe=lambda n, i: describe(i), observer=BlindAuctionObserver)
+FEATURES = dataclasses.replace(INFOSTATE, kind="features")  # the same vector (module docstring)

@@ -7,46 +7,28 @@
 AEC: the seats bid in seat order; an observation never shows another seat's
 bid before the round resolves (the observer's "acted" flags say only who has
 bid). Parallel: every seat bids at once each round. Observations are
-``{"observation": float32[OBS_SIZE], "action_mask": int8[13]}``; a game is one
+``{"observation": float32[195], "action_mask": int8[13]}``; a game is one
 hand, so the hand reward (score / ``score_scale``, by default the prize total,
 so a share of the prizes) and the win bonus come together at the end.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from pettingzoo import ParallelEnv
 
-from envs.aec import CardGameEnv, GameEnv
-from envs.blind_auction import encode
-from envs.blind_auction.actions import NUM_ACTIONS, action_name
-from envs.blind_auction.engine import BlindAuctionState
-from envs.blind_auction.render import render
-from envs.blind_auction.rules import BlindAuctionRules, get_rules
+from envs.actions import as_action
+from envs.aec import CardGameEnv
+from envs.blind_auction.game import GAME
 
-ENV_NAME = "blind_auction_v0"
+ENV_NAME = GAME.env_name
 
 
-class raw_env(GameEnv):  # noqa: N801 - PettingZoo naming
+class raw_env(CardGameEnv):  # noqa: N801 - PettingZoo naming
     metadata = {**CardGameEnv.metadata, "name": ENV_NAME}
-    obs_size = encode.OBS_SIZE
-    num_actions = NUM_ACTIONS
-    default_preset = "2p"
-    get_rules = staticmethod(get_rules)
-    state_class = BlindAuctionState
-    rules: BlindAuctionRules
-
-    _encode = staticmethod(encode.encode)
-    _mask = staticmethod(encode.action_mask)
-    _render_view = staticmethod(render)
-    _action_name = staticmethod(action_name)
-
-    def _configure(self) -> None:
-        self.num_players = self.rules.num_players
-        self.default_score_scale = float(self.rules.prize_total)
-
-    def _make_observer(self):
-        return encode.BlindAuctionObserver(self.num_players)
+    game = GAME
 
 
 def env(**kwargs) -> raw_env:
@@ -80,13 +62,13 @@ class parallel_raw_env(ParallelEnv):  # noqa: N801 - PettingZoo naming
         return self.aec.action_space(agent)
 
     @property
-    def state_obj(self) -> BlindAuctionState | None:
+    def state_obj(self) -> Any:
         return self.aec.state_obj
 
     def _observations(self) -> dict:
         state = self.aec.state_obj
         observe = self.aec._observation
-        mask = encode.action_mask
+        mask = self.aec._mask  # every live seat's own hand (legal_for): they bid at once
         return {a: {"observation": observe(state, seat), "action_mask": mask(state.legal_for(seat))}
                 for seat, a in enumerate(self.possible_agents)}
 
@@ -96,8 +78,17 @@ class parallel_raw_env(ParallelEnv):  # noqa: N801 - PettingZoo naming
         return self._observations(), {a: {} for a in self.agents}
 
     def step(self, actions: dict):
+        """Every live agent's bid at once. A bad ``actions`` (not a dict, an agent missing
+        or unknown) raises and changes nothing, whatever ``illegal_action`` says; an
+        illegal bid raises too unless ``illegal_action="penalty"``."""
         if not self.agents:
             raise ValueError("step() after the game ended: call reset()")
+        if not isinstance(actions, dict):
+            raise ValueError(f"actions must be a dict of agent -> bid, got {actions!r}")
+        unknown = [a for a in actions if a not in self.agents]
+        if unknown:
+            raise ValueError(f"actions for unknown or finished agent(s) {unknown}; the live "
+                             f"agents are {self.agents}")
         missing = [a for a in self.agents if a not in actions]
         if missing:
             raise ValueError(f"actions missing for {missing}; every live agent bids each step")
@@ -105,10 +96,11 @@ class parallel_raw_env(ParallelEnv):  # noqa: N801 - PettingZoo naming
         if self.aec.illegal_action == "raise":
             for seat, agent in enumerate(self.agents):
                 legal = state.legal_for(seat)
-                action = actions[agent]
-                if type(action) is bool or action not in legal:
-                    raise ValueError(f"illegal action {action!r} by {agent} "
-                                     f"({action_name(action)}); legal actions: {legal}")
+                action = as_action(actions[agent])
+                if action is None or action not in legal:
+                    name = GAME.action_name(action) if action is not None else "not an action id"
+                    raise ValueError(f"illegal action {actions[agent]!r} by {agent} "
+                                     f"({name}); legal actions: {legal}")
         rewards = {a: 0.0 for a in self.agents}
         aec = self.aec
         for agent in self.agents:

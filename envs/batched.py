@@ -1,0 +1,201 @@
+"""The batched API: N games of one kind stepped in one call, in one process.
+
+    from envs.batched import BatchedGames
+    games = BatchedGames("spades", 64, preset="killer")
+    batch = games.reset(seed=0)           # game i's episodes are dealt from seed 0 + i, + 64, ...
+    while training:
+        actions = policy(batch.obs, batch.masks)     # one network call for every game
+        batch = games.step(actions)       # rewards[i, seat], dones[i]; finished games restart
+
+``batch.obs[i]`` and ``batch.masks[i]`` are what the seat to act in game i
+(``batch.seats[i]``) observes, exactly the PettingZoo env's ``last()`` for that
+agent on the same seed; ``batch.rewards[i, s]`` is what the AEC env's
+``rewards[player_s]`` holds after that step (hand rewards, the win bonus, a
+penalty); ``batch.dones[i]`` says game i's episode ended on this step. A game
+whose episode ends restarts at once with its next seed (``auto_reset``), so
+``obs[i]`` is then the new episode's first decision; ``episode_seeds[i]`` is the
+seed of the episode game i plays now. Given deals replay as in the AEC env
+(``reset(deals=...)``, or ``restart(i, seed, deal)`` for one game). Training,
+search and tournaments use it to make one network call per tick for all games.
+
+Options are the AEC env's (``envs.aec``), checked by the same code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from envs.actions import as_action
+from envs.games import DEFAULT_OBSERVATION, Game, get_game
+from envs.rewards import Payout
+
+
+class Batch(NamedTuple):
+    """One tick of N games (see the module docstring)."""
+
+    obs: np.ndarray  # (N, obs_size) float32: the observation of the seat to act
+    masks: np.ndarray  # (N, num_actions) bool: its legal actions
+    seats: np.ndarray  # (N,) int64: the seat to act; -1 for a finished game not restarted
+    rewards: np.ndarray  # (N, num_players) float32: what each seat got on this step
+    dones: np.ndarray  # (N,) bool: the episode ended on this step
+
+
+class BatchedGames:
+    """``num_games`` games of ``game`` with the PettingZoo env's options (see module doc)."""
+
+    def __init__(self, game: str | Game, num_games: int, preset: str | None = None,
+                 rules: Any = None, observation: str = DEFAULT_OBSERVATION,
+                 episode: str = "game", score_scale: float | None = None,
+                 relative_score: bool = False, win_reward: float = 1.0,
+                 illegal_action: str = "raise", illegal_penalty: float = -1.0,
+                 auto_reset: bool = True, **rule_changes: Any) -> None:
+        self.game = get_game(game) if isinstance(game, str) else game
+        if isinstance(num_games, bool) or not isinstance(num_games, int) or num_games < 1:
+            raise ValueError(f"num_games must be a positive int, got {num_games!r}")
+        if not isinstance(auto_reset, bool):
+            raise ValueError(f"auto_reset must be True or False, got {auto_reset!r}")
+        self.rules = self.game.make_rules(preset, rules, **rule_changes)
+        self.encoder = self.game.encoder(observation)
+        self.payout = Payout.checked(self.game.score_scale(self.rules), episode, score_scale,
+                                     relative_score, win_reward, illegal_action, illegal_penalty)
+        self.num_games, self.auto_reset = num_games, auto_reset
+        self.num_players = n = self.game.num_players(self.rules)
+        self.num_actions = self.game.num_actions
+        self.obs_size = self.encoder.size(n)
+        self._observers = [self.encoder.make_observer(n) for _ in range(num_games)]
+        self.states: list[Any] = [None] * num_games
+        self.episode_seeds = np.zeros(num_games, dtype=np.int64)
+        self._episodes = np.zeros(num_games, dtype=np.int64)  # episodes started per game
+        self._hands = [0] * num_games  # hands scored per game
+        self._base_seed = 0
+        self._rng = np.random.default_rng()
+        self.obs = np.zeros((num_games, self.obs_size), dtype=np.float32)
+        self.masks = np.zeros((num_games, self.num_actions), dtype=bool)
+        self.seats = np.full(num_games, -1, dtype=np.int64)
+        self.live = [False] * num_games  # the game's episode goes on
+
+    # ------------------------------------------------------------- games
+    def restart(self, i: int, seed: int, deal: Any = None) -> None:
+        """Start game ``i`` afresh from ``seed`` (and ``deal``, in the game's deal format)."""
+        if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+            raise ValueError(f"seed must be an int >= 0, got {seed!r}")
+        state = self.game.state(self.rules, int(seed), deal=deal)  # checks the deal first
+        self.states[i] = state
+        self.live[i] = True
+        self.episode_seeds[i] = seed
+        self._hands[i] = len(state.results)
+        self._observers[i].reset(state)
+        self._write(i)
+
+    def _next_seed(self, i: int) -> int:
+        """Game ``i``'s k-th episode is dealt from ``seed + i + k * num_games``."""
+        seed = self._base_seed + i + int(self._episodes[i]) * self.num_games
+        self._episodes[i] += 1
+        return seed
+
+    def reset(self, seed: int | None = None, deals: Sequence | None = None) -> Batch:
+        """Every game afresh: game ``i`` from ``seed + i`` (then ``+ num_games`` per episode;
+        ``seed`` None draws one), dealt ``deals[i]`` if given."""
+        if seed is None:
+            seed = int(np.random.SeedSequence().generate_state(1)[0] >> 1)
+        if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+            raise ValueError(f"seed must be None or an int >= 0, got {seed!r}")
+        if deals is not None and (isinstance(deals, str | bytes)
+                                  or len(deals) != self.num_games):
+            raise ValueError(f"deals must be a list of {self.num_games} deals (None for a "
+                             f"dealt one), got {deals!r}")
+        self._base_seed = int(seed)
+        self._rng = np.random.default_rng(self._base_seed)
+        self._episodes[:] = 0
+        for i in range(self.num_games):
+            self.restart(i, self._next_seed(i), None if deals is None else deals[i])
+        return Batch(self.obs.copy(), self.masks.copy(), self.seats.copy(),
+                     np.zeros((self.num_games, self.num_players), dtype=np.float32),
+                     np.zeros(self.num_games, dtype=bool))
+
+    def _write(self, i: int) -> None:
+        """Game ``i``'s row of the observations, masks and seats."""
+        state = self.states[i]
+        seat = state.current_player
+        mask = self.masks[i]
+        mask[:] = False
+        if seat is None or not self.live[i]:
+            self.seats[i] = -1
+            self.obs[i] = 0.0
+            return
+        self.seats[i] = seat
+        self.obs[i] = self._observers[i].observation(state, seat)
+        mask[state.legal_actions()] = True
+
+    # -------------------------------------------------------------- step
+    def step(self, actions: Sequence[int] | np.ndarray) -> Batch:
+        """Apply ``actions[i]`` for the seat to act in every live game ``i`` (a finished
+        game's action is ignored). Illegal actions are all checked before any is
+        applied: with ``illegal_action="raise"`` an error names the game, seat, action
+        and legal set and nothing changes; with ``"penalty"`` the seat is charged and a
+        random legal action is played instead."""
+        if isinstance(actions, str | bytes) or len(actions) != self.num_games:
+            raise ValueError(f"step takes {self.num_games} actions, one per game, got "
+                             f"{actions!r}")
+        rewards, dones = self.step_games(range(self.num_games), actions)
+        return Batch(self.obs.copy(), self.masks.copy(), self.seats.copy(), rewards, dones)
+
+    def step_games(self, games: Sequence[int], actions: Sequence[int] | np.ndarray
+                   ) -> tuple[np.ndarray, np.ndarray]:
+        """``step`` for the games ``games`` only (``actions[k]`` for game ``games[k]``): the
+        others wait. Returns those games' rewards ``(len(games), num_players)`` and done
+        flags; ``obs``, ``masks`` and ``seats`` rows are updated in place. A self-play
+        collector steps the games whose seat to act is played by one network this way."""
+        states = self.states
+        if states[0] is None:
+            raise RuntimeError("step() before reset()")
+        if len(actions) != len(games):
+            raise ValueError(f"{len(games)} games but {len(actions)} actions")
+        live = self.live
+        payout = self.payout
+        chosen = []
+        penalties = []
+        for k, i in enumerate(games):
+            if not live[i]:
+                chosen.append(None)
+                continue
+            state = states[i]
+            act = as_action(actions[k])
+            legal = state.legal_actions()
+            if act is None or act not in legal:
+                if payout.illegal_action == "raise":
+                    raise ValueError(
+                        f"illegal action {actions[k]!r} in game {i} by "
+                        f"player_{state.current_player} ({self.game.action_name(act)}); "
+                        f"legal actions: {legal}")
+                penalties.append((k, state.current_player))
+                act = legal[int(self._rng.integers(len(legal)))]
+            chosen.append(act)
+        rewards = np.zeros((len(games), self.num_players), dtype=np.float32)
+        dones = np.zeros(len(games), dtype=bool)
+        for k, seat in penalties:
+            rewards[k, seat] += payout.illegal_penalty
+        for k, i in enumerate(games):
+            act = chosen[k]
+            if act is None:
+                continue
+            state = states[i]
+            player = state.current_player
+            state.apply(act)
+            self._observers[i].after_apply(state, player, act)
+            if len(state.results) != self._hands[i]:
+                for result in state.results[self._hands[i]:]:
+                    rewards[k] += payout.hand(result.points)
+                self._hands[i] = len(state.results)
+                if payout.ends(state):
+                    rewards[k] += payout.final(state)
+                    dones[k] = True
+                    if self.auto_reset:
+                        self.restart(i, self._next_seed(i))
+                        continue
+                    live[i] = False  # waits for restart(i, ...)
+            self._write(i)
+        return rewards, dones

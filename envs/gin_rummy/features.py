@@ -1,0 +1,234 @@
+"""Gin Rummy's ``features`` observation: the information a seat holds plus the expert's numbers.
+
+The vectors the shipped Gin Rummy bots read (``observation="features"``): the
+information blocks of ``envs.gin_rummy.infostate`` (without ``picked``, with the
+own hand's least deadwood), then, for the seat to act only, what the meld
+solver and the expert's tracker work out about its decision, all from its view.
+The layout depends on the number of players (``layout(n)``). Bump ``VERSION``
+when the layout changes.
+
+Version 2 adds what the meld solver knows about the decision at hand, which a
+network cannot work out from card bits in any reasonable training time: in the
+row of the seat to act, the least deadwood left by each possible discard, and
+before a draw the least deadwood reachable by taking the pile's top card.
+Version 3 marks the discards that are gin. Version 4 adds the one-draw look-ahead
+the expert bot weighs each discard by (``tracking.Knowledge``): the mean deadwood
+after one more draw, the share of draws that allow a knock, and how much the next
+player wants the card; before a draw, the same mean for a stock draw. Version 5
+adds, per discard, the share of the next draws that make gin: a player waiting for
+gin (the standard expert) ranks its discards by it, and the share that allows a
+knock at 10 says little about it. Version 6 adds the ``knock`` block: what the choice
+between knocking now and playing on turns on (how low the knock is, what waiting could
+bring, how many unseen cards could be laid off on the knock, what the next player has
+shown); ``train.knock_head`` learns that choice from it.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+
+from envs import encoding
+from envs.gin_rummy import infostate
+from envs.gin_rummy.actions import (
+    DISCARD_OFFSET,
+    DRAW_STOCK,
+    KNOCK_OFFSET,
+    TAKE_DISCARD,
+)
+from envs.gin_rummy.infostate import CARDS, DEADWOOD_SCALE, Layout
+from envs.gin_rummy.melds import (
+    CARD_BIT,
+    CARD_VALUE,
+    best_split,
+    deadwood_after_discards,
+    hand_value,
+    knock_discard,
+    mask_of,
+    meld_partners,
+    meldable,
+)
+from envs.gin_rummy.tracking import Knowledge
+from envs.gin_rummy.view import GinRummyView
+
+VERSION = 6
+DANGER_SCALE = 3.0  # ``Knowledge.danger`` of a card that completes a meld
+
+# blocks whose size is per seat: (name, size per seat)
+PER_SEAT = ("known", "discarded", "to_act", "dealer", "scores")
+
+
+def _blocks(n: int) -> tuple[tuple[str, int], ...]:
+    """(name, size) of each block, in order, for ``n`` players."""
+    return (
+        ("phase", 2),  # drawing, discarding
+        ("hand", CARDS),
+        ("taken", CARDS),  # the card the player to act took from the pile this turn
+        ("pile_top", CARDS),
+        ("pile", CARDS),  # every card in the discard pile
+        ("known", n * CARDS),  # per relative seat: cards it took from the pile and still holds
+        ("discarded", n * CARDS),  # per relative seat: cards it discarded this hand
+        ("stock_size", 1),  # / the stock size after the deal
+        ("to_act", n),
+        ("dealer", n),
+        ("scores", n),  # total / target, clipped to SCORE_CLIP
+        ("deadwood", 1),  # own least deadwood as held / 100, clipped to 1
+        ("hand_number", 1),  # hands played / 10, clipped to 1
+        ("rules", 5),  # knock limit / 100 (0 if none), no limit, no discard of the taken
+        # card, layoff, gin bonus > 0
+        ("discard_deadwood", CARDS),  # seat to act, discarding: deadwood without each card / 100
+        ("take_deadwood", 1),  # seat to act, drawing: least deadwood after taking the top / 100
+        ("discard_gin", CARDS),  # seat to act, discarding: 1 where discarding the card is gin
+        # seat to act, discarding, per card, one more draw looked at (tracking.Knowledge):
+        ("discard_outlook", CARDS),  # mean least deadwood after it / 100
+        ("discard_ready", CARDS),  # share of the draws after which a knock is allowed
+        ("discard_gin_ready", CARDS),  # share of the draws after which the hand is gin
+        ("discard_danger", CARDS),  # how much the next player wants the card / 3, clipped to 1
+        ("stock_outlook", 1),  # seat to act, drawing: mean least deadwood after a stock draw
+        ("knock", len(KNOCK_FEATURES)),  # seat to act, discarding, a knock legal: see below
+    )
+
+
+# The ``knock`` block, filled for the seat to act while it discards with a knock legal
+# (all zero otherwise), each scaled to about [0, 1]; "next" is the next player to draw.
+KNOCK_FEATURES = (
+    "legal",  # 1: a knock is legal
+    "deadwood",  # least deadwood a legal knock leaves / 10
+    "wait_gin",  # best share of next draws that make gin, over the plain discards
+    "wait_ready",  # best share of next draws that allow a knock, over the plain discards
+    "layoff_cards",  # unseen cards that would lay off on the knocking hand's melds / 10
+    "layoff_points",  # their points / 50
+    "own_discards",  # discards made this hand / 10
+    "next_discards",  # the next player's discards / 10
+    "next_picks",  # cards it took from the pile / 5
+    "next_known",  # of those, still held / 5
+    "next_known_melded",  # of those, in a meld among themselves / 5
+    "next_discard_mean",  # mean points of its discards / 10
+    "next_last_discard",  # points of its last discard / 10
+    "next_high_discards",  # share of its discards worth 8 or more
+)
+
+
+@cache
+def layout(n: int) -> Layout:
+    return Layout(_blocks(n), n)
+
+
+def obs_size(n: int) -> int:
+    return layout(n).size
+
+
+def encode(view: GinRummyView, out: np.ndarray | None = None) -> np.ndarray:
+    """The ``features`` vector of ``view`` (written into ``out`` if given).
+
+    The definition of every feature: the env's incremental observer is tested
+    to equal it at every step.
+    """
+    lay = layout(view.num_players)
+    if out is None:
+        out = np.zeros(lay.size, dtype=np.float32)
+    else:
+        out.fill(0.0)
+    infostate.write(view, out, lay.offsets)
+    if view.current_player == view.seat:
+        decision_features(out, lay.offsets, view)
+    return out
+
+
+def decision_features(row: np.ndarray, o: dict, view: GinRummyView) -> None:
+    """What the seat to act (``view``'s) knows about its decision: discarding,
+    ``discard_deadwood``, ``discard_gin`` and the look-ahead blocks; drawing,
+    ``take_deadwood`` and ``stock_outlook``.
+
+    ``discard_gin`` says apart what ``discard_deadwood`` alone cannot: 0 there is
+    both "gin" and "not in hand", and a clone of the standard expert, which then knocked
+    only for gin, played on past most of its gins.
+    """
+    hand = mask_of(view.hand)
+    if view.phase == "discard":
+        base, gin = o["discard_deadwood"], o["discard_gin"]
+        after = deadwood_after_discards(hand)
+        for card, dw in after.items():
+            row[base + card] = min(1.0, dw / DEADWOOD_SCALE)
+            if dw == 0:
+                row[gin + card] = 1.0
+        know = Knowledge(view)
+        limit = view.rules.knock_limit
+        limit = 10 if limit is None else limit  # as the expert: knock only when low
+        for card in view.hand:
+            mean, ready, gin_ready = know.outlook(hand ^ CARD_BIT[card], limit)
+            row[o["discard_outlook"] + card] = min(1.0, mean / DEADWOOD_SCALE)
+            row[o["discard_ready"] + card] = ready
+            row[o["discard_gin_ready"] + card] = gin_ready
+            row[o["discard_danger"] + card] = min(1.0, know.danger(card) / DANGER_SCALE)
+        knock_features(row, o, view, know, after)
+    elif view.phase == "draw" and view.pile:
+        top = view.pile[-1]
+        after = deadwood_after_discards(hand | mask_of((top,)))
+        if view.rules.no_discard_of_taken:
+            after.pop(top, None)
+        row[o["take_deadwood"]] = min(1.0, min(after.values()) / DEADWOOD_SCALE)
+        mean = Knowledge(view).expected_deadwood(hand)  # the mean alone: no shares counted
+        row[o["stock_outlook"]] = min(1.0, mean / DEADWOOD_SCALE)
+
+
+def knock_features(row: np.ndarray, o: dict, view: GinRummyView, know: Knowledge,
+                   after: dict[int, int]) -> None:
+    """Write the ``knock`` block (``KNOCK_FEATURES``) of ``row`` (offsets ``o``) for the seat
+    to act, discarding, whose discards leave ``after`` deadwood; nothing when no knock is
+    legal."""
+    rules = view.rules
+    choices = [c for c in view.hand if not (rules.no_discard_of_taken and c == view.taken)]
+    knocks = [c for c in choices if rules.may_knock(after[c])]
+    if not knocks:
+        return
+    card = knock_discard(after, knocks)
+    # the plain discards' look-ahead shares, as decision_features wrote them
+    gin_ready = max(row[o["discard_gin_ready"] + c] for c in choices)
+    ready = max(row[o["discard_ready"] + c] for c in choices)
+    lay = 0
+    for meld in best_split(know.hand ^ CARD_BIT[card]):
+        lay |= meld_partners(meld)
+    lay &= know.unseen
+    nxt = know.next_seat
+    thrown = [CARD_VALUE[c] for c in view.discarded[nxt]]
+    known = mask_of(view.known[nxt])
+    values = (1.0, after[card] / 10, gin_ready, ready, lay.bit_count() / 10,
+              hand_value(lay) / 50, len(view.discarded[view.seat]) / 10, len(thrown) / 10,
+              len(view.picked[nxt]) / 5, len(view.known[nxt]) / 5,
+              meldable(known).bit_count() / 5, sum(thrown) / len(thrown) / 10 if thrown else 0.0,
+              thrown[-1] / 10 if thrown else 0.0,
+              sum(v >= 8 for v in thrown) / len(thrown) if thrown else 0.0)
+    at = o["knock"]
+    row[at:at + len(values)] = np.minimum(1.0, values)
+
+
+def action_features(n: int) -> tuple[tuple[int, int, int], ...]:
+    """The per-action blocks (``envs.games.Game.action_features``): every per-card
+    discard block for both the discard and the knock of that card; before a draw, the
+    take and stock outlooks for both draws."""
+    o = layout(n).offsets
+    per_card = ("discard_deadwood", "discard_gin", "discard_outlook", "discard_ready",
+                "discard_gin_ready", "discard_danger")
+    blocks = [(o[name], first, CARDS) for name in per_card
+              for first in (DISCARD_OFFSET, KNOCK_OFFSET)]
+    blocks += [(o[name], draw, 1) for name in ("take_deadwood", "stock_outlook")
+               for draw in (DRAW_STOCK, TAKE_DISCARD)]
+    return tuple(blocks)
+
+
+@cache
+def _tables(n: int) -> infostate.Tables:
+    return infostate.Tables(layout(n))
+
+
+def _observer(n: int) -> infostate.GinRummyObserver:
+    return infostate.GinRummyObserver(_tables(n), encode, decision_features,
+                                      layout(n)["discard_deadwood"])
+
+
+FEATURES = encoding.Encoder(
+    kind="features", version=VERSION, size=obs_size, encode=encode,
+    bounds=lambda n: layout(n).bounds(), describe=lambda n, i: layout(n).describe(i),
+    observer=_observer, action_features=action_features)

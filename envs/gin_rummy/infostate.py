@@ -1,0 +1,336 @@
+"""Gin Rummy's information state: ``GinRummyView`` -> float32 vector, kept up to date per move.
+
+Everything a seat's view holds and nothing a bot estimates: the phase, the own
+hand, the card the player to act took from the pile this turn, the discard
+pile (as a set) and its top, per seat the cards it took from the pile and still
+holds (known to all), every card it took from the pile this hand and every card
+it discarded, the stock size, whose turn it is, the dealer, the scores, the
+hand number and the rule flags. The order of the pile below its top is not
+encoded. Per-seat blocks are relative (the observer first, then the players
+after it in turn order), and the layout depends on the number of players
+(``layout(n)``). Bump ``VERSION`` (and the env name) when what a seat may know
+changes.
+
+``write`` fills these blocks at any offsets and ``GinRummyObserver`` keeps them
+current for every seat at the offsets of a layout, so the ``features`` encoder
+(``envs.gin_rummy.features``), which lays out the same blocks (without
+``picked``, with the own hand's ``deadwood``) before its own, shares both. A
+block a layout does not have is skipped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import cache
+
+import numpy as np
+
+from envs import encoding
+from envs.gin_rummy.melds import deadwood, mask_of
+from envs.gin_rummy.view import GinRummyView
+
+VERSION = 1
+SCORE_CLIP = 4.0
+DEADWOOD_SCALE = 100.0
+CARDS = 52
+
+
+def blocks(n: int) -> tuple[tuple[str, int], ...]:
+    """(name, size) of each block, in order, for ``n`` players."""
+    return (
+        ("phase", 2),  # drawing, discarding
+        ("hand", CARDS),
+        ("taken", CARDS),  # the card the player to act took from the pile this turn
+        ("pile_top", CARDS),
+        ("pile", CARDS),  # every card in the discard pile
+        ("known", n * CARDS),  # per relative seat: cards it took from the pile and still holds
+        ("picked", n * CARDS),  # per relative seat: every card it took from the pile this hand
+        ("discarded", n * CARDS),  # per relative seat: cards it discarded this hand
+        ("stock_size", 1),  # / the stock size after the deal
+        ("to_act", n),
+        ("dealer", n),
+        ("scores", n),  # total / target, clipped to SCORE_CLIP
+        ("hand_number", 1),  # hands played / 10, clipped to 1
+        ("rules", 5),  # knock limit / 100 (0 if none), no limit, no discard of the taken
+        # card, layoff, gin bonus > 0
+    )
+
+
+def label(name: str, size: int, i: int) -> str:
+    if size > CARDS and size % CARDS == 0:
+        return f"{name}[{i // CARDS}][{i % CARDS}]"
+    return f"{name}[{i}]"
+
+
+class Layout:
+    """Offsets of every block of ``blocks`` for ``n`` players."""
+
+    def __init__(self, blocks: tuple[tuple[str, int], ...], n: int) -> None:
+        self.num_players = n
+        self.blocks = blocks
+        self.offsets, self.size = encoding.offsets(blocks)
+
+    def __getitem__(self, name: str) -> int:
+        return self.offsets[name]
+
+    def describe(self, index: int) -> str:
+        """Which feature an observation index holds, e.g. 'known[1][51]'."""
+        return encoding.describe(self.blocks, self.offsets, index, label)
+
+    def bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        low, high = encoding.unit_bounds(self.size)
+        s = self.offsets["scores"]
+        high[s:s + self.num_players] = SCORE_CLIP
+        return low, high
+
+
+@cache
+def layout(n: int) -> Layout:
+    return Layout(blocks(n), n)
+
+
+def write(view: GinRummyView, out: np.ndarray, o: dict[str, int]) -> None:
+    """Write ``view``'s information blocks into the zeroed ``out`` at the offsets ``o``
+    (of the blocks ``o`` names: ``picked`` and ``deadwood`` are optional)."""
+    n = view.num_players
+    me = view.seat
+    ones = []
+    if view.phase == "draw":
+        ones.append(o["phase"])
+    elif view.phase == "discard":
+        ones.append(o["phase"] + 1)
+    hand = o["hand"]
+    ones.extend(hand + c for c in view.hand)
+    if view.taken is not None:
+        ones.append(o["taken"] + view.taken)
+    if view.pile:
+        ones.append(o["pile_top"] + view.pile[-1])
+    pile = o["pile"]
+    ones.extend(pile + c for c in view.pile)
+    picked = o.get("picked")
+    for seat in range(n):
+        rel = (seat - me) % n
+        base = o["known"] + rel * CARDS
+        ones.extend(base + c for c in view.known[seat])
+        base = o["discarded"] + rel * CARDS
+        ones.extend(base + c for c in view.discarded[seat])
+        if picked is not None:
+            base = picked + rel * CARDS
+            ones.extend(base + c for c in view.picked[seat])
+    if view.current_player is not None:
+        ones.append(o["to_act"] + (view.current_player - me) % n)
+    ones.append(o["dealer"] + (view.dealer - me) % n)
+    rules = view.rules
+    r = o["rules"]
+    if rules.knock_limit is None:
+        ones.append(r + 1)
+    if rules.no_discard_of_taken:
+        ones.append(r + 2)
+    if rules.layoff:
+        ones.append(r + 3)
+    if rules.gin_bonus > 0:
+        ones.append(r + 4)
+    out[ones] = 1.0
+    if rules.knock_limit is not None:
+        out[r] = rules.knock_limit / 100.0
+    out[o["stock_size"]] = view.stock_size / rules.stock_size
+    scores = o["scores"]
+    for seat in range(n):
+        out[scores + (seat - me) % n] = min(SCORE_CLIP, view.scores[seat] / rules.target)
+    if "deadwood" in o:
+        out[o["deadwood"]] = min(1.0, deadwood(mask_of(view.hand)) / DEADWOOD_SCALE)
+    out[o["hand_number"]] = min(1.0, (view.hand_number - 1) / 10.0)
+
+
+def encode(view: GinRummyView, out: np.ndarray | None = None) -> np.ndarray:
+    """The information-state vector of ``view`` (written into ``out`` if given): the
+    definition the incremental ``GinRummyObserver`` is tested against at every step."""
+    lay = layout(view.num_players)
+    if out is None:
+        out = np.zeros(lay.size, dtype=np.float32)
+    else:
+        out.fill(0.0)
+    write(view, out, lay.offsets)
+    return out
+
+
+# ------------------------------------------------------------------ observer
+class Tables:
+    """Flat positions of the information blocks in an observer's ``(n, size)`` buffer for
+    a layout (seat ``me``'s row starting at ``me * size``); ``*_ALL``-style tuples name
+    one feature in every row."""
+
+    def __init__(self, lay: Layout) -> None:
+        n, o, size = lay.num_players, lay.offsets, lay.size
+
+        def every_row(offset: int) -> tuple[int, ...]:
+            return encoding.in_every_row(size, n, offset)
+
+        def relative(offset: int, seat: int, stride: int) -> tuple[int, ...]:
+            return encoding.in_every_row(size, n, offset, seat, stride)
+
+        def per_card(block: str | None) -> tuple | None:
+            if block not in o:
+                return None
+            return tuple(tuple(relative(o[block] + c, s, CARDS) for c in range(CARDS))
+                         for s in range(n))
+
+        self.layout, self.size = lay, size
+        self.hand = tuple(tuple(s * size + o["hand"] + c for c in range(CARDS)) for s in range(n))
+        self.deadwood = (tuple(s * size + o["deadwood"] for s in range(n))
+                         if "deadwood" in o else None)
+        self.draw_phase = every_row(o["phase"])
+        self.discard_phase = every_row(o["phase"] + 1)
+        self.stock = every_row(o["stock_size"])
+        self.taken = tuple(every_row(o["taken"] + c) for c in range(CARDS))
+        self.top = tuple(every_row(o["pile_top"] + c) for c in range(CARDS))
+        self.pile = tuple(every_row(o["pile"] + c) for c in range(CARDS))
+        self.known = per_card("known")
+        self.picked = per_card("picked")
+        self.discarded = per_card("discarded")
+        self.to_act = tuple(relative(o["to_act"], s, 1) for s in range(n))
+
+
+class GinRummyObserver:
+    """Every seat's vector of a layout's information blocks, kept equal to its encoder.
+
+    The env's hot path: instead of building a view and encoding it at every
+    step, each move flips only the features it changes (a card into or out of a
+    hand, the pile's top, the phase, the player to act). A new hand, the end of
+    the game, or any move the observer did not see re-encodes every seat with
+    the encoder, so it stays the one definition of the features; the tests check
+    that the two agree for every seat at every step. One observer belongs to one
+    env. ``decide(row, offsets, view)``, when given, adds what only the seat to
+    act sees to its copy (the ``features`` kind's look-ahead over every unseen
+    draw), so a seat played by a rule bot, which reads views, costs nothing
+    there; ``private_from`` is where those blocks start (the rows keep them at
+    zero). Single values are stored through a ``memoryview`` of the (n, size)
+    float32 buffer: a scalar store there costs a fraction of numpy's.
+    """
+
+    def __init__(self, tables: Tables, encode: Callable[..., np.ndarray],
+                 decide: Callable | None = None, private_from: int | None = None) -> None:
+        self.t = tables
+        self.n = tables.layout.num_players
+        self._encode, self._decide = encode, decide
+        self._private = tables.size if private_from is None else private_from
+        self._obs = np.zeros((self.n, tables.size), dtype=np.float32)
+        self._pile = None  # no state yet: the first call re-encodes
+        self._make_views()
+
+    def _make_views(self) -> None:
+        """Views of ``_obs`` (not pickled: a memoryview cannot be)."""
+        self._rows = list(self._obs)
+        self._mv = memoryview(self._obs.reshape(-1))
+
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        del state["_rows"], state["_mv"]
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._make_views()
+
+    def reset(self, state) -> None:
+        """Encode every seat afresh from ``state``."""
+        for seat, row in enumerate(self._rows):
+            self._encode(state.view(seat), out=row)
+            row[self._private:] = 0.0  # added per observation (``observation``)
+        self._sync(state)
+
+    def _sync(self, state) -> None:
+        self._pile = state.pile
+        self._moves = state.moves
+        self._player = state.current_player
+        self._taken = state.taken
+        self._top = state.pile[-1] if state.pile else None
+
+    def after_apply(self, state, player: int, action: int) -> None:
+        """Update the vectors after ``player``'s ``action`` was applied to ``state``.
+
+        Anything but the next move of this hand from where the last call left off
+        (a new hand, the end of the game, moves applied to the state directly,
+        another state) re-encodes every seat.
+        """
+        pile = state.pile
+        if (pile is not self._pile or state.moves != self._moves + 1 or player != self._player
+                or state.phase == "over"):
+            self.reset(state)  # a new hand, the end, missed moves or another state
+            return
+        t, mv = self.t, self._mv
+        if action < 2:  # a draw: now the player discards
+            mv[t.hand[player][state.drawn]] = 1.0
+            if action == 0:
+                stock = len(state.stock) / state.rules.stock_size
+                for i in t.stock:
+                    mv[i] = stock
+            else:
+                card = state.taken
+                for i in t.top[card]:
+                    mv[i] = 0.0
+                if pile:
+                    for i in t.top[pile[-1]]:
+                        mv[i] = 1.0
+                for i in t.pile[card]:
+                    mv[i] = 0.0
+                for i in t.known[player][card]:
+                    mv[i] = 1.0
+                if t.picked is not None:
+                    for i in t.picked[player][card]:
+                        mv[i] = 1.0
+                for i in t.taken[card]:
+                    mv[i] = 1.0
+            for i in t.draw_phase:
+                mv[i] = 0.0
+            for i in t.discard_phase:
+                mv[i] = 1.0
+        else:  # a plain discard (a knock ends the hand: re-encoded above)
+            card = pile[-1]
+            mv[t.hand[player][card]] = 0.0
+            if self._top is not None:
+                for i in t.top[self._top]:
+                    mv[i] = 0.0
+            for i in t.top[card]:
+                mv[i] = 1.0
+            for i in t.pile[card]:
+                mv[i] = 1.0
+            for i in t.discarded[player][card]:
+                mv[i] = 1.0
+            for i in t.known[player][card]:
+                mv[i] = 0.0
+            if self._taken is not None:
+                for i in t.taken[self._taken]:
+                    mv[i] = 0.0
+            for i in t.discard_phase:
+                mv[i] = 0.0
+            for i in t.draw_phase:
+                mv[i] = 1.0
+            for i in t.to_act[player]:
+                mv[i] = 0.0
+            for i in t.to_act[state.current_player]:
+                mv[i] = 1.0
+        if t.deadwood is not None:
+            mv[t.deadwood[player]] = min(1.0, deadwood(state.masks[player]) / DEADWOOD_SCALE)
+        self._sync(state)
+
+    def observation(self, state, seat: int) -> np.ndarray:
+        """A new copy of ``seat``'s vector, equal to its encoder's vector of the view."""
+        if (state.pile is not self._pile or state.moves != self._moves
+                or state.current_player != self._player):
+            self.reset(state)  # moved without after_apply (e.g. state.apply called directly)
+        obs = self._rows[seat].copy()
+        if self._decide is not None and seat == state.current_player:
+            self._decide(obs, self.t.layout.offsets, state.view(seat))
+        return obs
+
+
+@cache
+def tables(n: int) -> Tables:
+    return Tables(layout(n))
+
+
+INFOSTATE = encoding.Encoder(
+    kind="infostate", version=VERSION, size=lambda n: layout(n).size, encode=encode,
+    bounds=lambda n: layout(n).bounds(), describe=lambda n, i: layout(n).describe(i),
+    observer=lambda n: GinRummyObserver(tables(n), encode))

@@ -1,0 +1,91 @@
+"""Rewards, the same for every game and every API (RULES.md section 5).
+
+After each hand, each seat's score change for the hand divided by a scale (or,
+``relative``, its change less the mean of the other seats'); when the episode
+ends, ``win_reward`` to the winner and ``-win_reward`` to the others, shared
+among tied winners. ``envs.aec`` (the PettingZoo env) and ``envs.batched`` both
+pay through these, so the two cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+from typing import Any
+
+
+def hand_rewards(points: tuple, score_scale: float, relative: bool) -> list[float]:
+    """Each seat's reward for a hand's ``points`` (RULES.md section 5): points / scale, or
+    with ``relative`` its points less the others' mean; all zero when ``score_scale`` is 0."""
+    n = len(points)
+    if not score_scale:
+        return [0.0] * n
+    if relative:
+        total = sum(points)
+        points = [p - (total - p) / (n - 1) for p in points]
+    return [p / score_scale for p in points]
+
+
+def leaders(totals: tuple) -> tuple[int, ...]:
+    """The seats with the top total (the winners of a game stopped after a hand)."""
+    top = max(totals)
+    return tuple(s for s, t in enumerate(totals) if t == top)
+
+
+def win_bonus(seat: int, winners: tuple[int, ...], win_reward: float) -> float:
+    """``win_reward`` shared among tied winners; ``-win_reward`` to everyone else."""
+    return win_reward / len(winners) if seat in winners else -win_reward
+
+
+def _number(name: str, value: object, minimum: float | None = None) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or value != value:
+        raise ValueError(f"{name} must be a number, got {value!r}")
+    if minimum is not None and value < minimum:
+        raise ValueError(f"{name} must be at least {minimum}, got {value!r}")
+    return float(value)
+
+
+@dataclass(frozen=True)
+class Payout:
+    """How an env pays its agents: the options of RULES.md section 5, checked once.
+
+    ``score_scale`` None is the game's own scale (``Game.score_scale``); 0 turns the
+    hand term off. ``episode="hand"`` ends an episode after one hand, whose winner
+    is then whoever leads on total score.
+    """
+
+    score_scale: float
+    relative_score: bool = False
+    win_reward: float = 1.0
+    episode: str = "game"
+    illegal_action: str = "raise"
+    illegal_penalty: float = -1.0
+
+    @classmethod
+    def checked(cls, default_scale: float, episode: str = "game",
+                score_scale: float | None = None, relative_score: bool = False,
+                win_reward: float = 1.0, illegal_action: str = "raise",
+                illegal_penalty: float = -1.0) -> Payout:
+        """A payout from user options; a clear error naming any bad value."""
+        if episode not in ("game", "hand"):
+            raise ValueError(f"episode must be 'game' or 'hand', got {episode!r}")
+        if illegal_action not in ("raise", "penalty"):
+            raise ValueError(f"illegal_action must be 'raise' or 'penalty', got {illegal_action!r}")
+        if not isinstance(relative_score, bool):
+            raise ValueError(f"relative_score must be True or False, got {relative_score!r}")
+        scale = default_scale if score_scale is None else _number("score_scale", score_scale, 0.0)
+        return cls(scale, relative_score, _number("win_reward", win_reward), episode,
+                   illegal_action, _number("illegal_penalty", illegal_penalty))
+
+    def hand(self, points: tuple) -> list[float]:
+        """Each seat's reward for a finished hand's ``points``."""
+        return hand_rewards(points, self.score_scale, self.relative_score)
+
+    def ends(self, state: Any) -> bool:
+        """Whether the episode is over once ``state`` has scored a hand."""
+        return state.is_over or self.episode == "hand"
+
+    def final(self, state: Any) -> list[float]:
+        """Each seat's win bonus when the episode ends at ``state``."""
+        winners = state.winners if state.is_over else leaders(state.results[-1].totals)
+        return [win_bonus(seat, winners, self.win_reward) for seat in range(len(state.scores))]

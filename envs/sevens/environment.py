@@ -1,0 +1,30 @@
+"""The PettingZoo AEC env of Sevens (``sevens_v3``), 2 to 9 players.
+
+    from envs.sevens import env
+    e = env(num_players=5)               # parameters drawn per game from the reset seed
+    e = env(preset="classic")            # or fixed parameters
+    e = env(observation="features")      # the points of every play and reply too
+    e.reset(seed=1, options={"deal": [[...hand...]] * n + [[...table...]]})
+
+Observations are ``{"observation": float32[751], "action_mask": int8[104]}`` (1063
+floats with ``observation="features"``) from the seat's ``SevensView`` only; the
+layout is the same for every player count. A game is one hand: its points /
+``score_scale`` (default 10) are the reward when it ends, plus the win bonus.
+"""
+
+from __future__ import annotations
+
+from envs.aec import CardGameEnv
+from envs.sevens.game import GAME
+
+ENV_NAME = GAME.env_name
+
+
+class raw_env(CardGameEnv):  # noqa: N801 - PettingZoo naming
+    metadata = {**CardGameEnv.metadata, "name": ENV_NAME}
+    game = GAME
+
+
+def env(**kwargs) -> raw_env:
+    """The Sevens env, unwrapped as ``envs.spades.env`` explains (order checks built in)."""
+    return raw_env(**kwargs)

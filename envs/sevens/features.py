@@ -1,0 +1,104 @@
+"""Sevens' ``features`` observation: the information a seat holds plus the plays' arithmetic.
+
+The vectors the shipped Sevens bot reads (``observation="features"``): the
+blocks of ``envs.sevens.infostate``, then three per-action blocks worked out from
+the seat's view. Bump ``VERSION`` when the layout changes. (Versions 1-3 below
+were the env's observation before the information state became its default.)
+
+Version 2 adds two per-action blocks, the arithmetic a network finds hardest
+to learn from the total's digits: the points each play scores now, and the
+most the next play could then score with any card this seat has not seen
+(the reply a play sets up). Both are public knowledge of the seat.
+Version 3 adds what ``sevens/lookahead`` subtracts from a play's points: the
+points the next player's best reply can be expected to earn after it
+(``envs.sevens.reply``), exact over the hands it could hold.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from envs import encoding
+from envs.sevens import infostate
+from envs.sevens.actions import NUM_ACTIONS
+from envs.sevens.engine import RANK
+from envs.sevens.infostate import CLIP, POINT_SCALE
+from envs.sevens.reply import expected_reply_array
+from envs.sevens.scoring import points_for_totals
+from envs.sevens.view import SevensView
+
+VERSION = 3
+
+LAYOUT = (
+    *infostate.LAYOUT,
+    ("play_points", NUM_ACTIONS),  # per action of an own card: points it scores now / 20
+    ("reply_points", NUM_ACTIONS),  # per such action: the best points an unseen card then
+                                    # scores on the new total / 20
+    ("reply_expected", NUM_ACTIONS),  # per such action: the next player's expected best
+)                                     # reply / 20
+OFFSETS, OBS_SIZE = encoding.offsets(LAYOUT)
+_PLAY_POINTS = OFFSETS["play_points"]
+_REPLY_POINTS = OFFSETS["reply_points"]
+_REPLY_EXPECTED = OFFSETS["reply_expected"]
+
+
+def _points(totals: np.ndarray, points: tuple[int, int, int]) -> np.ndarray:
+    """Scaled, clipped points for an array of totals."""
+    return np.clip(points_for_totals(totals, points) / POINT_SCALE, -CLIP, CLIP)
+
+
+def _action_points(view: SevensView, out: np.ndarray) -> None:
+    points = tuple(view.params.points)
+    values = view.params.values
+    actions, new_totals = [], []
+    for c in view.hand:
+        for i, v in enumerate(values[RANK[c]]):
+            actions.append(2 * c + i)
+            new_totals.append(view.total + v)
+    if not actions:
+        return
+    totals = np.array(new_totals)
+    acts = np.array(actions)
+    out[_PLAY_POINTS + acts] = _points(totals, points)
+    unseen = view.unseen()
+    replies = sorted({v for c in unseen for v in values[RANK[c]]})
+    if replies:
+        after = totals[:, None] + np.array(replies)[None, :]
+        out[_REPLY_POINTS + acts] = _points(after, points).max(axis=1)
+    expected = expected_reply_array(view, acts, totals, unseen)
+    out[_REPLY_EXPECTED + acts] = np.clip(expected / POINT_SCALE, -CLIP, CLIP)
+
+
+def encode(view: SevensView, out: np.ndarray | None = None) -> np.ndarray:
+    """The ``features`` vector of ``view`` (written into ``out`` if given)."""
+    if out is None:
+        out = np.zeros(OBS_SIZE, dtype=np.float32)
+    else:
+        out.fill(0.0)
+    infostate.write(view, out)
+    _action_points(view, out)
+    return out
+
+
+def action_features(num_players: int) -> tuple[tuple[int, int, int], ...]:
+    """The per-action blocks (``envs.encoding.Encoder.action_features``), any player count."""
+    return tuple((OFFSETS[name], 0, NUM_ACTIONS)
+                 for name in ("play_points", "reply_points", "reply_expected"))
+
+
+def observation_bounds() -> tuple[np.ndarray, np.ndarray]:
+    low, high = infostate.bounds(OBS_SIZE)
+    low[_PLAY_POINTS:] = -CLIP
+    high[_PLAY_POINTS:] = CLIP
+    return low, high
+
+
+def describe(index: int) -> str:
+    """Which feature an observation index holds, e.g. 'play_points[60]'."""
+    return encoding.describe(LAYOUT, OFFSETS, index)
+
+
+FEATURES = encoding.Encoder(
+    kind="features", version=VERSION, size=lambda n: OBS_SIZE, encode=encode,
+    bounds=lambda n: observation_bounds(), describe=lambda n, i: describe(i),
+    action_features=action_features)

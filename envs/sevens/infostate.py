@@ -1,0 +1,270 @@
+"""Sevens' information state: ``SevensView`` -> float32 vector.
+
+Everything a seat's view holds and nothing a bot estimates: the player count,
+the game's parameters (each symbol's permitted values, the three point
+amounts), the running total (scaled, its sign, mod 7, its last two digits,
+whether it contains a 7), the last card and who placed it, every card on the
+table and who played it, the own hand, each seat's points and cards held, the
+seats in use, whose turn it is and how far the game has gone. One fixed layout
+for every player count 2..9, so one network can play any table: per-seat blocks
+have ``MAX_PLAYERS`` slots, relative to the observer (slot 0 is always the
+observing seat, then the players after it in turn order), and ``seated`` marks
+the slots in use. Bump ``VERSION`` (and the env name) when what a seat may know
+changes.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from envs import encoding
+from envs.sevens.actions import NUM_CARDS
+from envs.sevens.rules import MAX_PLAYERS, MIN_PLAYERS, NUM_SYMBOLS, Parameters, hand_size
+from envs.sevens.view import SevensView
+
+VERSION = 1
+P = MAX_PLAYERS
+CLIP = 4.0
+VALUE_SCALE = 13.0  # a symbol's value / 13
+POINT_SCALE = 20.0  # point amounts and
+SCORE_SCALE = 50.0  # points per player, clipped to +-CLIP after scaling
+TOTAL_SCALE = 100.0
+MAX_HAND = hand_size(MIN_PLAYERS)  # 25
+
+# (name, size) of each block, in order
+LAYOUT = (
+    ("num_players", P - MIN_PLAYERS + 1),  # one-hot n = 2..9
+    ("values", NUM_SYMBOLS * 3),  # per symbol (2..A): first value, second value, has two
+    ("points", 3),  # divisible by 7 only, contains 7 only, both
+    ("total", 1),  # running total / 100, clipped
+    ("total_negative", 1),
+    ("total_mod7", 7),  # one-hot total mod 7
+    ("total_units", 10),  # one-hot last digit of |total|
+    ("total_tens", 10),  # one-hot tens digit of |total|
+    ("total_has7", 1),  # |total| contains the digit 7
+    ("last_card", NUM_CARDS),  # the card the next play must differ from
+    ("last_by", P + 1),  # who placed it: relative seat, or the table (last slot)
+    ("on_table", NUM_CARDS),  # every card on the table (dealt there or played)
+    ("played_by", P * NUM_CARDS),  # per relative seat: the cards it played
+    ("hand", NUM_CARDS),
+    ("scores", P),  # points / 50, clipped
+    ("hand_sizes", P),  # cards held / 25
+    ("seated", P),  # 1 for each slot with a player
+    ("to_act", P),  # relative seat to play (none once over)
+    ("progress", 1),  # plays made / plays in the game
+)
+OFFSETS, OBS_SIZE = encoding.offsets(LAYOUT)
+
+_NP = OFFSETS["num_players"]
+_VALUES = OFFSETS["values"]
+_POINTS = OFFSETS["points"]
+_TOTAL = OFFSETS["total"]
+_NEG = OFFSETS["total_negative"]
+_MOD7 = OFFSETS["total_mod7"]
+_UNITS = OFFSETS["total_units"]
+_TENS = OFFSETS["total_tens"]
+_HAS7 = OFFSETS["total_has7"]
+_LAST = OFFSETS["last_card"]
+_LAST_BY = OFFSETS["last_by"]
+_ON_TABLE = OFFSETS["on_table"]
+_PLAYED = OFFSETS["played_by"]
+_HAND = OFFSETS["hand"]
+_SCORES = OFFSETS["scores"]
+_SIZES = OFFSETS["hand_sizes"]
+_SEATED = OFFSETS["seated"]
+_TO_ACT = OFFSETS["to_act"]
+_PROGRESS = OFFSETS["progress"]
+
+# the features that are not in [0, 1]
+SIGNED = [(_VALUES + 3 * s + i) for s in range(NUM_SYMBOLS) for i in (0, 1)] \
+    + list(range(_POINTS, _POINTS + 3)) + [_TOTAL] + list(range(_SCORES, _SCORES + P))
+
+
+def clip(x: float) -> float:
+    return CLIP if x > CLIP else -CLIP if x < -CLIP else x
+
+
+@lru_cache(maxsize=64)
+def _game_block(params: Parameters, n: int) -> np.ndarray:
+    """The blocks before ``total``, fixed for a game: the player count, the values and
+    the points (the parameters change every game; a cache serves its plays)."""
+    out = np.zeros(_TOTAL, dtype=np.float32)
+    out[_NP + n - MIN_PLAYERS] = 1.0
+    for s, vals in enumerate(params.values):
+        out[_VALUES + 3 * s] = clip(vals[0] / VALUE_SCALE)
+        if len(vals) == 2:
+            out[_VALUES + 3 * s + 1] = clip(vals[1] / VALUE_SCALE)
+            out[_VALUES + 3 * s + 2] = 1.0
+    for i, p in enumerate(params.points):
+        out[_POINTS + i] = clip(p / POINT_SCALE)
+    return out
+
+
+def write(view: SevensView, out: np.ndarray) -> None:
+    """Write ``view``'s information blocks into the zeroed ``out`` (its first ``OBS_SIZE``
+    entries: the features layout starts with the same blocks)."""
+    n, me = view.num_players, view.seat
+    out[:_TOTAL] = _game_block(view.params, n)
+    ones = []
+    total = view.total
+    out[_TOTAL] = clip(total / TOTAL_SCALE)
+    digits = str(abs(total))
+    if total < 0:
+        ones.append(_NEG)
+    ones += [_MOD7 + total % 7, _UNITS + abs(total) % 10, _TENS + abs(total) // 10 % 10]
+    if "7" in digits:
+        ones.append(_HAS7)
+    ones.append(_LAST + view.last_card)
+    ones.append(_LAST_BY + ((view.plays[-1][0] - me) % n if view.plays else P))
+    ones.extend(_ON_TABLE + c for c in view.table)
+    for seat, c, _ in view.plays:
+        ones.append(_ON_TABLE + c)
+        ones.append(_PLAYED + ((seat - me) % n) * NUM_CARDS + c)
+    ones.extend(_HAND + c for c in view.hand)
+    for seat in range(n):
+        rel = (seat - me) % n
+        out[_SCORES + rel] = clip(view.scores[seat] / SCORE_SCALE)
+        out[_SIZES + rel] = view.hand_sizes[seat] / MAX_HAND
+        ones.append(_SEATED + rel)
+    if view.current_player is not None:
+        ones.append(_TO_ACT + (view.current_player - me) % n)
+    out[ones] = 1.0
+    out[_PROGRESS] = len(view.plays) / (n * view.rules.hand_size)
+
+
+def encode(view: SevensView, out: np.ndarray | None = None) -> np.ndarray:
+    """The information-state vector of ``view`` (written into ``out`` if given)."""
+    if out is None:
+        out = np.zeros(OBS_SIZE, dtype=np.float32)
+    else:
+        out.fill(0.0)
+    write(view, out)
+    return out
+
+
+def bounds(size: int) -> tuple[np.ndarray, np.ndarray]:
+    """[0, 1] but the values, points, total and scores (+-``CLIP``), over ``size`` entries."""
+    low, high = encoding.unit_bounds(size)
+    low[SIGNED] = -CLIP
+    high[SIGNED] = CLIP
+    return low, high
+
+
+def describe(index: int) -> str:
+    """Which feature an observation index holds, e.g. 'played_by[60]'."""
+    return encoding.describe(LAYOUT, OFFSETS, index)
+
+
+# ------------------------------------------------------------------ observer
+_PER_SEAT = {"last_by": 1, "played_by": NUM_CARDS, "scores": 1, "hand_sizes": 1, "seated": 1,
+             "to_act": 1}  # blocks with one slot (of this size) per relative seat
+
+
+def _rotation(n: int, me: int) -> np.ndarray:
+    """Indices into seat 0's vector followed by one zero that give seat ``me``'s vector
+    with an empty hand: seat 0's per-seat slots rotated, the hand taken from the zero."""
+    index = np.arange(OBS_SIZE, dtype=np.intp)
+    for name, k in _PER_SEAT.items():
+        off = OFFSETS[name]
+        for rel in range(n):
+            seat = (me + rel) % n  # seat 0 sees it at relative slot ``seat``
+            index[off + rel * k:off + (rel + 1) * k] = np.arange(off + seat * k,
+                                                                 off + (seat + 1) * k)
+    index[_HAND:_HAND + NUM_CARDS] = OBS_SIZE
+    return index
+
+
+class SevensObserver:
+    """The information state of every seat, from one vector kept move by move.
+
+    Everything but the hand is public, and a seat's vector is seat 0's with the
+    per-seat slots rotated; so the observer keeps seat 0's vector without its hand
+    (each play changes a dozen features of it) and builds a seat's vector when
+    asked, with one ``take`` through that seat's rotation and its hand's bits: the
+    cost does not grow with the number of players, where keeping nine rows would.
+    Anything but the next play from where the last call left off re-encodes, so
+    ``encode`` stays the one definition (the tests check the two at every step).
+    """
+
+    def __init__(self, num_players: int) -> None:
+        self.n = num_players
+        self._rotations = [_rotation(num_players, me) for me in range(num_players)]
+        self._pub = np.zeros(OBS_SIZE + 1, dtype=np.float32)  # + the zero the hands read
+        self._mv = memoryview(self._pub)
+        self._plays = None
+
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        del state["_mv"]
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._mv = memoryview(self._pub)
+
+    def reset(self, state) -> None:
+        view = state.view(0)
+        encode(view, out=self._pub[:OBS_SIZE])
+        self._pub[_HAND:_HAND + NUM_CARDS] = 0.0
+        self._sync(state)
+
+    def _sync(self, state) -> None:
+        self._plays = state.plays
+        self._num_plays = len(state.plays)
+        self._total = state.total
+        self._last = state.last_card
+        self._last_by = state.plays[-1][0] if state.plays else P
+
+    def after_apply(self, state, player: int, action: int) -> None:
+        plays = state.plays
+        if (plays is not self._plays or len(plays) != self._num_plays + 1
+                or state.current_player is None):
+            self.reset(state)  # the end of the game, missed moves, another state
+            return
+        mv, n = self._mv, self.n
+        old, total = self._total, state.total
+        for i, _value in _total_features(old):
+            mv[i] = 0.0
+        for i, value in _total_features(total):
+            mv[i] = value
+        card = action >> 1
+        mv[_LAST + self._last] = 0.0
+        mv[_LAST + card] = 1.0
+        mv[_LAST_BY + self._last_by] = 0.0
+        mv[_LAST_BY + player] = 1.0
+        mv[_ON_TABLE + card] = 1.0
+        mv[_PLAYED + player * NUM_CARDS + card] = 1.0
+        mv[_SCORES + player] = clip(state.scores[player] / SCORE_SCALE)
+        mv[_SIZES + player] = len(state.hands[player]) / MAX_HAND
+        mv[_TO_ACT + player] = 0.0
+        mv[_TO_ACT + state.current_player] = 1.0
+        mv[_PROGRESS] = len(plays) / (n * state.rules.hand_size)
+        self._num_plays, self._total, self._last, self._last_by = len(plays), total, card, player
+
+    def observation(self, state, seat: int) -> np.ndarray:
+        """A new vector of ``seat``'s information state: ``encode(state.view(seat))``."""
+        if state.plays is not self._plays or len(state.plays) != self._num_plays:
+            self.reset(state)  # moved without after_apply (e.g. state.apply called directly)
+        obs = self._pub.take(self._rotations[seat])
+        for c in state.hands[seat]:
+            obs[_HAND + c] = 1.0
+        return obs
+
+
+def _total_features(total: int) -> list[tuple[int, float]]:
+    """(index, value) of the ``total`` blocks for a running total."""
+    out = [(_TOTAL, clip(total / TOTAL_SCALE)), (_MOD7 + total % 7, 1.0),
+           (_UNITS + abs(total) % 10, 1.0), (_TENS + abs(total) // 10 % 10, 1.0)]
+    if total < 0:
+        out.append((_NEG, 1.0))
+    if "7" in str(abs(total)):
+        out.append((_HAS7, 1.0))
+    return out
+
+
+INFOSTATE = encoding.Encoder(
+    kind="infostate", version=VERSION, size=lambda n: OBS_SIZE, encode=encode,
+    bounds=lambda n: bounds(OBS_SIZE), describe=lambda n, i: describe(i),
+    observer=SevensObserver)

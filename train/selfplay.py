@@ -1,0 +1,209 @@
+"""Batched self-play for SB3: a VecEnv whose envs are the learner's seats of N games.
+
+``SelfPlayVecEnv`` runs ``num_envs`` games of one kind in one process
+(``envs.batched.BatchedGames``). In each game one seat is the learner's (it rotates
+from episode to episode); every other seat is played by an opponent the pool
+draws for that episode: the current policy (``self``), a frozen ``snapshot``, or
+a rule bot. SB3 decides the learner's moves of all games in one forward pass;
+the VecEnv then plays the other seats tick by tick until every game waits for
+its learner again, deciding in one forward pass all the games whose seat to act
+is played by the same network, and asking rule bots one view at a time.
+
+Rewards: the learner of a game gets exactly its own seat's rewards, also those
+paid on other seats' moves (most hands end on someone else's card), from its
+move up to its next decision or the episode's end; what a new episode pays
+before its learner's first move (nothing in these games) waits for that move.
+Over an episode the learner therefore gets what PettingZoo's ``last()`` reports
+to its agent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from stable_baselines3.common.vec_env import VecEnv
+
+from envs.batched import BatchedGames
+from train.numpy_policy import NumpyPolicy
+from train.opponents import OpponentPool
+
+LEARNER = -1  # a seat's controller: the learner; 0: the current policy; k >= 1: snapshot k - 1
+
+
+class SelfPlayVecEnv(VecEnv):
+    """The learner seats of ``games`` against opponents from ``pool`` (module docstring)."""
+
+    def __init__(self, games: BatchedGames, pool: OpponentPool, seed: int = 0,
+                 seat: int | None = None) -> None:
+        self.games = games
+        n, p = games.num_games, games.num_players
+        low, high = games.encoder.bounds(p)
+        super().__init__(n, spaces.Box(low=low, high=high, dtype=np.float32),
+                         spaces.Discrete(games.num_actions))
+        if seat is not None and not (isinstance(seat, int) and 0 <= seat < p):
+            raise ValueError(f"seat must be None or in 0..{p - 1}, got {seat!r}")
+        self.pool, self.fixed_seat, self.seed_base = pool, seat, seed
+        self.rng = np.random.default_rng(seed)
+        self.learner = np.zeros(n, dtype=np.int64)  # the learner's seat in each game
+        self.controller: list[list[Any]] = [[LEARNER] * p for _ in range(n)]
+        self.episodes = np.zeros(n, dtype=np.int64)
+        self.skipped = 0  # episodes that ended before their learner had a move
+        self._pending = np.zeros(n, dtype=np.float32)  # rewards owed to the next step
+        self._policies: list[NumpyPolicy | None] = [None]  # 0: current; then snapshots
+        self._bots: dict[tuple[int, int, str], Any] = {}  # (game, seat, spec) -> its bot
+        self._actions: np.ndarray | None = None
+
+    # ------------------------------------------------------------ the pool
+    def set_policy(self, policy: NumpyPolicy | None) -> None:
+        """The current policy, which plays every ``self`` seat (refreshed after updates)."""
+        self._policies[0] = policy
+
+    def add_snapshot(self, policy: NumpyPolicy) -> None:
+        self._policies.append(policy)
+        del self._policies[1:-self.pool.max_snapshots]
+
+    def _new_episode(self, i: int) -> None:
+        """Seat game ``i``'s learner (rotating) and draw its opponents for this episode."""
+        p = self.games.num_players
+        if self.fixed_seat is not None:
+            seat = self.fixed_seat
+        else:
+            seat = int((i + self.episodes[i]) % p)
+        self.episodes[i] += 1
+        self.learner[i] = seat
+        controllers = self.controller[i]
+        snapshots = len(self._policies) - 1
+        for s in range(p):
+            if s == seat:
+                controllers[s] = LEARNER
+                continue
+            what = self.pool.draw_entry(self.rng)
+            if what == "self" or (what == "snapshot" and not snapshots):
+                controllers[s] = 0
+            elif what == "snapshot":
+                controllers[s] = 1 + int(self.rng.integers(snapshots))
+            else:
+                key = (i, s, what)
+                bot = self._bots.get(key)
+                if bot is None:
+                    bot = self._bots[key] = self.pool.make_bot(what)
+                bot.reset(int(self.rng.integers(2**31)))
+                controllers[s] = bot
+
+    # --------------------------------------------------------- the games
+    def _advance(self, rewards: np.ndarray, dones: np.ndarray, infos: list[dict]) -> None:
+        """Play the opponents' seats until every game waits for its learner; the learners'
+        rewards go to ``rewards`` (or, past an episode that ended on this step, to the
+        next step's)."""
+        games, n = self.games, self.games.num_games
+        seats, learner, controller = games.seats, self.learner, self.controller
+        while True:
+            groups: dict[Any, list[int]] = {}
+            for i in range(n):
+                seat = seats[i]
+                if seat != learner[i]:
+                    c = controller[i][seat]
+                    groups.setdefault(c if isinstance(c, int) else "bots", []).append(i)
+            if not groups:
+                return
+            for who, idx in groups.items():
+                if who == "bots":
+                    actions = [self._bot_action(i) for i in idx]
+                else:
+                    actions = self._policy_actions(who, idx)
+                self._collect(idx, *games.step_games(idx, actions), rewards, dones, infos)
+
+    def _bot_action(self, i: int) -> int:
+        state = self.games.states[i]
+        seat = state.current_player
+        return self.controller[i][seat].act(state.view(seat), state.legal_actions())
+
+    def _policy_actions(self, k: int, idx: list[int]) -> np.ndarray:
+        policy = self._policies[k]
+        masks = self.games.masks[idx]
+        if policy is None:  # no policy pushed yet: uniformly random legal moves
+            noise = self.rng.random(masks.shape)
+            return np.where(masks, noise, -1.0).argmax(axis=1)
+        return policy.act_batch(self.games.obs[idx], masks, self.rng)
+
+    def _collect(self, idx: Sequence[int], step_rewards: np.ndarray, step_dones: np.ndarray,
+                 rewards: np.ndarray, dones: np.ndarray, infos: list[dict]) -> None:
+        for k, i in enumerate(idx):
+            r = step_rewards[k, self.learner[i]]
+            if dones[i]:
+                self._pending[i] += r  # the new episode's, before its learner moved
+            else:
+                rewards[i] += r
+            if step_dones[k]:
+                if dones[i]:
+                    self.skipped += 1
+                    self._pending[i] = 0.0
+                else:
+                    dones[i] = True
+                    infos[i]["terminal_observation"] = self._last_obs[i].copy()
+                self._new_episode(i)
+
+    # ------------------------------------------------------------ VecEnv
+    def reset(self) -> np.ndarray:
+        self.games.reset(seed=self.seed_base)
+        self.episodes[:] = 0
+        for i in range(self.num_envs):
+            self._new_episode(i)
+        self._pending[:] = 0.0
+        self._last_obs = self.games.obs
+        rewards = np.zeros(self.num_envs, dtype=np.float32)
+        self._advance(rewards, np.zeros(self.num_envs, dtype=bool),
+                      [{} for _ in range(self.num_envs)])
+        self._pending += rewards
+        return self.games.obs.copy()
+
+    def step_async(self, actions: np.ndarray) -> None:
+        self._actions = actions
+
+    def step_wait(self):
+        n = self.num_envs
+        rewards, self._pending = self._pending, np.zeros(n, dtype=np.float32)
+        dones = np.zeros(n, dtype=bool)
+        infos: list[dict] = [{} for _ in range(n)]
+        self._last_obs = self.games.obs.copy()
+        everyone = range(n)
+        self._collect(everyone, *self.games.step_games(everyone, self._actions), rewards, dones,
+                      infos)
+        self._advance(rewards, dones, infos)
+        return self.games.obs.copy(), rewards, dones, infos
+
+    def action_masks(self) -> np.ndarray:
+        """The learners' legal actions (MaskablePPO's ``get_action_masks``)."""
+        return self.games.masks.copy()
+
+    def env_method(self, method_name: str, *args, indices=None, **kwargs) -> list:
+        if method_name == "action_masks":
+            masks = self.action_masks()
+            return list(masks if indices is None else masks[list(self._indices(indices))])
+        raise AttributeError(f"SelfPlayVecEnv has no per-env method {method_name!r}")
+
+    def _indices(self, indices) -> Sequence[int]:
+        if indices is None:
+            return range(self.num_envs)
+        return [indices] if isinstance(indices, int) else indices
+
+    def get_attr(self, attr_name: str, indices=None) -> list:
+        return [getattr(self, attr_name)] * len(self._indices(indices))
+
+    def set_attr(self, attr_name: str, value: Any, indices=None) -> None:
+        setattr(self, attr_name, value)
+
+    def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
+        return [False] * len(self._indices(indices))
+
+    def seed(self, seed: int | None = None) -> list:
+        if seed is not None:
+            self.seed_base = seed
+            self.rng = np.random.default_rng(seed)
+        return [seed] * self.num_envs
+
+    def close(self) -> None:
+        pass
