@@ -1,21 +1,33 @@
-"""Load test of the web table: many tables of bot players over websockets at once.
+"""Load test of the web table: many tables over websockets at once, and fast tables
+beside tables whose bots think for long.
 
     python -m benchmarks.bench_web_load [--tables 100] [--hands 1] [--timeout 180]
+                                        [--fast 16] [--slow 4] [--slow-bot spades/search]
 
-Starts ``python -m web`` on loopback (a fresh SQLite database in a temporary
-folder), signs up four accounts and opens ``--tables`` Spades tables with one
-account per seat (a rules cap of ``--hands`` hands ends each game). Then one
-websocket per seat (400 for 100 tables) joins its table, and a bot on the
-client side plays every move the server asks of its seat, from the view the
-server sent (rebuilt with ``SpadesView.from_dict``): every move crosses the
-socket, is checked, stored and broadcast by the server.
+Each part starts ``python -m web`` on loopback (a fresh SQLite database in a
+temporary folder) and signs up its accounts.
 
-Reports hands per second, the latency of a move (sent until the server's
-broadcast of it reaches the mover) at p50/p99, errors (error messages,
-timeouts, dropped sockets: must be 0) and the server's resident memory, now
-and at its peak. Bounded in time: past ``--timeout`` seconds the run stops and
-every unfinished table counts as an error. There is no peer to compare with
-(OpenSpiel and RLCard have no network server), so the table stands alone.
+**Load**: ``--tables`` Spades tables with one account per seat (a rules cap of
+``--hands`` hands ends each game). One websocket per seat (400 for 100 tables)
+joins its table, and a bot on the client side plays every move the server asks
+of its seat, from the view the server sent (rebuilt with
+``SpadesView.from_dict``): every move crosses the socket, is checked, stored
+and broadcast by the server. The latency of a move is from sending it until
+the server's broadcast of it reaches the mover (p50/p95/p99).
+
+**Slow bots beside fast ones**: ``--fast`` tables of one person (a client-side
+bot) and three server bots that answer at once (``--fast-bot``), first alone,
+then again beside ``--slow`` tables whose three server bots search
+(``--slow-bot``). A server bot's move time is the time from the broadcast
+of the move before it to the broadcast of its own, as the person at the table
+sees it; the rows give its p50/p95/max on the fast tables.
+
+Errors (error messages, timeouts, dropped sockets, unfinished tables) must be
+0. The client runs on the same machine and shares its cores with the server,
+so it reads only what it needs of each message (the move number, whether it
+is asked to move) and parses the whole message only when it must move. There
+is no peer to compare with (OpenSpiel and RLCard have no network server), so
+the tables stand alone.
 """
 
 from __future__ import annotations
@@ -23,6 +35,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import re
 import tempfile
 import time
 from pathlib import Path
@@ -35,69 +48,119 @@ from envs.spades.view import SpadesView
 from web.testing import ROOT, ServerProcess, post, signup
 
 NAMES = ["north", "east", "south", "west"]
+PLY = re.compile(r'"ply":\s*(\d+)')
+STATUS = re.compile(r'"status":\s*"(\w+)"')
+SEAT = re.compile(r'"event":\s*\{"seat":\s*(\d+)')
+NOTHING_TO_PLAY = re.compile(r'"legal":\s*\[\]')
+ERROR = re.compile(r'^\{"type":\s*"error"')
 
 
 class Seat:
     """One websocket playing one seat of one table with a client-side bot."""
 
-    def __init__(self, table: int, cookie: str, bot_spec: str, seed: int) -> None:
+    def __init__(self, table: int, seat: int, cookie: str, bot_spec: str, seed: int) -> None:
         self.table = table
+        self.seat = seat
         self.cookie = cookie
         self.bot = agents.make(bot_spec)
         self.bot.reset(seed)
-        self.latencies: list[float] = []
+        self.latencies: list[float] = []  # own moves: sent until the broadcast came back
+        self.bot_moves: list[float] = []  # server bots' moves: broadcast to broadcast
         self.errors: list[str] = []
         self.finished = False
         self.hands = 0
 
-    async def play(self, url: str, deadline: float) -> None:
-        sent_ply, sent_at = None, 0.0
+    async def play(self, url: str, deadline: float, stop: asyncio.Event | None = None,
+                   start: Start | None = None) -> None:
+        """Play to the end; with ``start``, only once every seat of the part is connected
+        (so that no move waits behind another socket's handshake)."""
+        sent_ply, sent_at, last_at = None, 0.0, None
         try:
             async with connect(url, additional_headers={"Cookie": self.cookie},
-                               max_size=1 << 20, open_timeout=60) as ws:
+                               max_size=1 << 20, open_timeout=60, compression=None) as ws:
                 await ws.send(json.dumps({"type": "join", "table": self.table}))
-                while not self.finished:
-                    left = deadline - time.monotonic()
-                    if left <= 0:
-                        self.errors.append(f"table {self.table}: not finished in time")
-                        return
-                    m = json.loads(await asyncio.wait_for(ws.recv(), left))
-                    if m["type"] == "error":
-                        self.errors.append(m["error"])
-                        continue
-                    if sent_ply is not None and m["ply"] > sent_ply:
-                        self.latencies.append(time.perf_counter() - sent_at)
-                        sent_ply = None
-                    if m["status"] == "finished":
-                        self.finished = True
-                        self.hands = m["view"]["hand_number"]  # the hands this game had
-                    elif m["legal"] and sent_ply is None:
-                        view = SpadesView.from_dict(m["view"])
-                        action = self.bot.act(view, [a for a, _ in m["legal"]])
-                        sent_ply, sent_at = m["ply"], time.perf_counter()
-                        await ws.send(json.dumps({"type": "move", "table": self.table,
-                                                  "action": int(action), "ply": m["ply"]}))
+                first = await ws.recv()
+                if start is not None:
+                    await start.ready()
+                async with asyncio.timeout_at(deadline):
+                    while not self.finished:
+                        if first is not None:
+                            text, first = first, None
+                        else:
+                            recv = ws.recv()
+                            if stop is not None:
+                                recv = _first(recv, stop)
+                            text = await recv
+                        if text is None:
+                            return  # stopped: the part is over
+                        now = time.perf_counter()
+                        if ERROR.match(text):
+                            self.errors.append(json.loads(text)["error"])
+                            continue
+                        ply = int(PLY.search(text).group(1))
+                        if sent_ply is not None and ply > sent_ply:
+                            self.latencies.append(now - sent_at)
+                            sent_ply = None
+                        mover = SEAT.search(text)
+                        if mover and int(mover.group(1)) != self.seat and last_at is not None:
+                            self.bot_moves.append(now - last_at)
+                        last_at = now
+                        if STATUS.search(text).group(1) == "finished":
+                            self.finished = True
+                            self.hands = json.loads(text)["view"]["hand_number"]
+                        elif sent_ply is None and not NOTHING_TO_PLAY.search(text):
+                            m = json.loads(text)
+                            view = SpadesView.from_dict(m["view"])
+                            action = self.bot.act(view, [a for a, _ in m["legal"]])
+                            sent_ply, sent_at = m["ply"], time.perf_counter()
+                            await ws.send(json.dumps({"type": "move", "table": self.table,
+                                                      "action": int(action), "ply": ply}))
+        except TimeoutError:
+            self.errors.append(f"table {self.table}: not finished in time")
         except Exception as err:  # every failure counts as an error
             self.errors.append(f"table {self.table}: {type(err).__name__}: {err}")
 
 
-async def run_seats(seats: list[Seat], url: str, timeout: float) -> float:
-    deadline = time.monotonic() + timeout
-    start = time.perf_counter()
-    await asyncio.gather(*(s.play(url, deadline) for s in seats))
-    return time.perf_counter() - start
+class Start:
+    """A barrier: every seat waits until all ``n`` have connected."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self.go = asyncio.Event()
+        self.at = 0.0
+
+    async def ready(self) -> None:
+        self.n -= 1
+        if self.n == 0:
+            self.at = time.perf_counter()
+            self.go.set()
+        await self.go.wait()
 
 
-def main(argv: list[str] | None = None) -> dict:
-    p = argparse.ArgumentParser(prog="python -m benchmarks.bench_web_load",
-                                description=__doc__.split("\n\n")[0])
-    p.add_argument("--tables", type=int, default=100)
-    p.add_argument("--hands", type=int, default=1, help="hands per game (rules max_hands)")
-    p.add_argument("--bot", default="spades/spade-count", help="client-side bot for every seat")
-    p.add_argument("--timeout", type=float, default=180.0, help="seconds before giving up")
-    p.add_argument("--out", default=str(ROOT / "runs" / "bench_web_load.json"))
-    args = p.parse_args(argv)
+async def _first(recv, stop: asyncio.Event):
+    """The next message, or None once ``stop`` is set."""
+    got, stopped = asyncio.ensure_future(recv), asyncio.ensure_future(stop.wait())
+    done, _ = await asyncio.wait({got, stopped}, return_when=asyncio.FIRST_COMPLETED)
+    stopped.cancel()
+    if got in done:
+        return got.result()
+    got.cancel()
+    return None
 
+
+def percentiles(values: list[float], *qs: float) -> list[float | None]:
+    arr = np.array(values) * 1000
+    return [float(np.percentile(arr, q)) if arr.size else None for q in qs]
+
+
+def table_row(header: tuple, row: tuple) -> None:
+    print("| " + " | ".join(header) + " |")
+    print("|" + "---|" * len(header))
+    print("| " + " | ".join(str(x) for x in row) + " |")
+
+
+# ------------------------------------------------------------------- load
+def load(args) -> dict:
     with tempfile.TemporaryDirectory() as tmp, ServerProcess(Path(tmp) / "load.db") as server:
         cookies = [signup(server.url, n) for n in NAMES]
         tables = []
@@ -109,37 +172,115 @@ def main(argv: list[str] | None = None) -> dict:
                 post(server.url, f"/api/tables/{t}/sit", {}, c)
             tables.append(t)
         idle = server.memory()
-        seats = [Seat(t, cookies[i], args.bot, seed=1000 * t + i)
+        seats = [Seat(t, i, cookies[i], args.bot, seed=1000 * t + i)
                  for t in tables for i in range(4)]
-        seconds = asyncio.run(run_seats(seats, server.ws_url, args.timeout))
+
+        async def run() -> float:
+            deadline = asyncio.get_running_loop().time() + args.timeout
+            start = Start(len(seats))
+            await asyncio.gather(*(s.play(server.ws_url, deadline, start=start)
+                                   for s in seats))
+            return time.perf_counter() - start.at
+
+        seconds = asyncio.run(run())
         memory = server.memory()
 
-    lat = np.array([x for s in seats for x in s.latencies]) * 1000
+    lat = [x for s in seats for x in s.latencies]
     errors = [e for s in seats for e in s.errors]
     done = {s.table for s in seats if s.finished}
     hands = sum(s.hands for s in seats if s.finished) / 4
+    p50, p95, p99 = percentiles(lat, 50, 95, 99)
     result = {
         "tables": args.tables, "sockets": len(seats), "hands": hands, "seconds": seconds,
-        "hands_per_s": hands / seconds, "moves": int(lat.size),
-        "moves_per_s": lat.size / seconds,
-        "latency_ms_p50": float(np.percentile(lat, 50)) if lat.size else None,
-        "latency_ms_p99": float(np.percentile(lat, 99)) if lat.size else None,
+        "hands_per_s": hands / seconds, "moves": len(lat), "moves_per_s": len(lat) / seconds,
+        "latency_ms_p50": p50, "latency_ms_p95": p95, "latency_ms_p99": p99,
         "errors": len(errors) + args.tables - len(done), "error_samples": errors[:5],
         "server_rss_mib_idle": idle["VmRSS"] / 1024, "server_rss_mib": memory["VmRSS"] / 1024,
         "server_peak_rss_mib": memory["VmHWM"] / 1024,
     }
-    header = ("tables", "sockets", "hands", "s", "hands/s", "moves/s", "p50 ms", "p99 ms",
-              "errors", "RSS MiB idle/after/peak")
-    row = (args.tables, len(seats), f"{hands:g}", f"{seconds:.1f}", f"{result['hands_per_s']:.2f}",
-           f"{result['moves_per_s']:.0f}", f"{result['latency_ms_p50']:.1f}",
-           f"{result['latency_ms_p99']:.1f}", result["errors"],
-           f"{result['server_rss_mib_idle']:.0f} / {result['server_rss_mib']:.0f} / "
-           f"{result['server_peak_rss_mib']:.0f}")
-    print("| " + " | ".join(header) + " |")
-    print("|" + "---|" * len(header))
-    print("| " + " | ".join(str(x) for x in row) + " |")
+    table_row(("tables", "sockets", "hands", "s", "hands/s", "moves/s", "p50 ms", "p95 ms",
+               "p99 ms", "errors", "RSS MiB idle/after/peak"),
+              (args.tables, len(seats), f"{hands:g}", f"{seconds:.1f}",
+               f"{result['hands_per_s']:.2f}", f"{result['moves_per_s']:.0f}", f"{p50:.1f}",
+               f"{p95:.1f}", f"{p99:.1f}", result["errors"],
+               f"{idle['VmRSS'] / 1024:.0f} / {memory['VmRSS'] / 1024:.0f} / "
+               f"{memory['VmHWM'] / 1024:.0f}"))
     for e in errors[:5]:
         print("error:", e)
+    return result
+
+
+# ------------------------------------------------------ slow beside fast
+def beside(args, slow: int) -> dict:
+    """``args.fast`` tables of fast server bots, with ``slow`` tables of searching ones."""
+    with tempfile.TemporaryDirectory() as tmp, ServerProcess(Path(tmp) / "mixed.db") as server:
+        cookie = signup(server.url, "person")
+        kinds = [args.fast_bot] * args.fast + [args.slow_bot] * slow
+        tables = []
+        for bot in kinds:
+            tables.append(post(server.url, "/api/tables", {
+                "game": "spades", "preset": "killer", "rules": {"max_hands": args.hands},
+                "seats": ["me"] + [f"bot:{bot}"] * 3}, cookie)[0]["table"])
+        seats = [Seat(t, 0, cookie, args.bot, seed=t) for t in tables]
+        fast, rest = seats[:args.fast], seats[args.fast:]
+
+        async def run() -> float:
+            deadline = asyncio.get_running_loop().time() + args.timeout
+            stop = asyncio.Event()
+            start = time.perf_counter()
+            others = [asyncio.ensure_future(s.play(server.ws_url, deadline, stop))
+                      for s in rest]
+            await asyncio.sleep(1.0 if slow else 0)  # the slow bots are thinking by now
+            await asyncio.gather(*(s.play(server.ws_url, deadline) for s in fast))
+            seconds = time.perf_counter() - start
+            stop.set()
+            await asyncio.gather(*others)
+            return seconds
+
+        seconds = asyncio.run(run())
+    moves = [x for s in fast for x in s.bot_moves]
+    slow_moves = [x for s in rest for x in s.bot_moves]
+    errors = [e for s in fast for e in s.errors] + [e for s in rest for e in s.errors]
+    p50, p95, top = percentiles(moves, 50, 95, 100)
+    result = {"fast_tables": args.fast, "slow_tables": slow, "fast_bot": args.fast_bot,
+              "slow_bot": args.slow_bot, "seconds": seconds, "bot_moves": len(moves),
+              "bot_move_ms_p50": p50, "bot_move_ms_p95": p95, "bot_move_ms_max": top,
+              "slow_bot_moves": len(slow_moves),
+              "slow_bot_move_ms_p50": percentiles(slow_moves, 50)[0],
+              "errors": len(errors) + sum(not s.finished for s in fast),
+              "error_samples": errors[:5]}
+    table_row(("fast tables", "slow tables", "fast bot", "slow bot", "bot moves",
+               "p50 ms", "p95 ms", "max ms", "slow bot p50 ms", "errors"),
+              (args.fast, slow, args.fast_bot, args.slow_bot if slow else "-", len(moves),
+               f"{p50:.1f}", f"{p95:.1f}", f"{top:.1f}",
+               "-" if not slow_moves else f"{result['slow_bot_move_ms_p50']:.0f}",
+               result["errors"]))
+    for e in errors[:5]:
+        print("error:", e)
+    return result
+
+
+def main(argv: list[str] | None = None) -> dict:
+    p = argparse.ArgumentParser(prog="python -m benchmarks.bench_web_load",
+                                description=__doc__.split("\n\n")[0])
+    p.add_argument("--tables", type=int, default=100)
+    p.add_argument("--hands", type=int, default=1, help="hands per game (rules max_hands)")
+    p.add_argument("--bot", default="spades/spade-count", help="client-side bot for every seat")
+    p.add_argument("--fast", type=int, default=16, help="tables of fast server bots")
+    p.add_argument("--slow", type=int, default=4, help="tables of searching server bots")
+    p.add_argument("--fast-bot", default="spades/expert")
+    p.add_argument("--slow-bot", default="spades/search")
+    p.add_argument("--only", choices=("load", "beside"), help="run one part only")
+    p.add_argument("--timeout", type=float, default=180.0, help="seconds before giving up")
+    p.add_argument("--out", default=str(ROOT / "runs" / "bench_web_load.json"))
+    args = p.parse_args(argv)
+
+    result = {}
+    if args.only in (None, "load"):
+        result["load"] = load(args)
+    if args.only in (None, "beside"):
+        result["fast_alone"] = beside(args, 0)
+        result["fast_beside_slow"] = beside(args, args.slow)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(result, indent=2))
     return result

@@ -126,12 +126,23 @@ def gin_event_cards(before, after, seat, action) -> set[str]:
         return set()  # which card came off the stock is secret
     if action == TAKE_DISCARD:
         return {cards.name(before.pile[-1])}
+    if is_knock(action):  # the knocker lays the whole hand down
+        return set(cards.names(before.hands[seat]))
     return {cards.name(action_card(action))}
+
+
+def knocker_deadwood(before, after, seat, action) -> list[str]:
+    """The truth: the knocker's final cards outside the melds the hand was scored with."""
+    melded = {c for meld in after.results[-1].knocker_melds for c in meld}
+    return cards.names(sorted(c for c in before.hands[seat]
+                              if c != action_card(action) and c not in melded))
 
 
 def gin_strip(m: dict) -> dict:
     """The previous hand's summary names cards of a finished hand (possibly redealt since):
-    it is the engine's public result, compared whole with the engine's view above."""
+    it is the engine's public result, compared whole with the engine's view above (and the
+    game-over list of every hand's summary with the engine's results)."""
+    m = {k: v for k, v in m.items() if k != "hands"}
     if m["view"] is None:
         return m
     return {**m, "view": {k: v for k, v in m["view"].items() if k != "last_hand"}}
@@ -165,6 +176,14 @@ def test_gin_rummy_whole_game_with_bots_leaks_no_hidden_card(server, preset, rul
     assert {"draw", "discard"} <= seen_kinds
     hand_ends = [m for m in watcher.seen if m["event"] and m["event"].get("hand_over")]
     assert len(hand_ends) == len(truth.results)  # every hand's end is announced
+    for m in hand_ends:  # a knock shows the knocker's deadwood, truthfully; a dead hand none
+        seat_, action = row["moves"][m["ply"] - 1]
+        if is_knock(action):
+            assert m["event"]["knocker_deadwood"] == knocker_deadwood(
+                states[m["ply"] - 1], states[m["ply"]], seat_, action)
+        else:
+            assert "knocker_deadwood" not in m["event"]
+    assert person.seen[-1]["hands"] == [r.to_dict() for r in truth.results]
     stock_draws = [m["event"] for m in watcher.seen if m["event"]
                    and m["event"].get("source") == "stock"]
     assert stock_draws and all(set(e) == {"seat", "kind", "source"} for e in stock_draws)

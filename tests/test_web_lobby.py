@@ -285,7 +285,7 @@ def test_the_lobby_offers_only_checkpoints_the_installed_game_can_load(tmp_path,
     from envs.games import get_game
     from web import bots
 
-    card = json.loads((bots.CHECKPOINTS / "sevens-random.json").read_text())
+    card = json.loads((bots.CHECKPOINTS / "gin_rummy-seed.json").read_text())
     for name, env_name in (("gin_rummy-new", get_game("gin_rummy").env_name),
                            ("gin_rummy-old", "gin_rummy_v0")):
         (tmp_path / f"{name}.onnx").write_bytes(b"")

@@ -35,6 +35,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--abandon-minutes", type=float, default=ABANDON / 60,
                    help="a table with no seated person at it this long is closed")
     p.add_argument("--secure-cookies", action="store_true", help="cookies only over HTTPS")
+    p.add_argument("--ws-deflate", action="store_true",
+                   help="compress websocket messages (fewer bytes, more server CPU per move)")
     p.add_argument("--log-level", default="info")
     args = p.parse_args(argv)
     logging.basicConfig(level=args.log_level.upper())
@@ -43,7 +45,7 @@ def main(argv: list[str] | None = None) -> None:
                      bot_processes=args.bot_processes, turn=args.turn_seconds,
                      grace=args.grace_seconds, abandon=args.abandon_minutes * 60)
     uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level,
-                ws_max_size=1 << 16)
+                ws_max_size=1 << 16, ws_per_message_deflate=args.ws_deflate)
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import hashlib
 import json
 import logging
@@ -333,6 +334,10 @@ def create_app(db_url: str = DEFAULT_DB, *, clock: Callable[[], float] = time.ti
                        bot_processes=bot_processes, turn=turn, grace=grace, abandon=abandon)
         app.state.lobby = lobby_
         lobby_.resume()
+        # what is loaded by now lives as long as the server: the garbage collector need not
+        # look at it again, and it runs less often (a full pass would pause every table)
+        gc.freeze()
+        gc.set_threshold(20_000, 50, 100)
         ticker = asyncio.get_running_loop().create_task(lobby_.run_clock(tick_seconds))
         try:
             yield

@@ -21,6 +21,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import multiprocessing
+import os
+import threading
 import time
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -35,7 +37,7 @@ from envs.games import game_names, get_game
 log = logging.getLogger("web")
 CHECKPOINTS = Path(__file__).resolve().parent.parent / "checkpoints"
 PREFIX = "checkpoint:"
-SLOW_MOVE = 0.02  # seconds: a bot playing on the event loop that takes longer moves to the pool
+SLOW_MOVE = 0.02  # CPU seconds: a bot on the event loop that thinks longer moves to the pool
 
 
 class BotError(ValueError):
@@ -237,6 +239,15 @@ _WORKER: dict[str, Any] = {"allowed": frozenset(), "bots": {}}
 def _init_worker(allowed: Sequence[str]) -> None:
     _WORKER["allowed"] = frozenset(allowed)
     _WORKER["bots"] = {}
+    os.nice(10)  # a searching bot yields the cores to the server's event loop
+    parent = os.getppid()
+
+    def watch() -> None:  # a worker outlives no server, however the server ended
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
 def _pool_act(spec: str, seed: int, view: Any, legal: Sequence[int]) -> int:
@@ -262,8 +273,11 @@ class BotRunner:
         self.bots = bots
         self.processes = max(1, processes)
         self._pool: ProcessPoolExecutor | None = None
+        self.closed = False
 
     def _executor(self) -> ProcessPoolExecutor:
+        if self.closed:
+            raise RuntimeError("the server is stopping: no more bot moves")
         if self._pool is None:
             self._pool = ProcessPoolExecutor(
                 self.processes, mp_context=multiprocessing.get_context("spawn"),
@@ -274,23 +288,34 @@ class BotRunner:
         if not self.bots.is_slow(spec):
             bot = self.bots.instance(spec)
             bot.reset(seed)
-            start = time.perf_counter()
+            start = time.thread_time()  # the bot's own work, not time the loop was preempted
             action = int(bot.act(view, legal))
-            took = time.perf_counter() - start
+            took = time.thread_time() - start
             if took > SLOW_MOVE:
-                log.warning("bot %s took %.0f ms on the event loop; it plays in the pool "
-                            "from now on", spec, took * 1000)
+                log.warning("bot %s thought for %.0f ms on the event loop; it plays in the "
+                            "pool from now on", spec, took * 1000)
                 self.bots.mark_slow(spec)
             return action
         loop = asyncio.get_running_loop()
-        try:
-            return await loop.run_in_executor(self._executor(), _pool_act, spec, seed, view,
-                                              list(legal))
-        except BrokenProcessPool:
-            self._pool = None  # a worker died (killed, out of memory): start a new pool
-            raise
+        for attempt in (1, 2):
+            pool = self._executor()
+            try:
+                return await loop.run_in_executor(pool, _pool_act, spec, seed, view, list(legal))
+            except BrokenProcessPool:
+                # a worker died (killed, out of memory): a new pool, and one more try
+                log.warning("the bot pool broke during a move of %s (try %d)", spec, attempt)
+                if self._pool is pool:
+                    self._pool = None
+                if attempt == 2:
+                    raise
+        raise AssertionError("unreachable")
 
     def shutdown(self) -> None:
+        """Stop the workers now, also those thinking (their moves are not needed)."""
+        self.closed = True
         if self._pool is not None:
+            workers = list((getattr(self._pool, "_processes", None) or {}).values())
             self._pool.shutdown(wait=False, cancel_futures=True)
+            for worker in workers:
+                worker.terminate()
             self._pool = None

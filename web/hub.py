@@ -26,6 +26,7 @@ from web.protocol import parse_message
 from web.table import NotFoundError, RefusedError, Table
 
 log = logging.getLogger("web")
+dumps = json.JSONEncoder(separators=(",", ":")).encode  # compact: fewer bytes to send
 MAX_BACKLOG = 2000  # messages queued for one connection before it is dropped as too slow
 MAX_ID = (1 << 63) - 1  # table ids are 64-bit database keys
 TURN = 60.0  # seconds a person at the table has for a move
@@ -52,7 +53,7 @@ class Conn:
                         self.queue.qsize())
             self.close()
             return
-        self.queue.put_nowait(message if isinstance(message, str) else json.dumps(message))
+        self.queue.put_nowait(message if isinstance(message, str) else dumps(message))
 
     def close(self) -> None:
         self.closed = True
@@ -130,7 +131,7 @@ class Hub:
         for conn in list(table.subscribers):
             seat = table.seat_of(conn.user_id)
             if seat not in texts:
-                texts[seat] = json.dumps(table.message(seat, event, online, clock))
+                texts[seat] = dumps(table.message(seat, event, online, clock))
             conn.send(texts[seat])
         table.notice = None
 
@@ -198,6 +199,8 @@ class Hub:
             except asyncio.CancelledError:
                 raise
             except Exception as err:  # a broken bot must not stall the table
+                if self.runner.closed:
+                    return  # the server is stopping
                 log.exception("bot %s at table %d failed", spec, table.id)
                 self._replace_bot(table, seat, spec, f"failed ({type(err).__name__}: {err})")
                 continue
@@ -292,7 +295,8 @@ class Hub:
             table.left_at[seat] = self.clock()
             if not table.anyone_here():
                 table.empty_since = self.clock()
-        self.broadcast(table)
+        if table.status in ("waiting", "scheduled", "playing"):
+            self.broadcast(table)  # who is here: news only while the table is on
         self.evict(table)
 
     def handle(self, conn: Conn, text: str | bytes) -> None:

@@ -245,7 +245,12 @@ class Table:
             "result": self.result,
             "clock": clock,
             "notice": self.notice,
+            # at the end, every hand's summary (public once the game is over)
+            "hands": self.hands() if self.status == "finished" else None,
         }
+
+    def hands(self) -> list[dict]:
+        return [r.to_dict() for r in getattr(self.state, "results", ())]
 
     @staticmethod
     def player_info(seat: Seat, online: set[int]) -> dict:

@@ -4,8 +4,10 @@ Everyone sees a discard (which card), a draw from the discard pile (which card:
 it was face up) and a draw from the stock (not which card). A knock or the
 stock running out ends the hand; the event then says so, and the hand's summary
 (the knocker's melds, every player's layoffs and deadwood) is public in every
-view's ``last_hand``. Nobody's final hand beyond that is shown: the engine's
-views do not show it either (RULES.md section 2).
+view's ``last_hand``. A knocker lays the whole hand down, as at a real table,
+so the knock's event also names the knocker's deadwood cards; the other
+players' final hands are not shown (the engine's views do not show them
+either, RULES.md section 2).
 """
 
 from __future__ import annotations
@@ -23,13 +25,15 @@ class GinRummyAdapter(WebAdapter):
         view["hand"] = []
         return view
 
-    def snapshot(self, state: GinRummyState, seat: int) -> tuple[int | None, int]:
-        """The pile's top card and the hand number: what a move's event is built from."""
-        return (state.pile[-1] if state.pile else None), state.hand_number
+    def snapshot(self, state: GinRummyState, seat: int) -> tuple:
+        """The pile's top card, the hand number and the mover's hand: what a move's event
+        is built from."""
+        return (state.pile[-1] if state.pile else None), state.hand_number, \
+            tuple(state.hands[seat])
 
-    def public_event(self, before: tuple[int | None, int], state: GinRummyState, seat: int,
+    def public_event(self, before: tuple, state: GinRummyState, seat: int,
                      action: int) -> dict:
-        top, hand_number = before
+        top, hand_number, hand = before
         if action == DRAW_STOCK:
             return {"seat": seat, "kind": "draw", "source": "stock"}
         if action == TAKE_DISCARD:
@@ -38,6 +42,11 @@ class GinRummyAdapter(WebAdapter):
                  "card": cards.name(action_card(action))}
         if state.hand_number != hand_number or state.is_over:
             event["hand_over"] = True  # the summary is the views' last_hand
+            result = state.results[-1]
+            if is_knock(action) and result.knocker == seat:
+                melded = {c for meld in result.knocker_melds for c in meld}
+                kept = [c for c in hand if c != action_card(action) and c not in melded]
+                event["knocker_deadwood"] = cards.names(sorted(kept))
         return event
 
 

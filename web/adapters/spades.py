@@ -9,12 +9,21 @@ asks for the next one (A3.3).
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from envs import cards
 from envs.spades.actions import action_card, action_name, is_bid
 from envs.spades.engine import SpadesState
 from envs.spades.rules import NUM_PLAYERS
-from envs.spades.view import SpadesView
 from web.adapters import WebAdapter
+
+
+class Before(NamedTuple):
+    """What a move's event needs of the table before it (cheaper than a whole view)."""
+
+    trick: tuple  # (seat, card) of the cards on the table
+    hand_number: int
+    tricks: tuple  # tricks taken per seat
 
 
 class SpadesAdapter(WebAdapter):
@@ -24,10 +33,12 @@ class SpadesAdapter(WebAdapter):
         view["hand"] = []
         return view
 
-    def snapshot(self, state: SpadesState, seat: int) -> SpadesView:
-        return state.view(seat)
+    def snapshot(self, state: SpadesState, seat: int) -> Before:
+        plays, trick = state.plays, state.trick
+        return Before(tuple(plays[len(plays) - len(trick):]) if trick else (),
+                      state.hand_number, tuple(state.tricks))
 
-    def public_event(self, before: SpadesView, state: SpadesState, seat: int,
+    def public_event(self, before: Before, state: SpadesState, seat: int,
                      action: int) -> dict:
         event = {"seat": seat, "action": action, "name": action_name(action)}
         if is_bid(action) or len(before.trick) < NUM_PLAYERS - 1:

@@ -2,6 +2,8 @@
 // The server is the authority; this page only shows what its seat is told and
 // sends the moves the player clicks.
 
+import {botLabel, botWords, changesText, RULES, showRules} from "./help.js";
+
 const $app = document.getElementById("app");
 const params = new URLSearchParams(location.search);
 // milliseconds between other players' moves, so a person can follow them
@@ -54,6 +56,7 @@ export function playerName(p, seat, mySeat) {
 
 const when = (t) => new Date(t * 1000).toLocaleString([], {
   weekday: "short", hour: "2-digit", minute: "2-digit"});
+const gameTitle = (game) => RULES[game]?.title ?? game.replace("_", " ");
 
 // ------------------------------------------------------------------- router
 async function route() {
@@ -63,7 +66,10 @@ async function route() {
   }
   document.getElementById("who").textContent = me ? me.name : "";
   document.getElementById("signout").hidden = !me;
-  if (!me) return showAuth();
+  if (!me) {
+    tableView.close();
+    return showAuth();
+  }
   if (!games.length) games = (await api("/api/games")).games;
   const m = location.hash.match(/^#\/table\/(\d+)/);
   if (m) return showTable(Number(m[1]));
@@ -72,53 +78,132 @@ async function route() {
 }
 window.addEventListener("hashchange", route);
 document.getElementById("signout").addEventListener("click", async () => {
-  await api("/api/signout", {});
+  try { await api("/api/signout", {}); } catch { /* signed out anyway */ }
   me = null;
+  tableView.close();
   socket.close();
   location.hash = "#/";
   route();
 });
 
 // --------------------------------------------------------------------- auth
-function showAuth() {
+// Two forms, one shown at a time, so Enter always does what the shown form says.
+function showAuth(mode = "signin") {
+  const signup = mode === "signup";
   const err = el("p", {class: "error", role: "alert"});
   const name = el("input", {name: "name", autocomplete: "username", required: true,
                             minlength: 3, maxlength: 24, placeholder: "user name"});
-  const pw = el("input", {name: "password", type: "password", autocomplete: "current-password",
-                          required: true, minlength: 8, placeholder: "password (8+ characters)"});
-  const go = (path) => async (e) => {
+  const pw = el("input", {name: "password", type: "password", required: true, minlength: 8,
+                          autocomplete: signup ? "new-password" : "current-password",
+                          placeholder: "password (8+ characters)"});
+  const submit = async (e) => {
     e.preventDefault();
     try {
-      me = await api(path, {name: name.value.trim(), password: pw.value});
+      me = await api(signup ? "/api/signup" : "/api/signin",
+        {name: name.value.trim(), password: pw.value});
       route();
     } catch (x) { err.textContent = x.message; }
   };
+  const tab = (which, label) => el("button", {type: "button", id: `tab-${which}`,
+    class: `tab${mode === which ? " on" : ""}`, "aria-pressed": String(mode === which),
+    onclick: () => showAuth(which)}, label);
   $app.replaceChildren(el("section", {class: "panel auth"},
     el("h1", {}, "Card table"),
-    el("p", {}, "Play Spades and more against people and bots."),
-    el("form", {onsubmit: go("/api/signin")},
+    el("p", {}, "Play Spades, Gin Rummy, Sevens and Blind Auction against people and bots."),
+    el("div", {class: "tabs", role: "group"}, tab("signin", "Sign in"),
+      tab("signup", "New account")),
+    el("form", {id: "auth-form", onsubmit: submit},
       el("label", {}, "Name", name), el("label", {}, "Password", pw), err,
       el("div", {class: "row"},
-        el("button", {type: "submit", id: "signin"}, "Sign in"),
-        el("button", {type: "button", id: "signup", onclick: go("/api/signup")}, "Sign up")))));
+        el("button", {type: "submit", id: "auth-go"}, signup ? "Create account" : "Sign in")),
+      signup ? el("p", {class: "hint"}, "3 to 24 letters, digits, '.', '_' or '-'; a " +
+        "password of 8 characters or more.") : null)));
+  name.focus();
 }
 
 // -------------------------------------------------------------------- lobby
+const presetOf = (g, name) => g.presets.find((p) => p.name === name) ?? g.presets[0];
+
+function botOptions(g, specs, seat = null) {
+  return specs.map((b) => el("option", {value: seat === null ? b : `bot:${b}`,
+    title: botWords(b, g.bots[b])[1]}, seat === null ? botLabel(b) : `seat ${seat}: ` +
+    `${botLabel(b)} (bot)`));
+}
+
+// a line under a bot menu saying what the chosen bot does
+function botHint(info, select) {
+  const hint = el("p", {class: "hint bot-hint"});
+  const update = () => {
+    const spec = select.value.replace(/^bot:/, "");
+    hint.textContent = spec && spec !== "open" ? `${botLabel(spec)}: ` +
+      `${botWords(spec, info().bots[spec])[1]}.` : "";
+  };
+  select.addEventListener("change", update);
+  return {hint, update};
+}
+
 function gameSelect(id) {
   const game = el("select", {id: `${id}-game`}, games.map((g) => el("option", {value: g.game},
-    g.game.replace("_", " "))));
+    gameTitle(g.game))));
   if (games.some((g) => g.game === "spades")) game.value = "spades";
   const preset = el("select", {id: `${id}-preset`});
   const bot = el("select", {id: `${id}-bot`});
+  const info = () => games.find((x) => x.game === game.value);
+  const botText = botHint(info, bot);
+  const fillBots = () => {
+    const p = presetOf(info(), preset.value);
+    bot.replaceChildren(...botOptions(info(), p.bots));
+    if (p.default_bot) bot.value = p.default_bot;
+    botText.update();
+  };
   const fill = () => {
-    const g = games.find((x) => x.game === game.value);
-    preset.replaceChildren(...g.presets.map((p) => el("option", {value: p}, p)));
-    bot.replaceChildren(...g.bots.map((b) => el("option", {value: b}, b)));
-    bot.value = g.default_bot;
+    preset.replaceChildren(...info().presets.map((p) => el("option", {value: p.name},
+      p.name)));
+    fillBots();
   };
   game.addEventListener("change", fill);
+  preset.addEventListener("change", fillBots);
   fill();
-  return {game, preset, bot, info: () => games.find((x) => x.game === game.value)};
+  const rules = el("button", {type: "button", class: "link rules-link", id: `${id}-rules`,
+    onclick: () => showRules(el, game.value, preset.value)}, "Rules of this game");
+  return {game, preset, bot, botHint: botText.hint, rules, info};
+}
+
+// The length and player choices a table may change (server: web.lobby.RULE_FIELDS).
+const PLAYERS = {gin_rummy: [2, 3, 4], sevens: [2, 3, 4, 5, 6, 7, 8, 9]};
+
+function ruleChoices(custom) {
+  const players = el("select", {id: "custom-players"});
+  const length = el("select", {id: "custom-length"});
+  const playersLabel = el("label", {}, "Players", players);
+  const lengthLabel = el("label", {}, "Length", length);
+  const fill = () => {
+    const g = custom.info();
+    const p = presetOf(g, custom.preset.value);
+    const counts = g.game === "gin_rummy" && p.name === "standard" ? [2]
+      : PLAYERS[g.game] ?? [];
+    players.replaceChildren(...counts.map((n) => el("option", {value: n}, `${n} players`)));
+    players.value = String(p.players);
+    playersLabel.hidden = counts.length < 2;
+    const lengths = g.rule_fields.includes("cards_per_suit")
+      ? [["", "13 rounds"], ["8", "8 rounds (cards 2 to 9)"], ["5", "5 rounds (cards 2 to 6)"]]
+      : g.rule_fields.includes("max_hands") && g.game !== "sevens"
+        ? [["", "the whole game"], ["1", "one hand"], ["3", "at most 3 hands"]] : [];
+    length.replaceChildren(...lengths.map(([v, t]) => el("option", {value: v}, t)));
+    lengthLabel.hidden = !lengths.length;
+  };
+  const changes = () => {
+    const g = custom.info();
+    const out = {};
+    if (!playersLabel.hidden && Number(players.value) !== presetOf(g, custom.preset.value)
+      .players) out.num_players = Number(players.value);
+    if (!lengthLabel.hidden && length.value) {
+      out[g.rule_fields.includes("cards_per_suit") ? "cards_per_suit" : "max_hands"] =
+        Number(length.value);
+    }
+    return out;
+  };
+  return {players, length, playersLabel, lengthLabel, fill, changes};
 }
 
 function showLobby() {
@@ -128,16 +213,41 @@ function showLobby() {
     el("option", {value: "60", selected: true}, "after 1 min"),
     el("option", {value: "300"}, "after 5 min"), el("option", {value: ""}, "never"));
   const lists = el("div", {class: "lists"});
+
+  // a new table: rules, then as many seat menus as the rules have seats, each
+  // offering the bots that can play those rules (the server says which)
   const custom = gameSelect("custom");
+  const choices = ruleChoices(custom);
   const seatsBox = el("div", {class: "seats"});
-  const fillSeats = () => {
-    const n = custom.info().players;
-    seatsBox.replaceChildren(...Array.from({length: n - 1}, (_, i) => el("select",
-      {class: "seat-choice"}, el("option", {value: "open"}, `seat ${i + 2}: a person`),
-      custom.info().bots.map((b) => el("option", {value: `bot:${b}`}, `seat ${i + 2}: ${b}`)))));
+  const seatHints = el("div", {});
+  let asked = 0;
+  const fillSeats = async () => {
+    const ask = ++asked;
+    const g = custom.info();
+    let answer;
+    try {
+      answer = await api("/api/bots", {game: g.game, preset: custom.preset.value,
+                                       rules: choices.changes()});
+    } catch (x) { toast(x.message); return; }
+    if (ask !== asked) return;  // a later choice is on its way
+    const old = [...seatsBox.querySelectorAll("select")].map((s) => s.value);
+    seatsBox.replaceChildren(...Array.from({length: answer.players - 1}, (_, i) => {
+      const select = el("select", {class: "seat-choice", "aria-label": `seat ${i + 2}`},
+        el("option", {value: "open"}, `seat ${i + 2}: a person`),
+        botOptions(g, answer.bots, i + 2));
+      if (old[i] && [...select.options].some((o) => o.value === old[i])) select.value = old[i];
+      return select;
+    }));
+    seatHints.replaceChildren(el("p", {class: "hint"}, answer.bots.length
+      ? "Bots here can all play these rules." : "No bot can play these rules: invite people."));
   };
-  custom.game.addEventListener("change", fillSeats);
-  fillSeats();
+  const refill = () => { choices.fill(); fillSeats(); };
+  custom.game.addEventListener("change", refill);
+  custom.preset.addEventListener("change", refill);
+  choices.players.addEventListener("change", fillSeats);
+  choices.length.addEventListener("change", fillSeats);
+  refill();
+
   const sched = gameSelect("sched");
   const start = el("input", {type: "datetime-local", id: "sched-start"});
   const soon = new Date(Date.now() + 15 * 60000);
@@ -159,35 +269,38 @@ function showLobby() {
       el("form", {onsubmit: act(() => api("/api/quickmatch", {
         game: quick.game.value, preset: quick.preset.value, bot: quick.bot.value,
         fill_after: wait.value === "" ? null : Number(wait.value)}))},
-        el("label", {}, "Game", quick.game), el("label", {}, "Rules", quick.preset),
+        el("label", {}, "Game", quick.game), el("label", {}, "Rules", quick.preset), quick.rules,
         el("label", {}, "Fill empty seats with bots", wait),
-        el("label", {}, "Bot", quick.bot),
+        el("label", {}, "Bot", quick.bot), quick.botHint,
         el("button", {type: "submit", id: "quick-go"}, "Quick match"))),
     el("section", {class: "panel"}, el("h2", {}, "Your tables and invitations"), lists),
     el("section", {class: "panel"}, el("h2", {}, "New table"),
-      el("form", {onsubmit: act(() => api("/api/tables", {
-        game: custom.game.value, preset: custom.preset.value,
-        seats: ["me", ...[...seatsBox.children].map((s) => s.value)]}))},
+      el("form", {id: "custom-form", onsubmit: act(() => api("/api/tables", {
+        game: custom.game.value, preset: custom.preset.value, rules: choices.changes(),
+        seats: ["me", ...[...seatsBox.querySelectorAll("select")].map((s) => s.value)]}))},
         el("label", {}, "Game", custom.game), el("label", {}, "Rules", custom.preset),
-        seatsBox, el("button", {type: "submit"}, "Open table"))),
+        custom.rules, choices.playersLabel, choices.lengthLabel,
+        el("p", {class: "hint"}, "You take seat 1."), seatsBox, seatHints,
+        el("button", {type: "submit", id: "custom-go"}, "Open table"))),
     el("section", {class: "panel"}, el("h2", {}, "Schedule a game"),
       el("form", {onsubmit: act(() => api("/api/schedule", {
         game: sched.game.value, preset: sched.preset.value, bot: sched.bot.value,
         starts_at: new Date(start.value).getTime() / 1000, absent: absent.value,
         players: players.value.split(",").map((s) => s.trim()).filter(Boolean)}))},
-        el("label", {}, "Game", sched.game), el("label", {}, "Rules", sched.preset),
+        el("label", {}, "Game", sched.game), el("label", {}, "Rules", sched.preset), sched.rules,
         el("label", {}, "Starts at", start),
         el("label", {}, "Players, in seat order", players),
         el("label", {}, "Who has not come 10 minutes after the start:", absent),
-        el("label", {}, "Bot for absentees", sched.bot),
+        el("label", {}, "Bot for absentees", sched.bot), sched.botHint,
         el("button", {type: "submit"}, "Schedule")))));
 
   const line = (t, label, action) => el("li", {class: "table-line"},
-    el("span", {}, `#${t.table} ${t.game.replace("_", " ")} (${t.preset}) - ${t.status}`,
-      t.starts_at ? ` at ${when(t.starts_at)}` : "",
+    el("span", {}, `#${t.table} ${gameTitle(t.game)} (${t.preset}` +
+      `${changesText(t.game, t.rules) ? `; ${changesText(t.game, t.rules)}` : ""}) - ` +
+      `${t.status}`, t.starts_at ? ` at ${when(t.starts_at)}` : "",
       el("small", {}, t.players.map((p, i) => playerName(p, i, null) +
         (p.bot || p.open ? "" : (t.status === "scheduled" ? (p.arrived ? " (here)" : " (not yet)")
-          : (p.online ? "" : " (away)")))).join(", "))),
+          : (p.away ? " (a bot plays)" : p.online ? "" : " (away)")))).join(", "))),
     el("button", {onclick: action}, label));
   const refresh = async () => {
     let data;
@@ -223,7 +336,7 @@ const socket = {
     };
     this.ws.onmessage = (e) => {
       const msg = JSON.parse(e.data);
-      for (const h of this.handlers) h(msg);
+      for (const h of [...this.handlers]) h(msg);
     };
     this.ws.onclose = () => {
       this.ws = null;
@@ -237,7 +350,7 @@ const socket = {
     if (this.ws && this.ws.readyState === 1) this.ws.send(JSON.stringify(msg));
     else { this.pending.push(msg); this.open(); }
   },
-  close() { this.handlers.clear(); if (this.ws) this.ws.close(); },
+  close() { this.handlers.clear(); this.pending = []; if (this.ws) this.ws.close(); },
 };
 
 // -------------------------------------------------------------------- table
@@ -245,12 +358,16 @@ const socket = {
 // screen until the player clicks (the finished trick, A3.3); later messages
 // wait in the queue meanwhile. Only the newest message may take a move.
 const tableView = {
-  id: null, queue: [], busy: false, module: null, root: null, last: null, handler: null,
+  id: null, queue: [], busy: false, module: null, moduleGame: null, root: null, bar: null,
+  extra: null, last: null, handler: null, timer: null, waitingMove: false, session: 0,
   close() {
     if (this.handler) socket.handlers.delete(this.handler);
     if (this.id !== null) socket.send({type: "leave", table: this.id});
+    clearInterval(this.timer);
+    for (const o of document.querySelectorAll(".overlay")) o.remove();
     Object.assign(this, {id: null, queue: [], busy: false, module: null, moduleGame: null,
-                         last: null, handler: null});
+                         root: null, bar: null, extra: null, last: null, handler: null,
+                         timer: null, waitingMove: false, session: this.session + 1});
   },
 };
 
@@ -264,8 +381,10 @@ function showTable(id) {
   tableView.close();
   tableView.id = id;
   const root = el("div", {class: "table-page"});
-  tableView.root = root;
-  $app.replaceChildren(root);
+  const bar = el("div", {class: "clock-bar", id: "clock-bar", role: "status", hidden: true});
+  const extra = el("div", {class: "table-extra"});
+  Object.assign(tableView, {root, bar, extra});
+  $app.replaceChildren(el("div", {class: "table-wrap"}, bar, root, extra));
   root.append(el("p", {class: "loading"}, `Opening table ${id}...`));
   tableView.handler = (msg) => {
     if (msg.type === "open") { socket.send({type: "join", table: id}); return; }
@@ -274,6 +393,7 @@ function showTable(id) {
     if (msg.type === "table") { tableView.queue.push(msg); pump(); }
   };
   socket.handlers.add(tableView.handler);
+  tableView.timer = setInterval(drawClock, 1000);
   if (socket.ws && socket.ws.readyState === 1) socket.send({type: "join", table: id});
   else socket.open();  // the "open" event joins
 }
@@ -290,20 +410,21 @@ function context(msg) {
     me,
     pace: PACE,
     // true when this message is the newest: only then may the player move
-    live: () => tableView.queue.length === 0 && tableView.last === msg,
+    live: () => tableView.id === id && tableView.queue.length === 0 && tableView.last === msg,
     move(action) {
       if (!this.live() || tableView.waitingMove) return;
       tableView.waitingMove = true;
       socket.send({type: "move", table: id, action, ply: msg.ply});
     },
     playerName: (i) => playerName(msg.players[i], i, msg.seat),
-    // what kind of bot sits there ("expert"), or "" for a person
-    botKind: (i) => (msg.players[i].bot ? msg.players[i].name.split("/").pop() : ""),
+    // what kind of bot sits there ("Expert"), or "" for a person
+    botKind: (i) => (msg.players[i].bot ? botLabel(msg.players[i].name) : ""),
+    rules: () => showRules(el, msg.game, msg.preset, msg.rules || {}),
     el,
     // show a button and resolve when it is clicked (or the table area is tapped)
-    waitClick(host, label, id = "continue") {
+    waitClick(host, label, buttonId = "continue") {
       return new Promise((resolve) => {
-        const b = el("button", {class: "continue", id}, label);
+        const b = el("button", {class: "continue", id: buttonId}, label);
         const done = () => { host.removeEventListener("click", done); b.remove(); resolve(); };
         b.addEventListener("click", (e) => { e.stopPropagation(); done(); });
         host.addEventListener("click", done);
@@ -316,32 +437,117 @@ function context(msg) {
 async function pump() {
   if (tableView.busy) return;
   tableView.busy = true;
-  const id = tableView.id;
+  const session = tableView.session;
+  const here = () => tableView.session === session;  // the player has not left the table
   try {
-    while (tableView.queue.length && tableView.id === id) {
+    while (tableView.queue.length && here()) {
       const msg = tableView.queue.shift();
       const previous = tableView.last;
       tableView.last = msg;
       tableView.waitingMove = false;
+      if (msg.notice) toast(msg.notice, 6000);
+      drawClock();
       if (msg.status !== "playing" && msg.status !== "finished") {
         drawWaiting(msg);
         continue;
       }
       if (!tableView.module || tableView.moduleGame !== msg.game) {
-        tableView.module = await loadModule(msg.game);
+        const module = await loadModule(msg.game);
+        if (!here()) return;
+        tableView.module = module;
         tableView.moduleGame = msg.game;
       }
+      const module = tableView.module;
       const othersMove = msg.event && msg.event.seat !== msg.seat;
       if (othersMove && previous && PACE > 0) await sleep(PACE);
-      await tableView.module.show(tableView.root, msg, context(msg));
+      if (!here()) return;
+      await module.show(tableView.root, msg, context(msg));
+      if (!here()) return;
+      if (msg.status === "finished" && tableView.queue.length === 0) drawGameOver(msg);
     }
   } finally {
-    tableView.busy = false;
+    if (here()) tableView.busy = false;
   }
-  if (tableView.last && tableView.id === id && tableView.module) redrawLast();
+  if (here() && tableView.last && tableView.module) redrawLast();
 }
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// The turn clock: your time for a move, and who a bot is playing for.
+function drawClock() {
+  const bar = tableView.bar;
+  const msg = tableView.last;
+  if (!bar || !msg) return;
+  const mine = msg.seat !== null && msg.players[msg.seat]?.away;
+  const c = msg.clock;
+  let content = null;
+  if (mine && msg.status === "playing") {
+    content = [el("span", {}, "Your time ran out: a bot is playing for you. "),
+      el("button", {id: "back", class: "small", onclick: () => socket.send({type: "back",
+        table: msg.table})}, "I'm back")];
+  } else if (c && msg.status === "playing") {
+    if (!msg._received) msg._received = Date.now() / 1000;
+    const left = Math.max(0, Math.round(c.bot_at - c.now - (Date.now() / 1000 - msg._received)));
+    const clock = `${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}`;
+    if (c.seat === msg.seat) content = `Your move: ${clock} left, then a bot plays for you.`;
+    else if (!msg.players[c.seat].online) {
+      content = `${playerName(msg.players[c.seat], c.seat, msg.seat)} has left: a bot ` +
+        `plays for them in ${clock}.`;
+    }
+    bar.classList.toggle("urgent", left <= 10);
+  }
+  bar.hidden = content === null;
+  if (content !== null) bar.replaceChildren(...[content].flat());
+}
+
+// Game over: the final standings, every hand's result, and the same seats again.
+function drawGameOver(msg) {
+  const old = document.getElementById("game-over");
+  if (old) old.remove();
+  const v = msg.view || {};
+  const n = msg.players.length;
+  const scores = v.scores ?? msg.result?.scores ?? [];
+  const winners = v.winners ?? msg.result?.winners ?? [];
+  const name = (s) => playerName(msg.players[s], s, msg.seat);
+  const order = Array.from({length: n}, (_, s) => s).sort((a, b) => scores[b] - scores[a]);
+  const rank = (s) => 1 + scores.filter((x) => x > scores[s]).length;
+  const fmt = (x) => (Number.isInteger(x) ? String(x) : x.toFixed(1));
+  const hands = msg.hands ?? [];
+  const again = async () => {
+    try {
+      const t = await api(`/api/tables/${msg.table}/again`, {});
+      location.hash = `#/table/${t.table}`;
+    } catch (x) { toast(x.message); }
+  };
+  const close = () => panel.parentElement.remove();
+  const panel = el("div", {class: "panel summary game-over", role: "dialog",
+    "aria-label": "game over"},
+  el("h2", {}, "Game over"),
+  el("p", {class: "final"}, winners.length ? `${winners.map(name).join(" and ")} ` +
+    `${winners.length === 1 && name(winners[0]) !== "You" ? "wins" : "win"}` +
+    `${winners.length > 1 ? " (a tie)" : ""}.` : "Nobody wins."),
+  el("table", {class: "standings"},
+    el("thead", {}, el("tr", {}, el("th", {}, "#"), el("th", {}, "Player"),
+      el("th", {}, "Score"))),
+    el("tbody", {}, order.map((s) => el("tr", {class: s === msg.seat ? "me" : ""},
+      el("td", {}, String(rank(s))), el("td", {}, name(s)), el("td", {}, fmt(scores[s])))))),
+  hands.length ? el("details", {class: "hands", open: hands.length <= 8},
+    el("summary", {}, `${hands.length} hand${hands.length === 1 ? "" : "s"}`),
+    el("table", {},
+      el("thead", {}, el("tr", {}, el("th", {}, "Hand"),
+        Array.from({length: n}, (_, s) => el("th", {}, name(s))))),
+      el("tbody", {}, hands.map((h, i) => el("tr", {},
+        el("td", {}, String(h.hand_number ?? i + 1)),
+        Array.from({length: n}, (_, s) => el("td", {},
+          `${h.points[s] > 0 ? "+" : ""}${fmt(h.points[s])}`,
+          el("small", {}, ` = ${fmt(h.totals[s])}`)))))))) : null,
+  el("div", {class: "row"},
+    msg.seat !== null ? el("button", {id: "play-again", onclick: again},
+      msg.result?.again ? "Join the new game" : "Play again") : null,
+    el("a", {href: "#/", class: "button", id: "to-lobby"}, "Lobby"),
+    el("button", {class: "link", id: "see-table", onclick: close}, "See the table")));
+  tableView.extra.append(el("div", {class: "overlay", id: "game-over"}, panel));
+}
 
 function drawWaiting(msg) {
   const mySeat = msg.seat;
@@ -355,20 +561,27 @@ function drawWaiting(msg) {
         : "without everyone 10 minutes later it is cancelled.");
   } else if (msg.status === "cancelled") {
     status = `Cancelled: ${msg.result?.cancelled ?? ""}`;
+  } else if (msg.status === "abandoned") {
+    status = `Closed: ${msg.result?.abandoned ?? "nobody was at the table"}.`;
   }
   const stand = async () => {
     try { await api(`/api/tables/${msg.table}/stand`, {}); location.hash = "#/"; }
     catch (x) { toast(x.message); }
   };
   tableView.root.replaceChildren(el("section", {class: "panel waiting"},
-    el("h2", {}, `Table ${msg.table}: ${msg.game.replace("_", " ")} (${msg.preset})`),
+    el("h2", {}, `Table ${msg.table}: ${gameTitle(msg.game)} (${msg.preset})`),
+    changesText(msg.game, msg.rules) ? el("p", {class: "hint"},
+      changesText(msg.game, msg.rules)) : null,
     el("p", {}, status),
     el("ol", {}, msg.players.map((p, i) => el("li", {},
-      playerName(p, i, mySeat), p.bot || p.open ? "" : (msg.status === "scheduled"
+      playerName(p, i, mySeat), p.bot ? ` - ${botLabel(p.name)} (bot)` : "",
+      p.bot || p.open ? "" : (msg.status === "scheduled"
         ? (p.arrived ? " - here" : " - not here yet") : (p.online ? " - here" : " - away"))))),
     el("div", {class: "row"},
       msg.status === "waiting" && mySeat !== null ? el("button", {onclick: stand}, "Leave table")
         : null,
+      el("button", {class: "link", onclick: () => showRules(el, msg.game, msg.preset,
+        msg.rules || {})}, "Rules"),
       el("a", {href: "#/", class: "button"}, "Lobby"))));
 }
 

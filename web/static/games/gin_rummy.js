@@ -5,6 +5,7 @@
 // hand's end is held on screen with its summary: the knocker's melds, every
 // player's layoffs, deadwood and points, and your own final melds.
 
+import {targetText} from "../help.js";
 import {cardBack, cardFace, parseCard} from "./cards.js";
 import {chip, chips, head, hold, playerBoxes, winnersText} from "./parts.js";
 
@@ -66,14 +67,16 @@ export function bestSplit(names) {
   };
   const best = go((1 << names.length) - 1);
   const pick = (mask) => names.filter((_, i) => (mask >> i) & 1);
-  const order = (a, b) => "CDHS".indexOf(a.suit) - "CDHS".indexOf(b.suit) || low(a) - low(b);
-  const sortNames = (ns) => ns.map(parseCard).sort(order).map((c) => c.name);
   const used = best.melds.reduce((a, m) => a | m, 0);
   const groups = best.melds.map((m) => sortNames(pick(m)))
     .sort((a, b) => low(parseCard(a[0])) - low(parseCard(b[0])));
   return {melds: groups, deadwood: sortNames(pick(((1 << names.length) - 1) & ~used)),
     points: best.dw};
 }
+
+// Cards in the order a player reads them: by suit, the ace low (A 2 3 4, not 2 3 4 A).
+const byRankLow = (a, b) => "CDHS".indexOf(a.suit) - "CDHS".indexOf(b.suit) || low(a) - low(b);
+export const sortNames = (ns) => ns.map(parseCard).sort(byRankLow).map((c) => c.name);
 
 // --------------------------------------------------------------- the table
 let memory = {table: null, hand: null, handNumber: null};
@@ -195,8 +198,8 @@ export function draw(root, msg, ctx) {
   }
 
   root.replaceChildren(
-    head(ctx, msg, `Gin Rummy (${msg.preset}) \u00b7 hand ${v.hand_number} \u00b7 game to ` +
-      `${v.rules.target}`),
+    head(ctx, msg, `Gin Rummy (${msg.preset}) \u00b7 hand ${v.hand_number} \u00b7 game: ` +
+      `${targetText(v.rules)}`),
     el("div", {class: "gt gin"}, boxes, felt, history, mine));
   for (const row of root.querySelectorAll(".gt-groups")) fitGroups(row);
 }
@@ -218,21 +221,26 @@ window.addEventListener("resize", () => {
 });
 
 // ------------------------------------------------------------ hand summary
-function summary(ctx, msg, result, finalHand) {
+// "You knocked and score 2.", "Bot 2 knocked and was undercut: you score 27."
+export function headline(ctx, result, mySeat) {
+  if (result.knocker === null) return "The stock ran out: a dead hand, nobody scores.";
+  const who = (s) => (s === mySeat ? "you" : ctx.playerName(s));
+  const Who = (s) => (s === mySeat ? "You" : ctx.playerName(s));
+  const scores = (s) => (s === mySeat ? "score" : "scores");
+  const k = result.knocker;
+  const w = result.winner;
+  const pts = result.points[w];
+  const how = result.gin ? "went gin" : "knocked";
+  if (w === k) return `${Who(k)} ${how} and ${scores(k)} ${pts}.`;
+  return `${Who(k)} ${how} and ${k === mySeat ? "were" : "was"} undercut: ` +
+    `${who(w)} ${scores(w)} ${pts}.`;
+}
+
+function summary(ctx, msg, result, finalHand, knockerDeadwood) {
   const {el} = ctx;
   const n = result.totals.length;
   const over = msg.status === "finished";
   const name = (s) => ctx.playerName(s);
-  let headline;
-  if (result.knocker === null) {
-    headline = "The stock ran out: a dead hand, nobody scores.";
-  } else {
-    const how = result.gin ? "went gin" : "knocked";
-    headline = `${name(result.knocker)} ${how}; ` + (result.undercut
-      ? `undercut: ${name(result.winner)} ${result.winner === msg.seat ? "score" : "scores"} `
-      : `${name(result.winner)} ${result.winner === msg.seat ? "score" : "scores"} `) +
-      `${result.points[result.winner]}.`;
-  }
   let mySplit = finalHand ? bestSplit(finalHand) : null;
   const iKnocked = result.knocker !== null && result.knocker === msg.seat;
   if (mySplit && iKnocked) {  // the melds the engine scored (layoffs went onto them)
@@ -240,14 +248,16 @@ function summary(ctx, msg, result, finalHand) {
     mySplit = {melds: result.knocker_melds, deadwood: finalHand.filter((c) => !melded.has(c))};
   }
   const group = (names, extra = "") => el("span", {class: `gt-group${extra}`},
-    names.map((c) => chip(c)));
+    sortNames(names).map((c) => chip(c)));
   return el("div", {class: "panel summary gt-summary", role: "dialog",
     "aria-label": "hand summary"},
   el("h2", {}, `Hand ${result.hand_number} summary`),
-  el("p", {}, headline),
-  result.knocker === null || (iKnocked && mySplit) ? null : el("p", {},
+  el("p", {id: "gin-headline"}, headline(ctx, result, msg.seat)),
+  result.knocker === null || (iKnocked && mySplit) ? null : el("p", {class: "gt-knocker"},
     el("span", {class: "hint"}, `${name(result.knocker)}: melds `),
-    result.knocker_melds.map((m) => group(m))),
+    result.knocker_melds.map((m) => group(m)),
+    knockerDeadwood && knockerDeadwood.length ? [el("span", {class: "hint"}, " deadwood "),
+      group(knockerDeadwood, " dw")] : null),
   mySplit ? el("p", {class: "gt-mine"}, el("span", {class: "hint"}, iKnocked
     ? "You: melds " : "Your hand: melds "), mySplit.melds.map((m) => group(m)),
   mySplit.deadwood.length ? [el("span", {class: "hint"}, " deadwood "),
@@ -282,10 +292,13 @@ export async function show(root, msg, ctx) {
     if (msg.seat !== null && prev && prev.hand) {
       finalHand = prev.hand.filter((c) => !(ev.seat === msg.seat && c === ev.card));
     }
-    draw(root, msg, ctx);
-    await hold(root, msg, ctx, summary(ctx, msg, v.last_hand, finalHand),
+    // the finished hand stays on the table under its summary: the next hand's deal
+    // (and its header) come after
+    if (prev && prev.msg) draw(root, prev.msg, {...ctx, live: () => false});
+    else draw(root, msg, ctx);
+    await hold(root, msg, ctx, summary(ctx, msg, v.last_hand, finalHand, ev.knocker_deadwood),
       msg.status === "finished" ? "See the final table" : "Next hand", "next-hand");
   }
-  memory = {table: msg.table, hand: v.hand, handNumber: v.hand_number};
+  memory = {table: msg.table, hand: v.hand, handNumber: v.hand_number, msg};
   draw(root, msg, ctx);
 }

@@ -8,8 +8,10 @@ export function head(ctx, msg, text) {
   const {el} = ctx;
   return el("div", {class: "table-head"},
     el("a", {href: "#/", class: "button small"}, "\u2190 Lobby"),
-    el("span", {}, `Table ${msg.table} \u00b7 ${text}` +
-      `${msg.seat === null ? " \u00b7 watching" : ""}`));
+    el("span", {class: "head-text"}, `Table ${msg.table} \u00b7 ${text}` +
+      `${msg.seat === null ? " \u00b7 watching" : ""}`),
+    el("button", {class: "link small", id: "table-rules", onclick: () => ctx.rules()},
+      "Rules"));
 }
 
 // a card as a short coloured label ("7\u2665"), for lists that would not fit as cards

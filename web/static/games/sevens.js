@@ -86,15 +86,17 @@ export function draw(root, msg, ctx) {
   // the running total after each play, counted back from the total now
   const totals = [];
   for (let i = v.plays.length - 1, t = v.total; i >= 0; t -= v.plays[i][2], i--) totals[i] = t;
+  // in the order they happened, the latest last (the twelve latest; the rest folded)
+  const shown = Math.max(0, v.plays.length - 12);
   const plays = el("details", {class: "gt-history", open: true},
     el("summary", {}, `Table cards and plays (${v.table.length + v.plays.length})`),
-    el("div", {}, el("span", {class: "hint"}, "dealt face up: "), chips(ctx, v.table)),
-    el("ol", {class: "gt-plays", reversed: true, start: v.plays.length},
-      v.plays.map(([s, c, value], i) => [s, c, value, totals[i]]).reverse().slice(0, 12)
+    el("div", {}, el("span", {class: "hint"}, "dealt face up first: "), chips(ctx, v.table)),
+    shown ? el("p", {class: "hint"}, `\u2026 ${shown} earlier play${shown === 1 ? "" : "s"}`)
+      : null,
+    el("ol", {class: "gt-plays", start: shown + 1},
+      v.plays.map(([s, c, value], i) => [s, c, value, totals[i]]).slice(shown)
         .map(([s, c, value, t]) => el("li", {}, `${ctx.playerName(s)} `, chip(c),
-          ` ${signed(value)} \u2192 ${t}`))),
-    v.plays.length > 12 ? el("p", {class: "hint"}, `\u2026 and ${v.plays.length - 12} ` +
-      "earlier plays") : null);
+          ` ${signed(value)} \u2192 ${t}`))));
 
   let mine = null;
   if (!watching) {

@@ -3,7 +3,9 @@
 // every bid and trick count, the game score always in view, the finished
 // trick kept until you go on, and the hand summary.
 
+import {targetText} from "../help.js";
 import {cardBack, cardFace, fitRow, isRed, parseCard} from "./cards.js";
+import {head} from "./parts.js";
 
 const HAND_SIZE = 13;
 const PLACES = ["bottom", "left", "top", "right"];  // clockwise from you
@@ -110,27 +112,25 @@ export function draw(root, msg, ctx, frozen = null) {
   } else if (!result) {
     for (const c of sortHand(v.hand)) {
       const a = legal.get(c);
-      row.append(cardFace(c, a === undefined ? {dim: myTurn}
+      // while bidding every card counts: none is dimmed
+      row.append(cardFace(c, a === undefined ? {dim: myTurn && v.phase !== "bid"}
         : {onclick: () => ctx.move(a)}));
     }
   }
   mine.append(row);
 
-  let bidPanel = null;
   if (myTurn && v.phase === "bid") {
+    // the bids sit on the felt, so the hand below never moves
     const ok = new Set(msg.legal.map(([a]) => a));
-    bidPanel = el("div", {class: "bids", role: "group", "aria-label": "your bid"},
+    felt.append(el("div", {class: "bids", role: "group", "aria-label": "your bid"},
       Array.from({length: 14}, (_, b) => el("button", {
         class: "bid-button", "data-bid": b, disabled: !ok.has(b),
-        onclick: () => ctx.move(b)}, b === 0 ? "Nil" : String(b))));
+        onclick: () => ctx.move(b)}, b === 0 ? "Nil" : String(b)))));
   }
 
-  const game = el("div", {class: "spades"}, board, felt, bidPanel, mine);
-  root.replaceChildren(el("div", {class: "table-head"},
-    el("a", {href: "#/", class: "button small"}, "\u2190 Lobby"),
-    el("span", {}, `Table ${msg.table} \u00b7 Spades (${msg.preset}) \u00b7 ` +
-      `hand ${result ? result.hand_number : v.hand_number} \u00b7 game to ${v.rules.target}` +
-      `${watching ? " \u00b7 watching" : ""}`)), game);
+  const game = el("div", {class: "spades"}, board, felt, mine);
+  root.replaceChildren(head(ctx, msg, `Spades (${msg.preset}) \u00b7 hand ` +
+    `${result ? result.hand_number : v.hand_number} \u00b7 game: ${targetText(v.rules)}`), game);
   fitRow(row);
   for (const b of felt.querySelectorAll(".backs")) fitRow(b);
   return felt;
