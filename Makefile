@@ -41,6 +41,9 @@ chromium:
 ## the test suite (what CI runs)
 test: setup-dev chromium
 	$(BIN)/python -m ruff check .
+# the web storage and restart tests start a throwaway PostgreSQL cluster (loopback only, as
+# the postgres user, in a temporary folder) and stop it; they need Debian's server package
+	ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || (apt-get update && apt-get install -y postgresql)
 	$(BIN)/python -m pytest
 
 ## speed of the engines and envs, beside OpenSpiel when it installs
