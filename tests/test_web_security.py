@@ -12,6 +12,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from web.app import MAX_BODY, SIGNIN_PER_ADDRESS, SIGNIN_PER_NAME, SIGNIN_WINDOW, create_app
+from web.db import Store
 from web.testing import postgres_url
 
 T0 = 1_000_000.0
@@ -102,6 +103,36 @@ def test_a_file_named_as_a_bot_is_never_imported(tmp_path):
                              .replace(spec, "X"))
             assert texts[0] == texts[1]
     assert not marker.exists()
+
+
+def test_a_bot_path_in_an_old_database_is_never_imported(tmp_path):
+    """A table stored with a path for a bot (as the old server let a request do) is not
+    resumed: nothing is imported, the row stays as it was, and opening it is refused."""
+    marker, bot, _ = marker_bot(tmp_path)
+    url = f"sqlite:///{tmp_path / 'web.db'}"
+    store = Store(url)
+    ann = store.create_user("ann", "x", 1.0)
+    table = store.create_table(game="spades", preset="killer", rules={}, seed=1, kind="custom",
+                               status="playing", host=ann, created=1.0, starts_at=None,
+                               absent=None, bot_spec=None, fill_at=None,
+                               seats=[(ann, None), (None, bot), (None, bot), (None, bot)])
+    before = store.dump()
+    store.close()
+    app = create_app(url, password_cost=2**10)
+    with TestClient(app) as http:
+        assert app.state.lobby.tables == {}
+        bob = signup(http, "bob")
+        with http.websocket_connect("/ws", headers=bob) as ws:
+            ws.send_text(json.dumps({"type": "join", "table": table}))
+            answer = ws.receive_json()
+            assert answer["type"] == "error" and "cannot be played here" in answer["error"]
+        res = http.post(f"/api/tables/{table}/sit", json={}, headers=bob)
+        assert res.status_code == 400
+    assert not marker.exists()
+    store = Store(url)
+    after = store.dump()
+    store.close()
+    assert after["game_tables"] == before["game_tables"] and after["seats"] == before["seats"]
 
 
 def bad_requests(table: int, playing: int) -> list[tuple[str, object, int]]:
