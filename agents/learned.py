@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import Bot
+from agents.search import SearchBot
 from envs.encoding import Encoder
 from envs.games import game_names, get_game
 
@@ -202,8 +203,6 @@ def load(path: str | Path, seed: int | None = None, **search: Any) -> Bot:
     knobs = {**(net.card.get("search") or {}), **search}
     if not knobs or knobs.get("worlds") == 0:
         return net
-    from agents.search import SearchBot
-
     try:
         bot = SearchBot(net, net.game, seed=seed, **knobs)
     except (TypeError, ValueError) as err:

@@ -25,6 +25,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from agents.base import Bot, RandomBot
+from agents.learned import load
+from agents.search import SearchBot
 from envs.games import GAMES, get_game
 
 _FACTORIES: dict[str, Callable[..., Bot]] = {}
@@ -133,8 +135,6 @@ def make(spec: str, **kwargs) -> Bot:
         bot.name = spec.strip()
         return bot
     if name.endswith(".onnx"):  # an exported bot: onnxruntime and numpy, no torch
-        from agents.learned import load
-
         opts.update(kwargs)
         try:
             bot = load(name, **opts)
@@ -175,6 +175,24 @@ def strongest(game: str) -> tuple[str, ...]:
 def describe(name: str) -> str:
     _load_game_bots(name)
     return _HELP.get(name, "")
+
+
+def search_description(default_bot: str) -> str:
+    """What the registry says of ``<game>/search`` (``search_factory``)."""
+    return (f"determinized play-outs around a bot (bot=, default {default_bot}; worlds=, "
+            f"top_k=, min_prior=, z=): the bot's move and the other legal moves (up to top_k, "
+            f"default 13) each played out on sampled deals of the hidden cards (agents.search)")
+
+
+def search_factory(game: str, default_bot: str) -> Callable[..., SearchBot]:
+    """A registry factory: ``<game>/search`` searches around any bot (``bot=`` a spec)."""
+
+    def factory(seed: int | None = None, bot: str = default_bot, worlds: int = 16,
+                top_k: int = 13, min_prior: float = 0.0, z: float = 0.0) -> SearchBot:
+        return SearchBot(make(bot, seed=seed), game, worlds=worlds, top_k=top_k,
+                         min_prior=min_prior, z=z, seed=seed)
+
+    return factory
 
 
 register("random", RandomBot, "uniformly random legal action (any game)")

@@ -12,7 +12,7 @@ its ``"game"`` field picks the game, and ``Game.view_from_dict`` reads it
 back); ``legal`` is the list of legal action ids (ints; each game's action
 table is in its ``envs/<game>/actions.py``, and ``--example`` prints a real
 view and the names of its legal actions). ``A`` is one of ``legal``; ``name``
-is the action's readable name (e.g. ``"bid 3"``, ``"play QH"``).
+is the action's readable name (e.g. ``"bid 3"``, ``"QH"``).
 
 Request ``{"reset": SEED}`` (SEED an int or null) -> ``{"ok": true}``: a new
 game starts (the bot's own randomness is reseeded).

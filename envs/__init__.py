@@ -1,1 +1,1 @@
-"""cardrl games: each a PettingZoo AEC env over a pure engine (see DESIGN.md)."""
+"""cardrl games: each a PettingZoo AEC env over a pure engine (see docs/design.md)."""

@@ -10,7 +10,7 @@ Options (``env(**options)``; any other keyword is a rules field):
 * ``observation``: ``"infostate"`` (default: everything the seat's view holds,
   nothing estimated) or ``"features"`` (the information plus what the expert bots
   reckon with); see ``envs.encoding``.
-* Rewards (RULES.md section 5): after each hand, each agent's score change for the
+* Rewards (docs/rules.md section 5): after each hand, each agent's score change for the
   hand divided by ``score_scale`` (``None``: the game's scale; ``0`` turns the term
   off); ``relative_score=True`` pays instead its change minus the mean of the other
   seats' changes (what a ranking by points pays); when the episode ends,

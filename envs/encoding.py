@@ -1,6 +1,6 @@
 """What every observation encoder shares: the ``Encoder`` record, layouts, masks, observers.
 
-A game has two encoder kinds (DESIGN.md, "Encoders"):
+A game has two encoder kinds (docs/design.md, "Encoders"):
 
 * ``infostate`` (the env's default): everything the seat's view holds, as planes
   and numbers, and nothing a bot estimates; its version changes only when what

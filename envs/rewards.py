@@ -1,4 +1,4 @@
-"""Rewards, the same for every game and every API (RULES.md section 5).
+"""Rewards, the same for every game and every API (docs/rules.md section 5).
 
 After each hand, each seat's score change for the hand divided by a scale (or,
 ``relative``, its change less the mean of the other seats'); when the episode
@@ -15,7 +15,7 @@ from typing import Any
 
 
 def hand_rewards(points: tuple, score_scale: float, relative: bool) -> list[float]:
-    """Each seat's reward for a hand's ``points`` (RULES.md section 5): points / scale, or
+    """Each seat's reward for a hand's ``points`` (docs/rules.md section 5): points / scale, or
     with ``relative`` its points less the others' mean; all zero when ``score_scale`` is 0."""
     n = len(points)
     if not score_scale:
@@ -47,7 +47,7 @@ def _number(name: str, value: object, minimum: float | None = None) -> float:
 
 @dataclass(frozen=True)
 class Payout:
-    """How an env pays its agents: the options of RULES.md section 5, checked once.
+    """How an env pays its agents: the options of docs/rules.md section 5, checked once.
 
     ``score_scale`` None is the game's own scale (``Game.score_scale``); 0 turns the
     hand term off. ``episode="hand"`` ends an episode after one hand, whose winner

@@ -1,11 +1,11 @@
-"""The project's main job (make demo): a Monte Carlo tournament of the Spades rule bots.
+"""A Monte Carlo tournament of the Spades rule bots (``python -m eval.demo``).
 
 Requirement A1.4 of the killer requirements: play the rule-based strategies
 against each other over many deals and report how they do. For each preset
 (killer, then cutthroat) two duplicate tournaments are played: the four rule
 bots against each other, and the two strongest against two random players
-(the floor every bot must clear). Defaults finish in about 1-2 minutes on two
-cores; ``--deals`` trades time for narrower intervals.
+(the floor every bot must clear). ``--deals`` trades time for narrower
+intervals. (The project's main job, ``make demo``, is ``train.demo``.)
 """
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ def random_actions(state: BlindAuctionState, rng: np.random.Generator) -> list[i
 
 
 def oracle_legal(state: BlindAuctionState, seat: int) -> list[int]:
-    """What ``seat`` may bid, from RULES.md section 4 and its view only: when it is its
+    """What ``seat`` may bid, from docs/rules.md section 4 and its view only: when it is its
     turn, every rank of its suit in play that its resolved bids and its own pending
     bid have not used; otherwise nothing."""
     view = state.view(seat)

@@ -1,5 +1,5 @@
 """Shared helpers for the Gin Rummy tests: deals, random play, and oracles written
-from RULES.md section 2 apart from the engine (brute-force deadwood, legal set)."""
+from docs/rules.md section 2 apart from the engine (brute-force deadwood, legal set)."""
 
 from __future__ import annotations
 
@@ -67,7 +67,7 @@ def brute_force_deadwood(hand) -> int:
 
 
 def oracle_legal(state) -> list[int]:
-    """The legal set from the acting seat's view and RULES.md section 2 alone."""
+    """The legal set from the acting seat's view and docs/rules.md section 2 alone."""
     if state.current_player is None:
         return []
     view = state.view(state.current_player)

@@ -16,7 +16,7 @@ def colour(name: str) -> str:
 
 
 def oracle_legal(view) -> list[int]:
-    """Legal actions from card names and RULES.md wording, not the engine's tables."""
+    """Legal actions from card names and docs/rules.md wording, not the engine's tables."""
     hand = cards.names(view.hand)
     last = cards.name(view.last_card)
     other_colour = [c for c in hand if colour(c) != colour(last)]

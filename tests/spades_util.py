@@ -44,7 +44,7 @@ def play_hand_with_bids(state: SpadesState, bids: list[int], rng=None) -> None:
 
 
 def oracle_legal(state: SpadesState) -> list[int]:
-    """The legal set written straight from RULES.md section 1, apart from the engine.
+    """The legal set written straight from docs/rules.md section 1, apart from the engine.
 
     Reads only the acting seat's view, so it is independent of engine internals.
     """

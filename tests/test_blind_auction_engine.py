@@ -31,7 +31,7 @@ def play(players, tie_rule, rounds):
 
 
 # ------------------------------------------------------------ the table
-# RULES.md section 4: the single highest bid takes the prize (and any carried);
+# docs/rules.md section 4: the single highest bid takes the prize (and any carried);
 # a tie for highest: discard = nobody, carry = it goes with the next prize,
 # split = each tied player scores half; carried prizes left at the end go to nobody.
 TWO_TIE_FIRST = [("4", "4"), ("2", "3"), ("3", "2")]  # 4D tied, 2D to seat 1, 3D to seat 0

@@ -71,6 +71,40 @@ def test_game_value_reads_the_table_between_hands_and_the_winners_at_the_end():
     assert kh.game_value(state, 1, table) == 1.0 and kh.game_value(state, 0, table) == 0.0
 
 
+def test_redeals_reshuffle_only_the_stock_and_play_outs_finish_the_hand_on_a_copy():
+    """The play-out helpers the labels use (once train.rollouts'): a redeal changes no view,
+    only the order of the unseen stock; a play-out applies the move, then the bots play to
+    the hand's end, and leaves its start as it was."""
+    rules = get_rules("standard")
+    state = GinRummyState(rules, 5)
+    bots = [agents.make("gin_rummy/expert") for _ in range(2)]
+    for _ in range(6):  # a few moves into the hand
+        seat = state.current_player
+        state.apply(int(bots[seat].act(state.view(seat), state.legal_actions())))
+    assert not state.results
+    views = [state.view(s) for s in range(2)]
+    stock = list(state.stock)
+    starts = kh.redealt(state, 4, np.random.default_rng(1))
+    assert len(starts) == 4 and all(s is not state for s in starts)
+    assert any(list(s.stock) != stock for s in starts)
+    for s in starts:
+        assert sorted(s.stock) == sorted(stock)
+        assert [s.view(seat) for seat in range(2)] == views
+    assert list(state.stock) == stock  # the original keeps its order
+    move = state.legal_actions()[0]
+    before = (list(starts[0].stock), starts[0].view(starts[0].current_player))
+    out = kh.played_out(starts[0], move, bots)
+    assert len(out.results) == 1 and not starts[0].results
+    assert (list(starts[0].stock), starts[0].view(starts[0].current_player)) == before
+    twin = starts[0].clone()  # the same play-out by hand
+    twin.apply(move)
+    while not twin.results:
+        seat = twin.current_player
+        twin.apply(int(bots[seat].act(twin.view(seat), twin.legal_actions())))
+    assert twin.results[-1].points == out.results[-1].points
+    assert twin.scores == out.scores
+
+
 def test_labels_come_only_where_a_knock_other_than_gin_is_legal():
     table = np.full((100, 100, 2), 0.5)
     obs, gains = kh.label_games(get_rules("standard"), "gin_rummy/expert", 3, seed=2,
@@ -156,11 +190,12 @@ def expert_views(preset: str, games: int):
 def test_exported_bot_with_a_head_plays_what_torch_plays(tmp_path, monkeypatch):
     pytest.importorskip("onnxruntime")
     from train.export import MaskedLogits
-    from train.trainer import Trainer
+    from train.ppo import Trainer
 
     monkeypatch.chdir(tmp_path)
     cfg = TrainConfig(game="gin_rummy", preset="standard", observation="features", net=(32,),
-                      n_envs=1, steps=64, eval_every=0, name="kh").resolved()
+                      n_games=4, n_steps=16, steps=64, eval_every=0, torch_threads=1,
+                      name="kh").resolved()
     trainer = Trainer(cfg, resume=False, progress=False, quiet=True)
     obs, masks = expert_views("standard", 12)
     obs, masks = obs[:1000], masks[:1000]

@@ -197,7 +197,7 @@ def test_legal_set_matches_rules_and_cards_are_conserved(seed, preset, jokers):
 
 
 def _oracle_points(rules, bid, tricks, bags):
-    """RULES.md section 1 scoring, counted one overtrick (one bag) at a time."""
+    """docs/rules.md section 1 scoring, counted one overtrick (one bag) at a time."""
     if bid == 0:
         return (rules.nil_points if tricks == 0 else -rules.nil_points), bags
     if tricks < bid:

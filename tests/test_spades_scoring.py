@@ -1,4 +1,4 @@
-"""Every scoring row of RULES.md section 1, for both presets, as table tests."""
+"""Every scoring row of docs/rules.md section 1, for both presets, as table tests."""
 
 import pytest
 

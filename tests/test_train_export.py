@@ -1,6 +1,7 @@
-"""Acceptance: train a few thousand steps on each game and observation kind, export to ONNX,
-reload through ``agents.load`` and check that the ONNX bot plays what the torch policy plays
-on 1000 views (encoded by the kind the card names)."""
+"""Acceptance: train a few thousand steps from scratch on each game and observation kind (PPO
+in batched self-play: the current policy and its snapshots in the other seats, no imitation),
+export to ONNX, reload through ``agents.load``, check that the ONNX bot plays what the torch
+policy plays on 1000 views (encoded by the kind the card names) and a whole legal game."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from envs.games import get_game
 from train.config import TrainConfig
 from train.export import policy_weights
 from train.games import ready_games
-from train.trainer import Trainer
+from train.ppo import Trainer
 
 GAMES = ready_games()
 CASES = [(game, kind) for game in GAMES for kind in KINDS]
@@ -43,9 +44,11 @@ def trained(request, tmp_path_factory):
     game, kind = request.param
     root = tmp_path_factory.mktemp(f"train-{game}-{kind}")
     cfg = TrainConfig(game=game, observation=kind, steps=STEPS, seed=3,
-                      opponents="self@1,random@1", net=(32, 32), n_steps=512, batch_size=128,
-                      n_epochs=2, max_hands=3, eval_every=0, checkpoint_every=1024,
-                      snapshot_every=1024, name=f"export-{game}-{kind}")
+                      opponents="self@0.8,snapshot@0.2", net=(32, 32), n_games=8, n_steps=64,
+                      batch_size=128, n_epochs=2, max_hands=3, eval_every=0,
+                      checkpoint_every=1024, snapshot_every=1024, torch_threads=1,
+                      name=f"export-{game}-{kind}")
+    assert not cfg.imitate  # from scratch
     mp = pytest.MonkeyPatch()
     mp.chdir(root)  # runs/ under the test's own directory
     try:
@@ -80,6 +83,28 @@ def test_onnx_bot_plays_the_torch_policy_actions_on_1000_views(trained):
     legal_logits = np.where(masks[:50], ours, -np.inf)
     norm = legal_logits - np.logaddexp.reduce(legal_logits, axis=1, keepdims=True)
     assert np.allclose(np.where(masks[:50], norm, 0), np.where(masks[:50], raw, 0), atol=1e-4)
+
+
+def test_the_run_was_batched_self_play_and_the_exported_bot_plays_a_whole_legal_game(trained):
+    game, kind, trainer, result, root = trained
+    venv = trainer.env.venv
+    assert venv.num_envs == 8 and venv.games.num_games == 8
+    assert venv.episodes.sum() > 8  # episodes finished and were dealt again
+    assert [p.name for p in sorted((result.run_dir / "snapshots").iterdir())] == [
+        "step-000001024.npz"]  # a snapshot joined the pool at 1024 steps
+    g = get_game(game)
+    rules = g.get_rules(g.presets[0], max_hands=3)  # the training games' length
+    bots = [agents.load(root / result.onnx) for _ in range(g.num_players(rules))]
+    state = g.new_state(rules, 17)
+    moves = 0
+    while not state.is_over:
+        seat, legal = state.current_player, state.legal_actions()
+        action = bots[seat].act(state.view(seat), legal)
+        assert action in legal
+        state.apply(action)
+        moves += 1
+        assert moves < 20_000, "the game does not end"
+    assert state.results and state.winners
 
 
 def test_training_moves_the_per_action_weights_that_export_carries(trained):

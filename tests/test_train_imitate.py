@@ -7,31 +7,42 @@ import json
 import numpy as np
 import pytest
 
+from envs.batched import BatchedGames
 from train.config import TrainConfig
 from train.imitate import action_weights, collect
-from train.trainer import Trainer
+from train.ppo import Trainer
 
 
 def config(**changes) -> TrainConfig:
-    base = dict(game="blind_auction", preset="2p", steps=256, seed=3, net=(32,), n_steps=256,
-                batch_size=64, n_epochs=1, eval_every=0, checkpoint_every=256,
+    base = dict(game="blind_auction", preset="2p", steps=256, seed=3, net=(32,), n_games=8,
+                n_steps=32, batch_size=64, n_epochs=1, eval_every=0, checkpoint_every=256,
                 snapshot_every=0, opponents="random@1,self@1", imitate="blind_auction/high-early",
-                imitate_samples=2600, imitate_epochs=15, name="clone")
+                imitate_samples=2600, imitate_epochs=15, torch_threads=1, name="clone")
     return TrainConfig(**{**base, **changes}).resolved()
 
 
-def test_demonstrations_are_the_teachers_moves_with_their_returns():
+def games(n: int = 2) -> BatchedGames:
+    return BatchedGames("blind_auction", n, preset="2p")
+
+
+def test_demonstrations_are_the_teachers_moves_in_every_seat_with_their_returns():
     cfg = config()
-    data = collect(cfg, cfg.imitate, 260, seed=1)
-    assert len(data) >= 260 and data.episodes == len(data) // 13  # 13 bids per 2p episode
+    data = collect(games(2), cfg.imitate, 260, cfg.gamma, seed=1)
+    # 2 games side by side, 26 bids (13 per seat) per 2p episode: 130 ticks are 5 episodes each
+    assert len(data) == 260 and data.episodes == 10
     assert data.masks[np.arange(len(data)), data.actions].all()  # every move legal
     # high-early bids its highest card: the last legal action of every mask
     highest = np.array([np.flatnonzero(m)[-1] for m in data.masks])
     assert np.array_equal(data.actions, highest)
-    # returns are discounted reward-to-go: within an episode r_t = reward_t + gamma * r_{t+1},
-    # and only the last step (the game's end) carries the reward in blind auction
-    first = data.returns[:13]
-    assert np.allclose(first[:-1], cfg.gamma * first[1:], atol=1e-5)
+    # decision t * 2 + i is game i's at tick t; the seats bid in turn, seat 0 first. Returns
+    # are each seat's discounted reward-to-go over its own decisions: r_t = gamma * r_{t+1}
+    # within an episode, as only the last round (the game's end) pays in blind auction
+    for game in range(2):
+        episode = data.returns[game::2][:26]
+        for seat in range(2):
+            own = episode[seat::2]
+            assert np.allclose(own[:-1], cfg.gamma * own[1:], atol=1e-5)
+            assert own[-1] != 0.0  # the win term at least
 
 
 def test_run_starts_ppo_from_a_clone_of_the_teacher(tmp_path, monkeypatch):
@@ -43,7 +54,7 @@ def test_run_starts_ppo_from_a_clone_of_the_teacher(tmp_path, monkeypatch):
     assert (trainer.run_dir / "checkpoint.zip").is_file()  # the clone survives a crash
 
     fresh = Trainer(config(imitate="", name="fresh"), progress=False, quiet=True)
-    probe = collect(config(), "random", 400, seed=9)  # views the teacher did not make
+    probe = collect(games(4), "random", 400, 0.99, seed=9)  # views the teacher did not make
     agree = {}
     for name, t in (("clone", trainer), ("fresh", fresh)):
         picks, _ = t.model.predict(probe.obs, action_masks=probe.masks, deterministic=True)

@@ -94,9 +94,12 @@ def test_only_the_features_kind_declares_action_blocks(game, kind):
 def test_the_policy_round_trips_through_save_and_load_with_its_head(tmp_path):
     from sb3_contrib import MaskablePPO
 
-    from train.single_seat import SingleSeatEnv
+    from envs.batched import BatchedGames
+    from train.opponents import OpponentPool
+    from train.selfplay import SelfPlayVecEnv
 
-    env = SingleSeatEnv("sevens", "random", "random", env_options={"observation": "features"})
+    env = SelfPlayVecEnv(BatchedGames("sevens", 2, preset="random", observation="features"),
+                         OpponentPool.parse("random", "sevens"))
     blocks = game_action_features("sevens", "random", None, "features")
     model = MaskablePPO(ActionFeaturePolicy, env, n_steps=64, batch_size=64, device="cpu",
                         policy_kwargs={"net_arch": [8], "action_features": blocks})
@@ -106,7 +109,6 @@ def test_the_policy_round_trips_through_save_and_load_with_its_head(tmp_path):
     again = MaskablePPO.load(tmp_path / "m.zip", device="cpu")
     assert again.policy.action_features == blocks
     a, b = policy_weights(model.policy), policy_weights(again.policy)
-    obs, _ = env.reset(seed=1)
-    mask = env.action_masks()
+    obs, mask = env.reset()[0], env.action_masks()[0]
     assert np.array_equal(a.logits(obs, mask), b.logits(obs, mask))
     assert a.skip is not None and np.count_nonzero(a.skip) == 3 * 104

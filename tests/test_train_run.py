@@ -15,13 +15,13 @@ from train.config import TrainConfig
 from train.demo import lineups
 from train.metrics import hand_counts, rates
 from train.plots import learning_curve, second_panel
-from train.trainer import EVALS, STATE, TrainCallback, Trainer, read_evals
+from train.ppo import EVALS, STATE, TrainCallback, Trainer, read_evals
 
 
 def tiny(**changes) -> TrainConfig:
     base = dict(game="spades", steps=1024, seed=2, opponents="random@1,self@1", net=(16,),
-                n_steps=256, batch_size=64, n_epochs=1, max_hands=2, eval_every=0,
-                checkpoint_every=256, snapshot_every=512, name="tiny")
+                n_games=4, n_steps=64, batch_size=64, n_epochs=1, max_hands=2, eval_every=0,
+                checkpoint_every=256, snapshot_every=512, torch_threads=1, name="tiny")
     return TrainConfig(**{**base, **changes})
 
 
@@ -56,6 +56,31 @@ def test_interrupt_then_resume_loses_nothing(tmp_path, monkeypatch):
     assert card["training"]["steps"] == done.steps
 
 
+def test_a_resumed_run_deals_new_games_not_the_ones_it_already_played(tmp_path, monkeypatch):
+    """The collector's deals come from the run's seed and its step count at (re)start, so
+    the second part of an interrupted run meets fresh deals and opponent draws instead of
+    replaying the first part's games from the start."""
+    from envs.batched import BatchedGames
+
+    monkeypatch.chdir(tmp_path)
+    dealt: list[list[int]] = [[]]
+    original = BatchedGames.restart
+
+    def restart(self, i, seed, deal=None):
+        dealt[-1].append(int(seed))
+        return original(self, i, seed, deal)
+
+    monkeypatch.setattr(BatchedGames, "restart", restart)
+    done = Trainer(tiny(steps=256), progress=False, quiet=True).run()
+    assert done.steps == 256 and len(dealt[0]) > 4
+    dealt.append([])
+    cfg = TrainConfig.load(done.run_dir)
+    cfg.steps = 512
+    again = Trainer(cfg, resume=True, progress=False, quiet=True).run()
+    assert again.steps == 512 and len(dealt[1]) > 4
+    assert not set(dealt[0]) & set(dealt[1]), (dealt[0][:8], dealt[1][:8])
+
+
 @pytest.mark.parametrize("warmup", [0, 10_000])
 def test_critic_warmup_trains_only_the_critic(warmup, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
@@ -75,8 +100,22 @@ def test_critic_warmup_trains_only_the_critic(warmup, tmp_path, monkeypatch):
     assert not all(map(torch.equal, critic0, weights(*critic)))
     assert trainer.model.lr_schedule(1.0) == (1e-3 if warmup else trainer.cfg.learning_rate)
     trainer.freeze_actor(False)  # the warm-up's end: everything learns at the run's rate
+    trainer.set_learning_rate(trainer.cfg.critic_warmup + 1)
     assert all(p.requires_grad for p in policy.parameters())
     assert trainer.model.lr_schedule(1.0) == trainer.cfg.learning_rate
+
+
+def test_lr_decay_falls_linearly_to_zero_at_the_last_step(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    trainer = Trainer(tiny(lr_decay=True, learning_rate=1e-3, steps=4096), progress=False,
+                      quiet=True)
+    for step, lr in ((0, 1e-3), (1024, 7.5e-4), (2048, 5e-4), (4096, 0.0), (5000, 0.0)):
+        trainer.set_learning_rate(step)
+        assert trainer.model.lr_schedule(1.0) == pytest.approx(lr)
+    again = Trainer(tiny(learning_rate=1e-3, steps=4096, name="flat"), progress=False,
+                    quiet=True)
+    again.set_learning_rate(4000)
+    assert again.model.lr_schedule(1.0) == pytest.approx(1e-3)
 
 
 def test_resume_takes_the_hyperparameters_of_the_edited_config(tmp_path, monkeypatch):
@@ -101,16 +140,17 @@ def test_resume_flags_change_only_what_they_name(tmp_path, monkeypatch):
     parser = run_cli.build_parser()
     cfg = run_cli.config_from_args(parser.parse_args(["--resume", "tiny", "--lr", "1e-5"]))
     assert cfg.learning_rate == 1e-5 and cfg.n_epochs == 3 and cfg.net == (16,)
-    assert cfg.baseline == ""
-    cfg = run_cli.config_from_args(parser.parse_args(["--resume", "tiny", "--baseline",
-                                                      "spades/expert"]))
-    assert cfg.baseline == "spades/expert" and cfg.learning_rate == 1e-3
-    assert cfg.episode == tiny().episode
+    assert (cfg.n_games, cfg.n_steps) == (4, 64) and cfg.episode == tiny().episode
     cfg = run_cli.config_from_args(parser.parse_args(["--resume", "tiny", "--episode", "hand"]))
-    assert cfg.episode == "hand" and cfg.baseline == "" and cfg.n_epochs == 3
+    assert cfg.episode == "hand" and cfg.learning_rate == 1e-3 and cfg.n_epochs == 3
     fresh = run_cli.config_from_args(parser.parse_args(["--game", "sevens"]))
     assert fresh.learning_rate == TrainConfig().learning_rate and fresh.target_kl is None
     assert fresh.episode == TrainConfig().episode
+    assert (fresh.n_games, fresh.n_steps, fresh.observation) == (256, 32, "infostate")
+    assert fresh.opponents == "self@0.8,snapshot@0.2"
+    given = run_cli.config_from_args(parser.parse_args(
+        ["--game", "sevens", "--n-games", "16", "--n-steps", "8", "--observation", "features"]))
+    assert (given.n_games, given.n_steps, given.observation) == (16, 8, "features")
 
 
 def test_a_copied_run_resumes_in_its_own_directory(tmp_path, monkeypatch):
@@ -236,7 +276,10 @@ def test_demo_lineups_fill_the_table():
     (["--target-kl", "0"], "target_kl must be positive or None, got 0.0"),
     (["--imitate", "gin_rummy/expert"], "teacher 'gin_rummy/expert' plays gin_rummy, not spades"),
     (["--imitate", "nobody/bot"], "bad teacher 'nobody/bot'"),
-    (["--baseline", "gin_rummy/expert"], "baseline 'gin_rummy/expert' plays gin_rummy, not spades"),
+    (["--opponents", "self@1,gin_rummy/expert@1"],
+     "opponent 'gin_rummy/expert' plays gin_rummy, not spades"),
+    (["--n-games", "0"], "n_games must be a positive int, got 0"),
+    (["--n-steps", "-1"], "n_steps must be a positive int, got -1"),
     (["--imitate", "spades/expert", "--imitate-samples", "0"],
      "imitate_samples must be a positive int"),
 ])
@@ -247,25 +290,73 @@ def test_command_line_refuses_bad_input(argv, message, capsys, tmp_path, monkeyp
     assert not (tmp_path / "runs").exists() or argv[0] == "--resume"
 
 
-def test_env_processes_get_the_current_policy_and_snapshots(tmp_path, monkeypatch):
-    """With n_envs > 1 the opponents live in worker processes: self-play must reach them."""
+@pytest.mark.parametrize("argv", [["--observation", "pixels"], ["--n-envs", "2"],
+                                  ["--minutes", "5"], ["--baseline", "spades/expert"]])
+def test_command_line_refuses_unknown_kinds_and_removed_flags(argv, capsys, tmp_path,
+                                                              monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as stop:
+        run_cli.main(argv)
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert ("invalid choice: 'pixels'" in err) if argv[1] == "pixels" else \
+        (f"unrecognized arguments: {' '.join(argv)}" in err)
+    assert not (tmp_path / "runs").exists()
+
+
+def test_the_current_policy_and_snapshots_reach_the_self_and_snapshot_seats(tmp_path,
+                                                                          monkeypatch):
+    """The batched collector plays the ``self`` seats with the policy pushed before each
+    rollout and the ``snapshot`` seats with the frozen copies: the networks that decide
+    those seats carry exactly the learner's weights of when they were pushed."""
     import numpy as np
 
     from train.export import policy_weights
+    from train.numpy_policy import NumpyPolicy
 
     monkeypatch.chdir(tmp_path)
-    trainer = Trainer(tiny(n_envs=2, opponents="self@1,snapshot@1"), progress=False, quiet=True)
+    trainer = Trainer(tiny(opponents="self@1,snapshot@1", n_games=8), progress=False,
+                      quiet=True)
+    used: list[NumpyPolicy] = []
+    original = NumpyPolicy.act_batch
+
+    def act_batch(policy, obs, masks, rng, deterministic=False):
+        used.append(policy)
+        return original(policy, obs, masks, rng, deterministic)
+
+    monkeypatch.setattr(NumpyPolicy, "act_batch", act_batch)
+
+    def same(a: NumpyPolicy, b: NumpyPolicy) -> bool:
+        return all(np.array_equal(w, ew) and np.array_equal(c, ec)
+                   for (w, c), (ew, ec) in zip(a.layers, b.layers, strict=True))
+
+    def play(ticks: int) -> list[NumpyPolicy]:
+        used.clear()
+        venv = trainer.env
+        venv.reset()
+        rng = np.random.default_rng(0)
+        for _ in range(ticks):
+            masks = venv.env_method("action_masks")
+            venv.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
+        return list({id(p): p for p in used}.values())
+
     try:
         trainer.push_policy()
         trainer.snapshot(0)
-        expected = policy_weights(trainer.model.policy)
-        pools = trainer.env.get_attr("pool")
-        assert len(pools) == 2
-        for pool in pools:
-            assert len(pool.snapshots) == 1
-            for policy in (pool.current, pool.snapshots[0]):
-                for (w, b), (ew, eb) in zip(policy.layers, expected.layers, strict=True):
-                    assert np.array_equal(w, ew) and np.array_equal(b, eb)
+        frozen = policy_weights(trainer.model.policy)
+        networks = play(30)
+        assert len(networks) == 2 and all(same(p, frozen) for p in networks)
+        with torch.no_grad():  # the learner moves on; push it again, as each rollout does
+            for p in trainer.model.policy.parameters():
+                p.add_(0.5)
+        trainer.push_policy()
+        current = policy_weights(trainer.model.policy)
+        networks = play(30)
+        assert len(networks) == 2
+        assert sorted(same(p, current) for p in networks) == [False, True]
+        assert sorted(same(p, frozen) for p in networks) == [False, True]
+        assert trainer.state.snapshots == ["snapshots/step-000000000.npz"]
+        assert same(NumpyPolicy.load(trainer.run_dir / trainer.state.snapshots[0]), frozen)
     finally:
         trainer.env.close()
 
@@ -283,7 +374,8 @@ def test_sigterm_saves_a_checkpoint_like_ctrl_c(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(root)}
     proc = subprocess.Popen(
         [sys.executable, "-m", "train.run", "--game", "blind_auction", "--steps", "10000000",
-         "--n-steps", "128", "--batch-size", "64", "--net", "8", "--eval-every", "0",
+         "--n-games", "8", "--n-steps", "16", "--batch-size", "64", "--net", "8",
+         "--eval-every", "0", "--torch-threads", "1",
          "--checkpoint-every", "10000000", "--snapshot-every", "0", "--name", "bg", "--quiet"],
         cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     run_dir = tmp_path / "runs" / "bg"

@@ -17,7 +17,8 @@ from train.run import build_parser, config_from_args
 def recipe(monkeypatch):
     monkeypatch.setitem(ship.RECIPES, "g-p", {
         "game": "sevens", "preset": "random", "deals": 10,
-        "args": ["--steps", "1000", "--minutes", "5", "--lr", "2e-5"],
+        "summary": "a test recipe",
+        "args": ["--steps", "1000", "--n-games", "8", "--lr", "2e-5"],
         "stages": [["--steps", "3000", "--lr", "1e-4"]]})
     return "g-p"
 
@@ -32,11 +33,11 @@ def test_stages_resume_where_the_run_stands(recipe, tmp_path):
     run_dir = tmp_path / "ship-g-p"
     assert ship.stage_commands(recipe, run_dir) == [
         ["--game", "sevens", "--preset", "random", "--name", "ship-g-p",
-         "--steps", "1000", "--minutes", "5", "--lr", "2e-5"],
+         "--steps", "1000", "--n-games", "8", "--lr", "2e-5"],
         ["--resume", "ship-g-p", "--steps", "3000", "--lr", "1e-4"]]
-    _ran(run_dir, 400)  # the first stage was interrupted
+    _ran(run_dir, 400)  # the first stage was interrupted: resumed up to its target only
     assert ship.stage_commands(recipe, run_dir) == [
-        ["--resume", "ship-g-p", "--steps", "1000", "--minutes", "5"],
+        ["--resume", "ship-g-p", "--steps", "1000"],
         ["--resume", "ship-g-p", "--steps", "3000", "--lr", "1e-4"]]
     _ran(run_dir, 1000)
     assert ship.stage_commands(recipe, run_dir) == [
@@ -47,13 +48,21 @@ def test_stages_resume_where_the_run_stands(recipe, tmp_path):
 
 @pytest.mark.parametrize("name", sorted(ship.RECIPES))
 def test_every_recipe_parses_and_validates(name):
+    """Step counts only (a recipe makes the same bot on any machine), a summary for the card,
+    and arguments the command line takes."""
     recipe = ship.RECIPES[name]
     assert recipe["preset"] in get_game(recipe["game"]).presets
     first = ["--game", recipe["game"], "--preset", recipe["preset"], *recipe["args"]]
     config_from_args(build_parser().parse_args(first)).validate()
+    assert "--steps" in recipe["args"]
     for stage in recipe.get("stages", []):
         assert "--steps" in stage  # a later stage needs a target to know when it is done
         build_parser().parse_args(["--resume", "x", *stage])
+    for argv in [recipe["args"], *recipe.get("stages", [])]:
+        assert not {"--minutes", "--n-envs", "--baseline"} & set(argv)
+    assert isinstance(recipe["summary"], str) and recipe["summary"].strip()
+    assert ship.recipe_card(name) == {"name": name, "summary": recipe["summary"],
+                                      "command": f"python -m train.ship {name}"}
 
 
 @pytest.mark.parametrize("name", sorted(ship.RECIPES))
@@ -112,6 +121,7 @@ def test_judging_a_search_recipe_ships_the_search_and_plays_the_network_alone_to
     final = ship.judge("spades-killer", path, 75, 1, False)
     card = json.loads(path.with_suffix(".json").read_text())
     assert card["search"] == search and card["final_evaluation"] == final
+    assert card["recipe"] == ship.recipe_card("spades-killer")
     assert set(final["network_results"]) == {"spades/expert"}
     (bot, opps, out, fresh), (net, net_opps, net_out, _) = calls
     assert (bot, opps, fresh) == (str(path), ("spades/expert",), False)

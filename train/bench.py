@@ -1,15 +1,21 @@
-"""Training throughput per game: raw env, single-seat wrapper, and the PPO loop (1 and 2 envs).
+"""Training throughput: learner steps per second of the PPO loop, and where the time goes.
 
-    python -m train.bench                 # every ready game
-    python -m train.bench --game spades --ppo-steps 8192
+    python -m train.bench                          # every game, nets 128,128 and 256,256
+    python -m train.bench --game spades --steps 65536 --n-games 128
 
-Rows: the raw AEC env with random moves (agent steps/s, every seat); the
-single-seat wrapper with policy opponents (learner steps/s; each includes the
-opponents' moves and their numpy network); MaskablePPO's ``learn`` with 1 and
-with 2 env processes (learner steps/s over wall time, updates included), split
-into time waiting for the envs, time in the policy forward pass and rollout
-buffer, and time in gradient updates. Rates on a shared machine vary with its
-load, so the load average is printed with the table.
+Each row runs ``MaskablePPO.learn`` exactly as ``train.ppo`` builds it (batched
+self-play: ``n_games`` games in one process, every ``self`` seat decided by one
+forward pass per tick; the current policy pushed to those seats before each
+rollout), after one warm-up rollout, and splits the wall time into:
+
+* **envs**: stepping the games and building observations and masks
+  (``BatchedGames.step_games``, rule bots' views included);
+* **policy**: forward passes: the learner's (SB3's ``collect_rollouts`` around the
+  env step, rollout buffer included) and the opponents' (numpy);
+* **update**: PPO's gradient epochs (``MaskablePPO.train``).
+
+Rates over wall time on a shared machine vary with its load, so the load average
+is printed with the table, and the bar says met or missed.
 """
 
 from __future__ import annotations
@@ -20,135 +26,96 @@ import sys
 import time
 from collections.abc import Sequence
 
-import numpy as np
+import torch
 
-from benchmarks.timing import format_table, time_row
-from envs.games import get_game
+from envs.games import game_names
 from train.config import TrainConfig
-from train.games import ready_games
+from train.export import policy_weights
+from train.ppo import make_env, new_model, selfplay
 
-CAP = {"max_hands": 5}
-
-
-def raw_env_row(game: str, seconds: float):
-    env = get_game(game).env(**CAP)
-    rng = np.random.default_rng(0)
-
-    def play(i: int) -> int:
-        env.reset(seed=abs(i))
-        steps = 0
-        agent = env.agent_selection
-        while not env.terminations[agent]:
-            legal = np.flatnonzero(env.observe(agent)["action_mask"])
-            env.step(int(legal[rng.integers(len(legal))]))
-            steps += 1
-            agent = env.agent_selection
-        return steps
-
-    return time_row(f"{game}: raw env, random moves", play, seconds, "agent steps, all seats")
+BARS = {("spades", (128, 128)): 5000, ("spades", (256, 256)): 2500}  # learner steps/s
+ENV_SHARE_BAR = 1 / 3
 
 
-def wrapper_row(game: str, seconds: float, net: tuple[int, ...]):
-    from train.numpy_policy import NumpyPolicy
-    from train.single_seat import SingleSeatEnv
+class Clock:
+    """Seconds spent inside wrapped methods, by label (nested calls subtract)."""
 
-    env = SingleSeatEnv(game, None, "self@1", rule_changes=CAP)
-    rng = np.random.default_rng(0)
-    sizes = [env.observation_space.shape[0], *net, env.action_space.n]
-    env.set_policy(NumpyPolicy([(rng.normal(size=(o, i)) * 0.1, np.zeros(o))
-                                for i, o in zip(sizes, sizes[1:], strict=False)], "tanh"))
+    def __init__(self) -> None:
+        self.total: dict[str, float] = {}
+        self._inner = 0.0
 
-    def play(i: int) -> int:
-        env.reset(seed=abs(i))
-        steps, done = 0, False
-        while not done:
-            legal = np.flatnonzero(env.action_masks())
-            done = env.step(int(legal[rng.integers(len(legal))]))[2]
-            steps += 1
-        return steps
+    def wrap(self, owner, name: str, label: str) -> None:
+        original = getattr(owner, name)
+        clock = self
 
-    return time_row(f"{game}: single-seat wrapper", play, seconds,
-                    "learner steps; opponents: numpy self-play net")
-
-
-def ppo_row(game: str, n_envs: int, steps: int, net: tuple[int, ...]) -> dict:
-    """Wall-clock rate of MaskablePPO.learn and where its time goes."""
-    import torch
-    from stable_baselines3.common.callbacks import BaseCallback
-    from stable_baselines3.common.vec_env import VecEnvWrapper
-
-    from train.trainer import make_vec_env, new_model
-
-    class Timed(VecEnvWrapper):
-        env_s = 0.0
-
-        def reset(self):
-            return self.venv.reset()
-
-        def step_wait(self):
+        def timed(*args, **kwargs):
+            outer_inner, clock._inner = clock._inner, 0.0
             t = time.perf_counter()
-            out = self.venv.step_wait()
-            Timed.env_s += time.perf_counter() - t
-            return out
+            try:
+                return original(*args, **kwargs)
+            finally:
+                spent = time.perf_counter() - t
+                clock.total[label] = clock.total.get(label, 0.0) + spent - clock._inner
+                clock._inner = outer_inner + spent
 
-        def step_async(self, actions):
-            t = time.perf_counter()
-            self.venv.step_async(actions)
-            Timed.env_s += time.perf_counter() - t
+        setattr(owner, name, timed)
 
-    class Phases(BaseCallback):
-        rollout_s = 0.0
 
-        def _on_rollout_start(self):
-            self._t = time.perf_counter()
-
-        def _on_rollout_end(self):
-            Phases.rollout_s += time.perf_counter() - self._t
-
-        def _on_step(self):
-            return True
-
-    cfg = TrainConfig(game=game, n_envs=n_envs, net=net, n_steps=max(64, 1024 // n_envs),
-                      batch_size=256, max_hands=CAP["max_hands"], opponents="self@1",
-                      torch_threads=1, name="bench").resolved()
+def ppo_row(game: str, net: tuple[int, ...], steps: int, n_games: int, n_steps: int,
+            threads: int) -> dict:
+    cfg = TrainConfig(game=game, net=net, n_games=n_games, n_steps=n_steps, batch_size=512,
+                      opponents="self@1", max_hands=5, torch_threads=threads,
+                      name="bench").resolved()
     torch.set_num_threads(cfg.threads())
-    env = Timed(make_vec_env(cfg, seed=0))
+    env = make_env(cfg, seed=0)
     model = new_model(cfg, env)
     model.tensorboard_log = None
-    model.learn(cfg.n_steps * n_envs)  # warm-up: worker start, first allocations
-    Timed.env_s = Phases.rollout_s = 0.0
+    venv = selfplay(env)
+    clock = Clock()
+    # instance attributes shadow the class's methods: only this run is timed
+    clock.wrap(venv, "step_wait", "envs")
+    clock.wrap(venv, "_policy_actions", "policy")
+    clock.wrap(model, "collect_rollouts", "policy")
+    clock.wrap(model, "train", "update")
+    venv.set_policy(policy_weights(model.policy))
+    model.learn(n_games * n_steps)  # warm-up: one rollout and update
+    clock.total.clear()
     start = time.perf_counter()
-    model.learn(steps, reset_num_timesteps=True, callback=Phases())
+    model.learn(steps, reset_num_timesteps=True)
     wall = time.perf_counter() - start
-    env.close()
-    rollout = Phases.rollout_s
-    return {"row": f"{game}: MaskablePPO, {n_envs} env{'s' * (n_envs > 1)}",
-            "steps": model.num_timesteps, "wall": wall, "rate": model.num_timesteps / wall,
-            "env": Timed.env_s / wall, "policy": (rollout - Timed.env_s) / wall,
-            "update": (wall - rollout) / wall}
+    rate = model.num_timesteps / wall
+    shares = {k: clock.total.get(k, 0.0) / wall for k in ("envs", "policy", "update")}
+    return {"game": game, "net": net, "steps": model.num_timesteps, "wall": wall, "rate": rate,
+            **shares}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m train.bench", description=__doc__.splitlines()[0])
-    p.add_argument("--game", action="append", help="a game (repeatable; default: all ready)")
-    p.add_argument("--seconds", type=float, default=3.0, help="per raw/wrapper row")
-    p.add_argument("--ppo-steps", type=int, default=4096, help="learner steps per PPO row")
-    p.add_argument("--net", default="256,256")
+    p.add_argument("--game", action="append", choices=game_names(),
+                   help="a game (repeatable; default: every game)")
+    p.add_argument("--net", action="append", default=None,
+                   help="hidden layers like 128,128 (repeatable; default 128,128 and 256,256)")
+    p.add_argument("--steps", type=int, default=32768, help="learner steps per row")
+    p.add_argument("--n-games", type=int, default=256)
+    p.add_argument("--n-steps", type=int, default=32, help="rollout length per game")
+    p.add_argument("--threads", type=int, default=0, help="torch threads; 0 = every core")
     args = p.parse_args(argv)
-    net = tuple(int(x) for x in args.net.split(","))
-    games = args.game or ready_games()
-    rows, ppo = [], []
-    for game in games:
-        rows += [raw_env_row(game, args.seconds), wrapper_row(game, args.seconds, net)]
-        ppo += [ppo_row(game, n, args.ppo_steps, net) for n in (1, 2)]
-    print(format_table(rows))
-    print(f"\nMaskablePPO (net {args.net}, self-play opponents, 1024 steps per update, "
-          f"batch 256, {TrainConfig.n_epochs} epochs, 1 torch thread); share of wall time:")
-    print(f"{'row':<34} {'steps':>7} {'wall s':>7} {'steps/s':>8} {'envs':>6} "
-          f"{'policy':>7} {'update':>7}")
-    for r in ppo:
-        print(f"{r['row']:<34} {r['steps']:>7,} {r['wall']:>7.1f} {r['rate']:>8,.0f} "
-              f"{r['env']:>6.0%} {r['policy']:>7.0%} {r['update']:>7.0%}")
+    nets = [tuple(int(x) for x in n.split(",")) for n in (args.net or ["128,128", "256,256"])]
+    rows = [ppo_row(g, net, args.steps, args.n_games, args.n_steps, args.threads)
+            for g in (args.game or game_names()) for net in nets]
+    print(f"MaskablePPO, batched self-play: {args.n_games} games, rollout {args.n_steps} per "
+          f"game, batch 512, {TrainConfig.n_epochs} epochs, torch threads "
+          f"{args.threads or os.cpu_count()}; share of wall time")
+    print(f"{'game':<14} {'net':<8} {'steps':>7} {'wall s':>7} {'steps/s':>8} {'envs':>6} "
+          f"{'policy':>7} {'update':>7}  bar")
+    for r in rows:
+        bar = BARS.get((r["game"], r["net"]))
+        verdicts = [f"envs {'under' if r['envs'] < ENV_SHARE_BAR else 'over'} a third"]
+        if bar:
+            verdicts.insert(0, f"{bar:,}/s {'met' if r['rate'] >= bar else 'missed'}")
+        print(f"{r['game']:<14} {','.join(map(str, r['net'])):<8} {r['steps']:>7,} "
+              f"{r['wall']:>7.1f} {r['rate']:>8,.0f} {r['envs']:>6.0%} {r['policy']:>7.0%} "
+              f"{r['update']:>7.0%}  {'; '.join(verdicts)}")
     print(f"\nload average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     return 0
 

@@ -1,8 +1,9 @@
 """What a training run is: every knob, saved as ``config.json`` beside the run.
 
-A run is fully described by a ``TrainConfig``; ``train.run`` builds one from
-its command line and ``--resume`` reads it back. ``validate`` checks user input
-before anything is built and names the bad value.
+A run is fully described by a ``TrainConfig``; ``train.run`` builds one from its
+command line and ``--resume`` reads it back. A run is measured in learner steps,
+never in wall time, so a recipe makes the same bot on any machine. ``validate``
+checks user input before anything is built and names the bad value.
 """
 
 from __future__ import annotations
@@ -15,10 +16,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from envs.games import game_names, get_game
+from train.opponents import check_bot, parse_mix, rule_bots, strongest_bots
+
 RUNS_DIR = Path("runs")
 # the PPO knobs a resumed run takes from config.json (train.run --resume may change them)
 PPO_KNOBS = ("learning_rate", "clip_range", "ent_coef", "target_kl", "n_epochs", "batch_size",
-             "gamma", "gae_lambda")
+             "gamma", "gae_lambda")  # (lr_decay, read each update, needs no entry here)
 CONFIG_FILE = "config.json"
 
 
@@ -28,17 +32,18 @@ class TrainConfig:
     preset: str | None = None  # None: the game's first preset
     observation: str = "infostate"  # the env's observation kind (envs.encoding): or "features"
     rule_changes: dict[str, Any] = field(default_factory=dict)  # the rules the bot is for
-    steps: int = 200_000  # learner environment steps (all envs together)
+    steps: int = 200_000  # learner steps (decisions of the learner's seats, all games together)
     seed: int = 0
-    opponents: str = "self@0.4,snapshot@0.2,rules@0.4"  # see train.opponents
+    opponents: str = "self@0.8,snapshot@0.2"  # see train.opponents; self-play by default
     net: tuple[int, ...] = (256, 256)  # hidden layers of the policy and value MLPs
     activation: str = "tanh"
     action_head: bool = True  # per-action observation blocks scored onto their actions (policy.py)
-    n_envs: int = 1  # env processes (SubprocVecEnv when > 1)
-    n_steps: int = 1024  # rollout length per env between updates
-    batch_size: int = 256
+    n_games: int = 256  # games played side by side: one learner seat each, one batch per tick
+    n_steps: int = 32  # rollout length per game between updates (n_games x n_steps a rollout)
+    batch_size: int = 512
     n_epochs: int = 4
     learning_rate: float = 3e-4
+    lr_decay: bool = False  # the learning rate falls linearly to 0 at the run's last step
     gamma: float = 0.995
     gae_lambda: float = 0.95
     ent_coef: float = 0.01
@@ -46,10 +51,8 @@ class TrainConfig:
     critic_warmup: int = 0  # first steps train only the critic (the actor stays put)
     critic_warmup_lr: float = 3e-4  # the critic's learning rate during the warm-up
     target_kl: float | None = None  # stop an update's epochs early past this KL (None = never)
-    episode: str = "game"  # "game" or "hand" (RULES.md section 5)
+    episode: str = "game"  # "game" or "hand" (docs/rules.md section 5)
     relative_score: bool = False  # reward points minus the others' mean (envs.aec): rank-like
-    baseline: str = ""  # duplicate baseline: a bot replays each deal in the learner's seat and
-    # the learner's reward is less its score there (train.single_seat); "" = none
     imitate: str = ""  # a rule bot to clone before PPO (train.imitate); "" = start from random
     imitate_samples: int = 200_000  # teacher decisions collected for the clone
     imitate_epochs: int = 10
@@ -62,8 +65,7 @@ class TrainConfig:
     checkpoint_every: int = 20_000
     snapshot_every: int = 50_000  # frozen copies of the policy join the opponent pool
     max_snapshots: int = 10
-    torch_threads: int = 0  # 0 = the cores the envs leave free (at least 1)
-    minutes: float | None = None  # wall-clock limit of this call (the run can be resumed)
+    torch_threads: int = 0  # 0 = every core: collection and updates take turns, never overlap
     name: str = ""  # run directory runs/<name>; "" = <game>-<preset>-s<seed>-<time>
 
     def __post_init__(self) -> None:
@@ -73,9 +75,6 @@ class TrainConfig:
     # ------------------------------------------------------------ derived
     def resolved(self) -> TrainConfig:
         """A copy with the defaults that depend on the game filled in."""
-        from envs.games import get_game
-        from train.opponents import strongest_bots
-
         cfg = dataclasses.replace(self)
         if cfg.preset is None:
             cfg.preset = get_game(cfg.game).presets[0]
@@ -100,15 +99,10 @@ class TrainConfig:
                 "observation": self.observation}
 
     def threads(self) -> int:
-        if self.torch_threads:
-            return self.torch_threads
-        return max(1, (os.cpu_count() or 1) - self.n_envs)
+        return self.torch_threads or max(1, os.cpu_count() or 1)
 
     # --------------------------------------------------------- validation
     def validate(self) -> None:
-        from envs.games import game_names, get_game
-        from train.opponents import parse_mix
-
         if self.game not in game_names():
             raise ValueError(f"unknown game {self.game!r}; choose from {game_names()}")
         game = get_game(self.game)
@@ -120,7 +114,7 @@ class TrainConfig:
         if "max_hands" in self.rule_changes:
             raise ValueError("give the training hand cap with --max-hands, not as a rule change")
         game.get_rules(preset, **self.env_rule_changes())  # raises on a bad rule change
-        for key in ("steps", "n_envs", "n_steps", "batch_size", "n_epochs", "eval_deals",
+        for key in ("steps", "n_games", "n_steps", "batch_size", "n_epochs", "eval_deals",
                     "eval_workers", "checkpoint_every", "max_snapshots", "imitate_samples",
                     "imitate_epochs"):
             value = getattr(self, key)
@@ -128,7 +122,7 @@ class TrainConfig:
                 raise ValueError(f"{key} must be a positive int, got {value!r}")
         for key in ("eval_every", "snapshot_every", "torch_threads", "seed", "critic_warmup"):
             value = getattr(self, key)
-            if not isinstance(value, int) or value < 0:
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
                 raise ValueError(f"{key} must be a non-negative int, got {value!r}")
         if not self.net or any(not isinstance(h, int) or h < 1 for h in self.net):
             raise ValueError(f"net must be hidden layer sizes like 256,256, got {self.net!r}")
@@ -136,13 +130,13 @@ class TrainConfig:
             raise ValueError(f"activation must be tanh or relu, got {self.activation!r}")
         if self.episode not in ("game", "hand"):
             raise ValueError(f"episode must be 'game' or 'hand', got {self.episode!r}")
+        if not isinstance(self.lr_decay, bool):
+            raise ValueError(f"lr_decay must be true or false, got {self.lr_decay!r}")
         if not isinstance(self.relative_score, bool):
             raise ValueError(f"relative_score must be true or false, got {self.relative_score!r}")
         if self.max_hands is not None and (not isinstance(self.max_hands, int)
                                            or self.max_hands < 1):
             raise ValueError(f"max_hands must be a positive int or None, got {self.max_hands!r}")
-        if self.minutes is not None and not self.minutes > 0:
-            raise ValueError(f"minutes must be positive, got {self.minutes!r}")
         for key in ("learning_rate", "critic_warmup_lr", "gamma", "gae_lambda", "clip_range"):
             if not 0 < getattr(self, key) <= 1:
                 raise ValueError(f"{key} must be in (0, 1], got {getattr(self, key)!r}")
@@ -154,12 +148,8 @@ class TrainConfig:
         if self.ent_coef < 0:
             raise ValueError(f"ent_coef must be >= 0, got {self.ent_coef!r}")
         parse_mix(self.opponents, self.game)
-        from train.imitate import check_teacher
         if self.imitate:
-            check_teacher(self.imitate, self.game)
-        if self.baseline:
-            check_teacher(self.baseline, self.game, role="baseline")
-        from train.opponents import rule_bots
+            check_bot(self.imitate, self.game, role="teacher")
         known = set(rule_bots(self.game))
         for bot in self.eval_bots:
             if bot.split(":", 1)[0] not in known:

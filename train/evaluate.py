@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from envs.games import get_game
 from eval import logs
 from eval.config import TournamentConfig
 from eval.tournament import run_tournament
@@ -30,8 +31,6 @@ def match(game: str, preset: str, bot: str, opponent: str, deals: int, out: Path
     ``fresh=False`` resumes the games already logged in ``out`` (name ``out`` after
     what the bot is, as ``train.ship`` does, so that another bot never reuses them).
     """
-    from envs.games import get_game
-
     g = get_game(game)
     n = g.num_players(g.get_rules(preset, **dict(rule_changes or {})))
     cfg = TournamentConfig(game=game, preset=preset, bots=(bot,) + (opponent,) * (n - 1),

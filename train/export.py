@@ -21,10 +21,16 @@ from typing import Any
 
 import numpy as np
 import torch
+from sb3_contrib import MaskablePPO
 from torch import nn
 
+from envs.batched import BatchedGames
+from envs.games import get_game
+from eval.config import rules_dict
 from train.numpy_policy import MASKED, NumpyPolicy
+from train.opponents import OpponentPool
 from train.policy import ActionFeatureHead, ActionFeaturePolicy, game_action_features
+from train.selfplay import SelfPlayVecEnv
 
 CARD_FORMAT = "cardrl-bot-card/1"
 OPSET = 17
@@ -126,9 +132,6 @@ def _json_default(value: Any) -> Any:
 def base_card(game: str, preset: str, rule_changes: dict | None = None,
               observation: str = "infostate") -> dict:
     """The card fields that say which game the network plays and what it reads."""
-    from envs.games import get_game
-    from eval.config import rules_dict
-
     g = get_game(game)
     rules = g.get_rules(preset, **dict(rule_changes or {}))
     encoder = g.encoder(observation)
@@ -143,16 +146,13 @@ def export_untrained(game: str, path: str | Path, preset: str | None = None,
                      observation: str = "infostate") -> Path:
     """A freshly initialised policy of ``game`` exported with its card: a quick way to check
     a game's export/load/serve path end to end (tests, new games) without training."""
-    from sb3_contrib import MaskablePPO
-
-    from train.single_seat import SingleSeatEnv
-
-    env = SingleSeatEnv(game, preset, "random", env_options={"observation": observation})
-    kwargs = {"net_arch": list(net),
-              "action_features": game_action_features(game, env.preset, None, observation)}
+    games = BatchedGames(game, 1, preset=preset, observation=observation)
+    env = SelfPlayVecEnv(games, OpponentPool.parse("self", game))
+    kwargs = {"net_arch": list(net), "action_features": game_action_features(
+        game, games.rules.preset if preset is not None else None, None, observation)}
     model = MaskablePPO(ActionFeaturePolicy, env, policy_kwargs=kwargs, seed=seed,
                         device="cpu", n_steps=64, batch_size=64)
-    card = {**base_card(game, env.preset, None, observation),
+    card = {**base_card(game, preset or get_game(game).presets[0], None, observation),
             "training": {"steps": 0, "wall_time_s": 0.0}, "evaluation": {}}
     export_onnx(model.policy, path, card)
     return Path(path)

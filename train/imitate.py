@@ -1,27 +1,23 @@
-"""Warm start: clone a rule bot's choices into the policy before PPO takes over.
+"""Warm start: clone a rule bot's choices into the policy before PPO takes over (an option).
 
 PPO from a random policy spends most of a small budget rediscovering what a
 rule bot already knows (follow suit, bid your tricks, keep melds). With
-``--imitate spades/expert`` a run first plays ``imitate_samples`` decisions
-with the *teacher* in the learner's seat (against the run's own opponent mix),
-then fits the actor to the teacher's actions (masked cross-entropy) and the
-critic to the discounted returns the teacher earned, and only then starts PPO.
-PPO then has to improve on the teacher rather than catch up with it.
-
-Collection runs in ``n_envs`` worker processes without torch; the fit runs in
-the trainer's process on the SB3 policy itself, so what is exported is the
-same network either way.
+``--imitate spades/expert`` a run first plays ``imitate_samples`` decisions of
+the *teacher* in every seat of batched games (``envs.batched``), then fits the
+actor to the teacher's actions (masked cross-entropy) and the critic to the
+discounted returns each seat earned, and only then starts PPO. Self-play from
+scratch (no teacher) is the default; this is the other recipe.
 """
 
 from __future__ import annotations
 
-import multiprocessing
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
+import torch
 
 import agents
+from envs.batched import BatchedGames
 
 
 @dataclass
@@ -29,77 +25,72 @@ class Demonstrations:
     obs: np.ndarray  # float32 (N, obs_size)
     masks: np.ndarray  # bool (N, actions)
     actions: np.ndarray  # int64 (N,)
-    returns: np.ndarray  # float32 (N,): discounted reward-to-go of the learner's seat
+    returns: np.ndarray  # float32 (N,): discounted reward-to-go of the deciding seat
     episodes: int
 
     def __len__(self) -> int:
         return len(self.actions)
 
 
-def check_teacher(spec: str, game: str, role: str = "teacher") -> None:
-    """A clear error for a teacher (or another ``role``) that is not a bot of ``game``."""
-    try:
-        bot = agents.make(spec)
-    except ValueError as err:
-        raise ValueError(f"bad {role} {spec!r}: {err}") from None
-    if bot.game not in (None, game):
-        raise ValueError(f"{role} {spec!r} plays {bot.game}, not {game}")
+def collect(games: BatchedGames, teacher: str, samples: int, gamma: float,
+            seed: int = 0) -> Demonstrations:
+    """At least ``samples`` decisions of ``teacher`` playing every seat of ``games``.
 
-
-def _collect_worker(cfg_dict: dict, teacher: str, samples: int, seed: int) -> Demonstrations:
-    from train.config import TrainConfig
-    from train.opponents import BotSeat, MixEntry
-    from train.single_seat import SingleSeatEnv
-
-    cfg = TrainConfig.from_dict(cfg_dict)
-    env = SingleSeatEnv(cfg.game, cfg.preset, cfg.opponents, rule_changes=cfg.env_rule_changes(),
-                        env_options=cfg.env_options())
-    # policy seats ("self", "snapshot") have no policy yet; the teacher stands in for them
-    env.pool.mix = [e if e.what not in ("self", "snapshot") else MixEntry(teacher, e.weight)
-                    for e in env.pool.mix]
-    seat = BotSeat(agents.make(teacher))
+    Each seat's rewards go to its own latest decision (a hand usually ends on
+    someone else's card), and its returns are discounted over its own decisions.
+    """
+    n, p = games.num_games, games.num_players
+    bots = [[agents.make(teacher) for _ in range(p)] for _ in range(n)]
     rng = np.random.default_rng(seed)
-    obs_l, mask_l, act_l, ret_l = [], [], [], []
+    for row in bots:
+        for bot in row:
+            bot.reset(int(rng.integers(2**31)))
+    batch = games.reset(seed=seed)
+    obs, masks, actions = [], [], []
+    rewards: list[float] = []  # per decision: what its seat got until its next decision
+    open_episode = [[[] for _ in range(p)] for _ in range(n)]  # game, seat -> decision ids
     episodes = 0
-    obs, _ = env.reset(seed=seed)
-    while len(act_l) < samples:
-        seat.reset(int(rng.integers(2**31)))
-        rewards: list[float] = []
-        done = False
-        while not done:
-            action = seat.act(env.aec, env.seat)
-            obs_l.append(obs)
-            mask_l.append(env.action_masks().copy())
-            act_l.append(action)
-            obs, reward, terminated, truncated, _ = env.step(action)
-            rewards.append(reward)
-            done = terminated or truncated
-        ret = np.zeros(len(rewards), np.float32)
-        acc = 0.0
-        for i in range(len(rewards) - 1, -1, -1):
-            acc = rewards[i] + cfg.gamma * acc
-            ret[i] = acc
-        ret_l.append(ret)
-        episodes += 1
-        obs, _ = env.reset()
-    return Demonstrations(np.asarray(obs_l, np.float32), np.asarray(mask_l, bool),
-                          np.asarray(act_l, np.int64), np.concatenate(ret_l), episodes)
 
+    def close(i: int) -> list[tuple[int, float]]:
+        """(decision, discounted return) of game ``i``'s episode, every seat."""
+        out = []
+        for ids in open_episode[i]:
+            acc = 0.0
+            for d in reversed(ids):
+                acc = rewards[d] + gamma * acc
+                out.append((d, acc))
+            ids.clear()
+        return out
 
-def collect(cfg, teacher: str, samples: int, seed: int, workers: int = 1) -> Demonstrations:
-    """``samples`` (at least) teacher decisions in the learner's seat, split over workers."""
-    per = -(-samples // workers)
-    if workers == 1:
-        parts = [_collect_worker(cfg.to_dict(), teacher, per, seed)]
-    else:
-        ctx = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(workers, mp_context=ctx) as pool:
-            parts = list(pool.map(_collect_worker, [cfg.to_dict()] * workers,
-                                  [teacher] * workers, [per] * workers,
-                                  [seed * 7919 + i for i in range(workers)]))
-    return Demonstrations(*(np.concatenate([getattr(p, k) for p in parts])
-                            for k in ("obs", "masks", "actions", "returns")),
-                          sum(p.episodes for p in parts))
+    finished: list[tuple[int, float]] = []
+    while len(actions) < samples:
+        chosen = []
+        for i in range(n):
+            state, seat = games.states[i], int(batch.seats[i])
+            chosen.append(bots[i][seat].act(state.view(seat), state.legal_actions()))
+            open_episode[i][seat].append(len(actions))
+            obs.append(batch.obs[i])
+            masks.append(batch.masks[i])
+            actions.append(chosen[-1])
+            rewards.append(0.0)
+        batch = games.step(chosen)
+        for i in range(n):
+            for s in range(p):  # rewards to each seat's latest decision
+                ids = open_episode[i][s]
+                if ids:
+                    rewards[ids[-1]] += float(batch.rewards[i, s])
+            if batch.dones[i]:
+                finished += close(i)
+                episodes += 1
+                for bot in bots[i]:
+                    bot.reset(int(rng.integers(2**31)))
+    for i in range(n):  # episodes still going: returns so far
+        finished += close(i)
+    returns = np.zeros(len(actions), np.float32)
+    for d, value in finished:
+        returns[d] = value
+    return Demonstrations(np.asarray(obs, np.float32), np.asarray(masks, bool),
+                          np.asarray(actions, np.int64), returns, episodes)
 
 
 def action_weights(actions: np.ndarray, balance: float) -> np.ndarray:
@@ -120,8 +111,6 @@ def fit(policy, data: Demonstrations, epochs: int, batch_size: int = 512, lr: fl
     """Cross-entropy of the masked actor on the teacher's actions (weighted by
     ``action_weights``) plus the critic's MSE on the returns; returns the held-out
     agreement with the teacher (what the clone is worth)."""
-    import torch
-
     rng = np.random.default_rng(seed)
     order = rng.permutation(len(data))
     n_val = max(1, int(len(data) * holdout))

@@ -47,11 +47,35 @@ from envs.gin_rummy.features import KNOCK_FEATURES, encode, layout
 from envs.gin_rummy.game import GAME
 from envs.gin_rummy.melds import CARD_BIT, deadwood, knock_discard
 from envs.gin_rummy.rules import GinRummyRules
+from train.config import TrainConfig
 from train.numpy_policy import MASKED
-from train.rollouts import played_out, redealt
+from train.opponents import check_bot
+from train.ppo import Trainer
 
 CHUNK_GAMES = 100  # games per label file: what an interruption can lose
 HEAD_FILE, STATS_FILE, TABLE_FILE = "knock_head.pt", "knock_head.json", "win_table.npy"
+
+
+# ------------------------------------------------------------------ play-outs
+def redealt(state: GinRummyState, n: int, rng: np.random.Generator) -> list[GinRummyState]:
+    """``n`` copies of ``state``, each with the stock (which no seat has seen) reshuffled."""
+    starts = []
+    for _ in range(n):
+        start = state.clone()
+        start.shuffle_stock(rng)
+        starts.append(start)
+    return starts
+
+
+def played_out(start: GinRummyState, move: int, bots: list) -> GinRummyState:
+    """A copy of ``start`` after ``move``, the hand then played to its end by ``bots``."""
+    s = start.clone()
+    s.apply(move)
+    hands_before = len(s.results)
+    while len(s.results) == hands_before:
+        seat = s.current_player
+        s.apply(int(bots[seat].act(s.view(seat), s.legal_actions())))
+    return s
 
 
 # ------------------------------------------------------------------ game value
@@ -139,7 +163,7 @@ def label_games(rules: GinRummyRules, bot: str, games: int, seed: int, reshuffle
                 plain = [a for a in legal if a < KNOCK_OFFSET]
                 on = action if action < KNOCK_OFFSET else int(bots[seat].act(view, plain))
                 on_value = sum(game_value(played_out(start, on, bots), seat, table)
-                               for start in redealt(GAME, state, reshuffles, rng)) / reshuffles
+                               for start in redealt(state, reshuffles, rng)) / reshuffles
                 obs.append(o)
                 gains.append(game_value(knocked, seat, table) - on_value)
             state.apply(action)
@@ -290,35 +314,39 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    from train.config import TrainConfig
+def export_switch(run_dir: Path) -> tuple[nn.Module | None, dict]:
+    """The game's training plug-in (``envs.games.Game.train_plugin``): the learned knock
+    after the policy in the exported graph, and its statistics for the card; nothing for
+    a run without a head."""
+    head_file = Path(run_dir) / HEAD_FILE
+    if not head_file.is_file():
+        return None, {}
+    return (KnockSwitch(KnockHead.load(head_file)),
+            {"knock_head": json.loads((Path(run_dir) / STATS_FILE).read_text())})
 
+
+def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         cfg = TrainConfig.load_run(args.run)
-        if cfg.game != "gin_rummy":
-            raise ValueError(f"run {args.run!r} plays {cfg.game}; a knock head is for gin_rummy")
+        if cfg.game != GAME.name:
+            raise ValueError(f"run {args.run!r} plays {cfg.game}; a knock head is for "
+                             f"{GAME.name}")
         if cfg.observation != "features":
             raise ValueError(f"run {args.run!r} reads the {cfg.observation!r} observation; the "
                              f"knock head reads the 'features' observation's knock block, so "
                              f"it needs a run trained with observation='features'")
-        from train.imitate import check_teacher
-
-        check_teacher(args.bot, cfg.game, role="bot")
+        check_bot(args.bot, cfg.game, role="bot")
         for key in ("games", "reshuffles", "table_hands", "workers"):
             if getattr(args, key) < 1:
                 raise ValueError(f"--{key.replace('_', '-')} must be a positive int, "
                                  f"got {getattr(args, key)}")
         if not 0.0 <= args.held_out < 1.0:
             raise ValueError(f"--held-out must be in [0, 1), got {args.held_out}")
-        from envs.gin_rummy.rules import get_rules
-
-        rules = get_rules(cfg.preset or "seed", **cfg.rule_changes)
+        rules = GAME.get_rules(cfg.preset or GAME.presets[0], **cfg.rule_changes)
         if rules.num_players != 2:
             raise ValueError(f"the knock head's win table is for 2 players, "
                              f"got num_players={rules.num_players}")
-        from train.trainer import Trainer
-
         trainer = Trainer(cfg, resume=True, progress=False, quiet=True)
     except (ValueError, FileNotFoundError) as err:
         print(f"error: {err}", file=sys.stderr)

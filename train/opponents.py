@@ -1,26 +1,23 @@
-"""The opponent pool: who sits at the seats the learner does not (rule bots, self, snapshots).
+"""The opponent pool: who sits at the seats the learner does not (self, snapshots, rule bots).
 
-A mix is written like ``"self@0.5,snapshot@0.2,rules@0.3"``: comma-separated
-entries ``what@weight``, where *what* is a registry bot spec
-(``spades/expert:nil=set-safe``), ``self`` (the current policy, pushed to the
-workers after every update), ``snapshot`` (a frozen earlier policy, drawn
-uniformly from the pool's snapshots) or ``rules`` (the game's strongest rule
-bots, ``agents.strongest(game)``, the weight split evenly). Each opponent seat
-draws its entry independently at every episode. Until a policy has been
-pushed, ``self`` and ``snapshot`` seats play uniformly random legal actions;
-with no snapshot yet, ``snapshot`` plays as ``self``.
+A mix is written like ``"self@0.8,snapshot@0.2"``: comma-separated entries
+``what@weight``, where *what* is ``self`` (the current policy, refreshed after
+every update), ``snapshot`` (a frozen earlier policy, drawn uniformly from the
+pool's snapshots; the current policy while there is none), a registry bot spec
+(``spades/expert:nil=set-safe``), or ``rules`` (the game's strongest rule bots,
+``agents.strongest``, the weight split evenly). Each opponent seat draws its
+entry independently at every episode (``train.selfplay``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
 import agents
 from agents.base import Bot
-from train.numpy_policy import NumpyPolicy
+from eval.config import split_bot_list
 
 POLICY_KINDS = ("self", "snapshot")
 
@@ -38,12 +35,19 @@ def rule_bots(game: str) -> list[str]:
 
 def strongest_bots(game: str) -> list[str]:
     """The game's strongest rule bots, best first (``agents.strongest``): the ones a learned
-    bot trains against with ``rules`` and is judged against. Every rule bot if the game's
-    bot package names none."""
+    bot is judged against."""
+    return list(agents.strongest(game))
+
+
+def check_bot(spec: str, game: str, role: str = "opponent") -> Bot:
+    """The bot ``spec`` names, checked to play ``game``; a clear error naming the ``role``."""
     try:
-        return list(agents.strongest(game))
-    except (ValueError, AttributeError, ImportError):
-        return rule_bots(game)
+        bot = agents.make(spec)
+    except ValueError as err:
+        raise ValueError(f"bad {role} {spec!r}: {err}") from None
+    if bot.game not in (None, game):
+        raise ValueError(f"{role} {spec!r} plays {bot.game}, not {game}")
+    return bot
 
 
 def parse_mix(text: str, game: str) -> list[MixEntry]:
@@ -52,12 +56,10 @@ def parse_mix(text: str, game: str) -> list[MixEntry]:
     Raises ``ValueError`` naming the bad entry: an unknown bot, a bot of
     another game, a weight that is not a positive number.
     """
-    from eval.config import split_bot_list  # commas inside a bot's options stay with it
-
     if not isinstance(text, str) or not text.strip():
         raise ValueError(f"an opponent mix is like 'self@0.5,rules@0.5', got {text!r}")
     entries: list[MixEntry] = []
-    for item in split_bot_list(text):
+    for item in split_bot_list(text):  # commas inside a bot's options stay with it
         what, at, weight_text = item.rpartition("@")
         if not at:
             what, weight_text = item, "1"
@@ -70,72 +72,33 @@ def parse_mix(text: str, game: str) -> list[MixEntry]:
             raise ValueError(f"opponent weight must be positive, got {item!r}")
         if what == "rules":
             bots = strongest_bots(game)
-            if not bots:
-                raise ValueError(f"opponent 'rules': no rule bots are registered for {game!r}")
             entries += [MixEntry(b, weight / len(bots)) for b in bots]
             continue
         if what not in POLICY_KINDS:
-            try:
-                bot = agents.make(what)
-            except ValueError as err:
-                raise ValueError(f"bad opponent {what!r}: {err}") from None
-            if bot.game not in (None, game):
-                raise ValueError(f"opponent {what!r} plays {bot.game}, not {game}")
+            check_bot(what, game)
         entries.append(MixEntry(what, weight))
     total = sum(e.weight for e in entries)
     return [MixEntry(e.what, e.weight / total) for e in entries]
 
 
-class BotSeat:
-    """A registry bot at a seat: it sees the seat's view and the legal actions."""
-
-    def __init__(self, bot: Bot) -> None:
-        self.bot = bot
-        self.name = bot.name
-
-    def reset(self, seed: int) -> None:
-        self.bot.reset(seed)
-
-    def act(self, aec: Any, seat: int) -> int:
-        state = aec.state_obj
-        return self.bot.act(state.view(seat), state.legal_actions())
-
-
-class PolicySeat:
-    """A numpy policy at a seat: it sees the seat's observation and mask, samples an action."""
-
-    def __init__(self, name: str, policy: NumpyPolicy | None, rng: np.random.Generator,
-                 deterministic: bool = False) -> None:
-        self.name, self.policy, self.rng, self.deterministic = name, policy, rng, deterministic
-
-    def reset(self, seed: int) -> None:
-        pass
-
-    def act(self, aec: Any, seat: int) -> int:
-        obs = aec.observe(aec.agent_selection)
-        mask = obs["action_mask"]
-        if self.policy is None:
-            legal = np.flatnonzero(mask)
-            return int(legal[self.rng.integers(len(legal))])
-        return self.policy.act(obs["observation"], mask, self.rng, self.deterministic)
-
-
 class OpponentPool:
-    """Draws the opponents of an episode from a mix; holds the current policy and snapshots."""
+    """The mix an episode's opponents are drawn from, and how many snapshots it keeps."""
 
-    def __init__(self, mix: list[MixEntry], rng: np.random.Generator,
-                 max_snapshots: int = 10) -> None:
+    def __init__(self, mix: list[MixEntry], max_snapshots: int = 10) -> None:
+        if not mix:
+            raise ValueError("an opponent pool needs at least one entry")
         self.mix = list(mix)
-        self.rng = rng
         self.max_snapshots = max_snapshots
         self._p = np.array([e.weight for e in self.mix])
-        self._bots: dict[str, BotSeat] = {}  # one bot object per spec, reused
-        self.current: NumpyPolicy | None = None
-        self.snapshots: list[NumpyPolicy] = []
-        self.seeds: dict[int, int] = {}  # seat -> the seed its opponent was last reset with
 
-    def set_policy(self, policy: NumpyPolicy | None) -> None:
-        self.current = policy
+    @classmethod
+    def parse(cls, text: str, game: str, max_snapshots: int = 10) -> OpponentPool:
+        return cls(parse_mix(text, game), max_snapshots)
+
+    @property
+    def has_policies(self) -> bool:
+        """Whether some entry is played by a network (``self`` or ``snapshot``)."""
+        return any(e.what in POLICY_KINDS for e in self.mix)
 
     def draw_entry(self, rng: np.random.Generator) -> str:
         """One seat's opponent for an episode: ``self``, ``snapshot`` or a bot spec."""
@@ -144,28 +107,3 @@ class OpponentPool:
     def make_bot(self, spec: str) -> Bot:
         """A new bot of ``spec`` for one seat (rule bots keep per-seat tracking state)."""
         return agents.make(spec)
-
-    def add_snapshot(self, policy: NumpyPolicy) -> None:
-        self.snapshots.append(policy)
-        del self.snapshots[:-self.max_snapshots]
-
-    def draw(self, seats: list[int]) -> dict[int, Any]:
-        """One opponent per seat in ``seats`` (a bot spec may sit at several seats: each gets
-        its own bot object, since rule bots keep per-seat tracking state)."""
-        chosen: dict[int, Any] = {}
-        self.seeds = {}
-        for k, seat in enumerate(seats):
-            what = self.mix[int(self.rng.choice(len(self.mix), p=self._p))].what
-            if what == "self" or (what == "snapshot" and not self.snapshots):
-                chosen[seat] = PolicySeat("self", self.current, self.rng)
-            elif what == "snapshot":
-                pick = self.snapshots[int(self.rng.integers(len(self.snapshots)))]
-                chosen[seat] = PolicySeat("snapshot", pick, self.rng)
-            else:
-                key = f"{what}#{k}"
-                if key not in self._bots:
-                    self._bots[key] = BotSeat(agents.make(what))
-                chosen[seat] = self._bots[key]
-            self.seeds[seat] = int(self.rng.integers(2**31))
-            chosen[seat].reset(self.seeds[seat])
-        return chosen

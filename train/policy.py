@@ -25,6 +25,8 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import MlpExtractor
 from torch import nn
 
+from envs.games import get_game
+
 # (observation offset, first action, length): obs[offset + i] describes action first + i
 ActionFeatures = tuple[tuple[int, int, int], ...]
 
@@ -96,8 +98,6 @@ def game_action_features(game: str, preset: str | None = None,
                          observation: str = "infostate") -> ActionFeatures:
     """The per-action blocks of ``game``'s ``observation`` for its rules' player count
     (none for the information state: it holds no per-action numbers)."""
-    from envs.games import get_game
-
     g = get_game(game)
     rules = g.get_rules(preset if preset is not None else g.presets[0],
                         **dict(rule_changes or {}))

@@ -1,10 +1,13 @@
 """Command line of one training run (CleanRL-style: every knob a flag, saved beside the run).
 
+    python -m train.run --game blind_auction --steps 2000000 --name ba-scratch
     python -m train.run --game spades --preset killer --steps 300000 --seed 1 \\
-        --opponents "self@0.4,snapshot@0.2,rules@0.4" --net 256,256 --n-envs 2 \\
+        --opponents "self@0.6,snapshot@0.2,rules@0.2" --net 256,256 --n-games 64 \\
         --eval-every 50000 --name spades-killer-a --export checkpoints/spades-killer.onnx
     python -m train.run --resume spades-killer-a --steps 600000     # continue a run
     tensorboard --logdir runs/spades-killer-a
+
+The run itself is ``train.ppo`` (read it top to bottom).
 """
 
 from __future__ import annotations
@@ -14,12 +17,14 @@ import dataclasses
 import sys
 from collections.abc import Sequence
 
+from eval.config import parse_rule_changes, split_bot_list
 from train.config import PPO_KNOBS, RUNS_DIR, TrainConfig
+from train.ppo import Trainer
 
 _DEFAULTS = TrainConfig()
 # what a resumed run may change (the trainer applies them to the loaded model)
 TUNABLE = (*PPO_KNOBS, "critic_warmup", "critic_warmup_lr", "eval_every", "eval_deals",
-           "baseline", "episode")
+           "episode")
 
 
 def _ints(text: str) -> tuple[int, ...]:
@@ -34,6 +39,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m train.run", description=__doc__.splitlines()[0])
     p.add_argument("--game", default=d.game, help="a registered game")
     p.add_argument("--preset", default=None, help="rules preset (default: the game's first)")
+    p.add_argument("--observation", default=d.observation, choices=["infostate", "features"],
+                   help="what the network reads: the information state (default) or the "
+                        "expert's features as well")
     p.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",
                    help="change a rules field of the preset (repeatable)")
     p.add_argument("--steps", type=int, default=d.steps, help="total learner steps of the run")
@@ -45,9 +53,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--activation", default=d.activation, choices=["tanh", "relu"])
     p.add_argument("--no-action-head", dest="action_head", action="store_false",
                    help="a plain MLP head: no direct path from per-action features to logits")
-    p.add_argument("--n-envs", type=int, default=d.n_envs,
-                   help="env processes (each a SubprocVecEnv worker when > 1)")
-    p.add_argument("--n-steps", type=int, default=d.n_steps, help="rollout length per env")
+    p.add_argument("--n-games", type=int, default=d.n_games,
+                   help="games played side by side, one learner seat each (one network call "
+                        "per tick decides every game's network seats)")
+    p.add_argument("--n-steps", type=int, default=d.n_steps,
+                   help="rollout length per game (a rollout is n_games x n_steps steps)")
 
     def tunable(flag: str, kind: type, field: str, text: str = "", **kw) -> None:
         """A knob that defaults to None: given with --resume it changes the run from there."""
@@ -58,6 +68,8 @@ def build_parser() -> argparse.ArgumentParser:
     tunable("--batch-size", int, "batch_size")
     tunable("--n-epochs", int, "n_epochs")
     tunable("--lr", float, "learning_rate")
+    p.add_argument("--lr-decay", action="store_true",
+                   help="the learning rate falls linearly to 0 at the last step")
     tunable("--gamma", float, "gamma")
     tunable("--gae-lambda", float, "gae_lambda")
     tunable("--ent-coef", float, "ent_coef")
@@ -71,9 +83,6 @@ def build_parser() -> argparse.ArgumentParser:
             text="what one episode is; a resumed run may switch (warm the critic again)")
     p.add_argument("--relative-score", action="store_true",
                    help="reward a seat's points minus the others' mean (what ranks pay)")
-    tunable("--baseline", str, "baseline", metavar="BOT",
-            text="duplicate baseline: BOT replays each deal in the learner's seat, and the "
-                 "learner's reward is less what BOT scored there ('' = none)")
     p.add_argument("--imitate", default=d.imitate, metavar="BOT",
                    help="clone this rule bot into the policy before PPO (train.imitate)")
     p.add_argument("--imitate-samples", type=int, default=d.imitate_samples,
@@ -93,12 +102,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--snapshot-every", type=int, default=d.snapshot_every)
     p.add_argument("--max-snapshots", type=int, default=d.max_snapshots)
     p.add_argument("--torch-threads", type=int, default=d.torch_threads,
-                   help="0 = the cores the env workers leave free")
-    p.add_argument("--minutes", type=float, default=None,
-                   help="stop after this much wall time (resume to continue)")
+                   help="0 = every core")
     p.add_argument("--name", default="", help=f"run directory {RUNS_DIR}/<name>")
     p.add_argument("--resume", default=None, metavar="NAME",
-                   help="continue runs/NAME from its checkpoint (--steps/--minutes may change)")
+                   help="continue runs/NAME from its checkpoint (--steps may change)")
     p.add_argument("--export", default=None, metavar="PATH.onnx",
                    help="also export the final policy here (with its .json card)")
     p.add_argument("--quiet", action="store_true", help="no progress bar or eval lines")
@@ -106,13 +113,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def config_from_args(args: argparse.Namespace) -> TrainConfig:
-    from eval.config import parse_rule_changes, split_bot_list
-
     if args.resume:
         cfg = TrainConfig.load_run(args.resume)
         if args.steps != _DEFAULTS.steps:
             cfg.steps = args.steps
-        cfg.minutes = args.minutes
         for key in TUNABLE:
             if getattr(args, key) is not None:
                 setattr(cfg, key, getattr(args, key))
@@ -129,8 +133,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         cfg = config_from_args(args)
-        from train.trainer import Trainer  # torch is imported only once the input is good
-
         trainer = Trainer(cfg, resume=bool(args.resume), progress=not args.quiet and
                           sys.stderr.isatty(), quiet=args.quiet)
     except ValueError as err:

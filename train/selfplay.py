@@ -28,7 +28,7 @@ from stable_baselines3.common.vec_env import VecEnv
 
 from envs.batched import BatchedGames
 from train.numpy_policy import NumpyPolicy
-from train.opponents import OpponentPool
+from train.opponents import POLICY_KINDS, OpponentPool, check_bot
 
 LEARNER = -1  # a seat's controller: the learner; 0: the current policy; k >= 1: snapshot k - 1
 
@@ -40,12 +40,18 @@ class SelfPlayVecEnv(VecEnv):
                  seat: int | None = None) -> None:
         self.games = games
         n, p = games.num_games, games.num_players
+        if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int | np.integer)
+                                 or not 0 <= seat < p):
+            raise ValueError(f"seat must be None or in 0..{p - 1}, got {seat!r}")
+        for entry in pool.mix:
+            if entry.what not in POLICY_KINDS:
+                check_bot(entry.what, games.game.name)
+        self.render_mode = None  # nothing to draw (SB3 asks every VecEnv, in __init__ too)
         low, high = games.encoder.bounds(p)
         super().__init__(n, spaces.Box(low=low, high=high, dtype=np.float32),
                          spaces.Discrete(games.num_actions))
-        if seat is not None and not (isinstance(seat, int) and 0 <= seat < p):
-            raise ValueError(f"seat must be None or in 0..{p - 1}, got {seat!r}")
-        self.pool, self.fixed_seat, self.seed_base = pool, seat, seed
+        self.pool, self.seed_base = pool, seed
+        self.fixed_seat = None if seat is None else int(seat)
         self.rng = np.random.default_rng(seed)
         self.learner = np.zeros(n, dtype=np.int64)  # the learner's seat in each game
         self.controller: list[list[Any]] = [[LEARNER] * p for _ in range(n)]
@@ -155,8 +161,12 @@ class SelfPlayVecEnv(VecEnv):
         self._pending[:] = 0.0
         self._last_obs = self.games.obs
         rewards = np.zeros(self.num_envs, dtype=np.float32)
-        self._advance(rewards, np.zeros(self.num_envs, dtype=bool),
-                      [{} for _ in range(self.num_envs)])
+        dones = np.zeros(self.num_envs, dtype=bool)
+        self._advance(rewards, dones, [{} for _ in range(self.num_envs)])
+        # an episode that ended before its learner moved pays its learner nothing; what a
+        # new one paid meanwhile (in _pending) waits for that learner's first move
+        self.skipped += int(dones.sum())
+        rewards[dones] = 0.0
         self._pending += rewards
         return self.games.obs.copy()
 
@@ -200,10 +210,10 @@ class SelfPlayVecEnv(VecEnv):
         return [False] * len(self._indices(indices))
 
     def seed(self, seed: int | None = None) -> list:
-        if seed is not None:
-            self.seed_base = seed
-            self.rng = np.random.default_rng(seed)
-        return [seed] * self.num_envs
+        """A no-op: the deals' seed is the constructor's (``train.ppo`` makes it from the
+        run's seed and its steps so far, so a resumed run deals new games), while SB3
+        calls this with the run's seed alone whenever it builds or loads a model."""
+        return [self.seed_base] * self.num_envs
 
     def close(self) -> None:
         pass

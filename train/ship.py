@@ -23,76 +23,82 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from agents.search import VERSION as SEARCH_VERSION
+from train import knock_head, run
 from train.evaluate import evaluate, onnx_spec
+from train.export import update_card
+from train.opponents import strongest_bots
+from train.plots import learning_curve
+from train.ppo import read_evals
 
 CHECKPOINTS = Path("checkpoints")
-# Fine-tuning a clone of the rule bot (train.imitate; train.trainer.freeze_actor): long
-# rollouts, small clipped steps that stop at a KL bound, no entropy bonus; used with
-# --critic-warmup, and hand episodes where games are long (faster credit assignment).
-GENTLE = ["--clip-range", "0.1", "--target-kl", "0.01", "--n-steps", "4096",
+# Fine-tuning a clone of a rule bot (--imitate): long rollouts, small clipped steps that stop
+# at a KL bound, no entropy bonus, after a critic warm-up (train.ppo.Trainer.freeze_actor)
+GENTLE = ["--clip-range", "0.1", "--target-kl", "0.01", "--n-games", "64", "--n-steps", "64",
           "--batch-size", "512", "--ent-coef", "0", "--net", "256,256", "--seed", "1",
-          "--checkpoint-every", "100000", "--snapshot-every", "1000000"]
+          "--checkpoint-every", "100000", "--snapshot-every", "1000000",
+          "--observation", "features"]
 BLIND_AUCTION_BOTS = ["blind_auction/high-early", "blind_auction/save-high",
                       "blind_auction/match", "blind_auction/mirror", "random"]
+# Each recipe: the game, the final match's deals (and opponents, "judge_bots", default the
+# game's strongest rule bots), a one-line "summary" of what the stages do, the train.run
+# arguments of its first stage ("args") and of later stages ("stages", resumes), and for
+# Gin Rummy the train.knock_head arguments ("knock"). Step counts, never wall time, so a
+# recipe makes the same bot on any machine. Results: docs/results.md and each bot's card.
 RECIPES: dict[str, dict] = {
-    # Spades ships the network inside a search (agents.search): 16 sampled deals of the hidden
-    # cards, the network's three likeliest moves each played out to the end of the hand
-    **{f"spades-{preset}": {"game": "spades", "preset": preset, "deals": 75,
-                            "search": {"worlds": 16, "top_k": 3},
-                            "judge_bots": ["spades/expert"], "args": [
-        "--steps", "5000000", "--minutes", "35", "--n-envs", "1", "--episode", "hand",
-        "--imitate", "spades/expert", "--imitate-samples", "250000", "--imitate-epochs", "15",
-        "--opponents", "spades/expert@1.0", "--critic-warmup", "60000", "--lr", "5e-5",
-        "--eval-every", "150000", "--eval-deals", "8", "--eval-bots", "spades/expert",
-        *GENTLE]} for preset in ("killer", "cutthroat")},
-    # Gin Rummy: clone, warm the critic, then gentle PPO against the expert alone; two runs
-    # side by side with one env each. --imitate-balance weights the rare
-    # knocks up (the standard expert knocks only for gin after its first 5 discards).
-    # "knock": train.knock_head then learns when to knock from play-outs of the expert's
-    # games (standard: the expert waits for gin whatever its chances).
-    # The standard bot ships its clone: 98,304 steps (24 rollouts) all inside the critic
-    # warm-up, so the actor stays put. Against the expert with its opening, 950k PPO steps
-    # after the clone lost ground (300 deals of seed 7: the clone 49.8%, 151k steps 49.2%,
-    # 950k steps 44.3%; the final match of the 950k bot 45.4 +- 1.7%).
-    "gin_rummy-standard": {"game": "gin_rummy", "preset": "standard", "deals": 1000, "args": [
-        "--steps", "98304", "--n-envs", "1", "--episode", "hand",
-        "--imitate", "gin_rummy/expert", "--imitate-samples", "120000", "--imitate-epochs", "20",
-        "--imitate-balance", "0.5", "--opponents", "gin_rummy/expert@1.0",
-        "--critic-warmup", "100000", "--lr", "5e-5", "--eval-every", "150000",
-        "--eval-deals", "100", "--eval-bots", "gin_rummy/expert", *GENTLE],
+    **{f"spades-{preset}": {
+        "game": "spades", "preset": preset, "deals": 75, "search": {"worlds": 16, "top_k": 3},
+        "judge_bots": ["spades/expert"],
+        "summary": "clone of spades/expert (250k decisions), critic warm-up 60k steps, then "
+                   f"PPO against the expert to {steps:,} steps; ships inside a search",
+        "args": ["--steps", str(steps), "--episode", "hand", "--imitate", "spades/expert",
+                 "--imitate-samples", "250000", "--imitate-epochs", "15",
+                 "--opponents", "spades/expert@1.0", "--critic-warmup", "60000",
+                 "--lr", "5e-5", "--eval-every", "150000", "--eval-deals", "8",
+                 "--eval-bots", "spades/expert", *GENTLE]}
+        for preset, steps in (("killer", 827_392), ("cutthroat", 798_720))},
+    # Gin Rummy: every step is inside the critic warm-up, so the actor is the clone: no PPO
+    "gin_rummy-standard": {
+        "game": "gin_rummy", "preset": "standard", "deals": 1000,
+        "summary": "clone of gin_rummy/expert (120k decisions, rare knocks weighted up), its "
+                   "critic fitted for 98,304 steps with the actor frozen (no PPO), then the "
+                   "learned knock (train.knock_head, 6,000 labelled games)",
+        "args": ["--steps", "98304", "--episode", "hand", "--imitate", "gin_rummy/expert",
+                 "--imitate-samples", "120000", "--imitate-epochs", "20",
+                 "--imitate-balance", "0.5", "--opponents", "gin_rummy/expert@1.0",
+                 "--critic-warmup", "100000", "--lr", "5e-5", "--eval-every", "150000",
+                 "--eval-deals", "100", "--eval-bots", "gin_rummy/expert", *GENTLE],
         "knock": ["--games", "6000", "--reshuffles", "12", "--workers", "2"]},
-    # The seed bot ships its clone too: PPO fine-tunes of seed clones stayed level with the
-    # expert or fell behind it (50.0 to 51.1% across runs of 0.04M to 1.35M steps;
-    # gin_rummy_v4: 50.4 +- 1.4%; v5, 3.18M steps of game episodes with the expert as
-    # baseline: 48.8 +- 1.3%; 2.83M steps of hand episodes, same baseline, lr 2e-4,
-    # clip 0.2, target KL 0.03: 47.8 +- 1.6%).
-    "gin_rummy-seed": {"game": "gin_rummy", "preset": "seed", "deals": 1000, "args": [
-        "--steps", "98304", "--n-envs", "1", "--episode", "hand",
-        "--imitate", "gin_rummy/expert", "--imitate-samples", "100000", "--imitate-epochs", "20",
-        "--opponents", "gin_rummy/expert@1.0",
-        "--critic-warmup", "100000", "--lr", "5e-5", "--eval-every", "150000",
-        "--eval-deals", "100", "--eval-bots", "gin_rummy/expert", *GENTLE]},
-    # relative reward (what ranks pay), the critic warmed on the clone's own play first,
-    # then small KL-bounded steps; the second stage doubles the learning rate. sevens_v1
-    # (without reply_expected) and lr 2e-5 to 410,604 steps, then 1e-4 to 1,277,628: rank
-    # 2.617 +- 0.029; plain reward, lr 1e-4: 2.695. sevens_v2 with the action head: the
-    # clone (158k steps) 2.490 +- 0.025; after the second stage (1,257,983) 2.460 +- 0.027.
-    "sevens-random": {"game": "sevens", "preset": "random", "deals": 1000, "args": [
-        "--steps", "3000000", "--minutes", "45", "--n-envs", "1", "--relative-score",
-        "--imitate", "sevens/lookahead", "--imitate-samples", "300000",
-        "--opponents", "sevens/lookahead@1.0", "--critic-warmup", "150000", "--lr", "5e-5",
-        "--eval-every", "200000", "--eval-deals", "250", "--eval-bots", "sevens/lookahead",
-        *GENTLE], "stages": [["--steps", "3000000", "--minutes", "100", "--lr", "1e-4"]]},
-    # rule bots are weak here: plain PPO from scratch against all of them, or it learns to
-    # crush the two it meets and no more (a first run against high-early and save-high only
-    # won 45.6% against mirror and 49.4% against random)
-    "blind_auction-2p": {"game": "blind_auction", "preset": "2p", "deals": 1000,
-                         "judge_bots": BLIND_AUCTION_BOTS, "args": [
-        "--steps", "600000", "--seed", "1", "--n-envs", "1", "--net", "256,256",
-        "--opponents", ",".join(f"{b}@0.15" for b in BLIND_AUCTION_BOTS)
-                       + ",self@0.15,snapshot@0.1",
-        "--eval-every", "100000", "--eval-deals", "50", "--checkpoint-every", "50000",
-        "--snapshot-every", "100000"]},
+    "gin_rummy-seed": {
+        "game": "gin_rummy", "preset": "seed", "deals": 1000,
+        "summary": "clone of gin_rummy/expert (100k decisions), its critic fitted for 98,304 "
+                   "steps with the actor frozen (no PPO)",
+        "args": ["--steps", "98304", "--episode", "hand", "--imitate", "gin_rummy/expert",
+                 "--imitate-samples", "100000", "--imitate-epochs", "20",
+                 "--opponents", "gin_rummy/expert@1.0", "--critic-warmup", "100000",
+                 "--lr", "5e-5", "--eval-every", "150000", "--eval-deals", "100",
+                 "--eval-bots", "gin_rummy/expert", *GENTLE]},
+    "sevens-random": {
+        "game": "sevens", "preset": "random", "deals": 1000,
+        "summary": "clone of sevens/lookahead (300k decisions), critic warm-up 150k steps, "
+                   "then PPO against the lookahead bot to 1,257,984 steps (lr 1e-4 after "
+                   "158,720)",
+        "args": ["--steps", "158720", "--relative-score", "--imitate", "sevens/lookahead",
+                 "--imitate-samples", "300000", "--opponents", "sevens/lookahead@1.0",
+                 "--critic-warmup", "150000", "--lr", "5e-5", "--eval-every", "200000",
+                 "--eval-deals", "250", "--eval-bots", "sevens/lookahead", *GENTLE],
+        "stages": [["--steps", "1257984", "--lr", "1e-4"]]},
+    # the rule bots are weak here: PPO from scratch against all of them, self and snapshots
+    "blind_auction-2p": {
+        "game": "blind_auction", "preset": "2p", "deals": 1000,
+        "judge_bots": BLIND_AUCTION_BOTS,
+        "summary": "PPO from scratch, 600k steps, against every rule bot, itself and "
+                   "snapshots",
+        "args": ["--steps", "600064", "--seed", "1", "--net", "256,256",
+                 "--opponents", ",".join(f"{b}@0.15" for b in BLIND_AUCTION_BOTS)
+                 + ",self@0.15,snapshot@0.1", "--eval-every", "100000",
+                 "--eval-deals", "50", "--checkpoint-every", "50000",
+                 "--snapshot-every", "100000"]},
 }
 
 
@@ -117,9 +123,7 @@ def stage_commands(name: str, run_dir: Path) -> list[list[str]]:
             commands.append(["--game", recipe["game"], "--preset", recipe["preset"],
                              "--name", run_dir.name, *stage])
         elif i == 0:  # the first stage, interrupted: only its length matters now
-            commands.append(["--resume", run_dir.name, *[x for flag in ("--steps", "--minutes")
-                                                          if flag in stage
-                                                          for x in (flag, _flag(stage, flag))]])
+            commands.append(["--resume", run_dir.name, "--steps", target])
         else:
             commands.append(["--resume", run_dir.name, *stage])
     return commands or [["--resume", run_dir.name]]  # all done: resume only to export
@@ -127,10 +131,8 @@ def stage_commands(name: str, run_dir: Path) -> list[list[str]]:
 
 def _fingerprint(path: Path, search: dict | None) -> str:
     """What the judged bot is: its network's bytes, its search settings and version."""
-    from agents.search import VERSION
-
     digest = hashlib.sha256(path.read_bytes())
-    digest.update(json.dumps([search, search and VERSION], sort_keys=True).encode())
+    digest.update(json.dumps([search, search and SEARCH_VERSION], sort_keys=True).encode())
     return digest.hexdigest()[:10]
 
 
@@ -147,6 +149,12 @@ def _report(label: str, results: dict) -> None:
               f"{rank_verdict}; mean score {r['score']:.1f} ± {r['score_ci95'] or 0:.1f}")
 
 
+def recipe_card(name: str) -> dict:
+    """What the card says of how the bot was made: the recipe's name and summary."""
+    return {"name": name, "summary": RECIPES[name]["summary"],
+            "command": f"python -m train.ship {name}"}
+
+
 def judge(name: str, path: Path, deals: int, workers: int, progress: bool) -> dict:
     """The acceptance match of a shipped file against the rule bots; stored in its card.
 
@@ -156,13 +164,10 @@ def judge(name: str, path: Path, deals: int, workers: int, progress: bool) -> di
     are logged under a name made from the network's bytes and the search settings,
     so an interrupted match resumes, and a retrained bot starts afresh.
     """
-    from train.export import update_card
-    from train.opponents import strongest_bots
-
     recipe = RECIPES[name]
     game, preset = recipe["game"], recipe["preset"]
     search = recipe.get("search")
-    update_card(path, search=search)
+    update_card(path, search=search, recipe=recipe_card(name))
     t0 = time.monotonic()
     opponents = recipe.get("judge_bots") or strongest_bots(game)
     out = Path("runs") / f"ship-{name}" / f"final-{_fingerprint(path, search)}"
@@ -171,9 +176,7 @@ def judge(name: str, path: Path, deals: int, workers: int, progress: bool) -> di
     final = {"deals": deals, "seconds": round(time.monotonic() - t0), "search": search,
              "results": results}
     if search:
-        from agents.search import VERSION
-
-        final["search_version"] = VERSION
+        final["search_version"] = SEARCH_VERSION
         final["network_results"] = evaluate(game, preset, f"{onnx_spec(path)}:worlds=0",
                                             opponents[:1], deals, out / "network",
                                             workers=workers, progress=progress, fresh=False)
@@ -188,9 +191,6 @@ def judge(name: str, path: Path, deals: int, workers: int, progress: bool) -> di
 
 def curve(name: str) -> Path:
     """``checkpoints/<name>-curve.png``: the run's evaluations against the best rule bot."""
-    from train.plots import learning_curve
-    from train.trainer import read_evals
-
     out = learning_curve(read_evals(Path("runs") / f"ship-{name}"),
                          CHECKPOINTS / f"{name}-curve.png", title=f"{name} (train.ship)")
     print(f"learning curve: {out}")
@@ -220,16 +220,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     recipe = RECIPES[args.name]
     path = CHECKPOINTS / f"{args.name}.onnx"
     if not args.judge_only:
-        from train import run
-
         run_name = f"ship-{args.name}"
         for argv_run in stage_commands(args.name, run.RUNS_DIR / run_name):
             code = run.main([*argv_run, "--export", str(path)])
             if code:
                 return code
         if "knock" in recipe:
-            from train import knock_head
-
             code = knock_head.main([run_name, *recipe["knock"], "--export", str(path)])
             if code:
                 return code

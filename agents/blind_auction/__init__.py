@@ -20,4 +20,3 @@ register("blind_auction/equilibrium", EquilibriumBot,
 # the strongest rule bots first, for the full 13-card game (the equilibrium bot
 # only solves small decks): a 300-deal 2-player tournament of the heuristics
 # ranked high-early first (win 67 +- 8%); no heuristic dominates the others
-STRONGEST = ("blind_auction/high-early", "blind_auction/save-high")

@@ -8,8 +8,7 @@
 
 from agents.gin_rummy.expert import ExpertBot
 from agents.gin_rummy.simple import SimpleBot
-from agents.registry import register
-from agents.search import search_description, search_factory
+from agents.registry import register, search_description, search_factory
 
 register("gin_rummy/simple", SimpleBot,
          "simple baseline (Neller's SimpleGinRummyPlayer): take the up card only to meld, "
@@ -26,6 +25,3 @@ __all__ = ["SimpleBot", "ExpertBot"]
 
 register("gin_rummy/search", search_factory("gin_rummy", "gin_rummy/expert"),
          search_description("gin_rummy/expert"))
-
-# the strongest rule bots first: what learned bots and the lobby measure against
-STRONGEST = ("gin_rummy/expert", "gin_rummy/simple")

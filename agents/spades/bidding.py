@@ -1,4 +1,4 @@
-"""Bidding strategies (RULES.md section 1): each maps a view to the bid it wants.
+"""Bidding strategies (docs/rules.md section 1): each maps a view to the bid it wants.
 
 ``BID_STRATEGIES`` names them; ``legal_bid`` then picks the nearest legal value,
 because the cutthroat last bidder is refused the one bid that makes 13.

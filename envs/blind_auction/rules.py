@@ -1,4 +1,4 @@
-"""Blind Auction rules (RULES.md section 4): one frozen dataclass, two named presets.
+"""Blind Auction rules (docs/rules.md section 4): one frozen dataclass, two named presets.
 
 Seat 0 bids with hearts, seat 1 with clubs, seat 2 (3 players) with spades; the
 diamonds are the prize deck, shuffled face down. ``cards_per_suit`` keeps the
@@ -38,7 +38,7 @@ class BlindAuctionRules(GameRules):
     ``tie_rule`` decides a tie for the highest bid: ``discard`` (the prize goes
     to nobody), ``carry`` (it goes with the next round's prize to that round's
     winner; carried prizes left after the last round go to nobody) or ``split``
-    (each tied player scores half of its value; RULES.md says half, also when
+    (each tied player scores half of its value; docs/rules.md says half, also when
     three tie). ``max_hands`` is accepted for the tournament's safety cap: a
     game is one hand, so it never binds.
     """

@@ -1,4 +1,4 @@
-"""Resolving a Blind Auction round (RULES.md section 4) and the records it leaves.
+"""Resolving a Blind Auction round (docs/rules.md section 4) and the records it leaves.
 
 ``resolve`` is the whole scoring table: the single highest bid takes the prize
 and every carried prize; a tie for highest discards the prize, carries it, or

@@ -2,7 +2,7 @@
 
 One ``GinRummyState`` is one game of 2 to 4 players: hands are dealt, played
 turn by turn (draw from the stock or take the discard, then discard, perhaps
-knocking) and scored, until a total reaches the target (RULES.md section 2).
+knocking) and scored, until a total reaches the target (docs/rules.md section 2).
 Actions are ids of ``envs.gin_rummy.actions``. Randomness comes only from the
 ``numpy.random.Generator`` given, and only for deals, so the same seed deals
 the same cards whatever the players do.

@@ -1,6 +1,6 @@
 """Melds and deadwood: the best split of a hand into melds, fast enough for every move.
 
-Rules (RULES.md section 2): a meld is a set of 3 or 4 cards of one rank or a run
+Rules (docs/rules.md section 2): a meld is a set of 3 or 4 cards of one rank or a run
 of 3 or more in one suit, ace low only (A-2-3 yes, Q-K-A no); no card is in two
 melds (9d); deadwood is the point total of the cards left over (A = 1, J Q K =
 10, others face value) under the split that makes it least.

@@ -1,4 +1,4 @@
-"""Gin Rummy rules (RULES.md section 2): one frozen dataclass, two named presets.
+"""Gin Rummy rules (docs/rules.md section 2): one frozen dataclass, two named presets.
 
 ``seed`` is the course document's game for 2 to 4 players; ``standard`` is the
 usual two-player game of other libraries (OpenSpiel, RLCard): knock at 10 or
@@ -109,7 +109,7 @@ PRESETS = {"seed": SEED, "standard": STANDARD}
 def get_rules(preset: str | GinRummyRules = "seed", **changes) -> GinRummyRules:
     """Rules from a preset name (or rules object), with optional field changes.
 
-    ``standard`` is the two-player game of other libraries (RULES.md section 2), so
+    ``standard`` is the two-player game of other libraries (docs/rules.md section 2), so
     another player count is refused there rather than turned into a game nobody
     compares with: 3 or 4 players play ``seed``, or its fields changed one by one.
     """

@@ -1,4 +1,4 @@
-"""Gin Rummy hand scoring (rules 7-9 and the standard preset's bonuses, RULES.md section 2)."""
+"""Gin Rummy hand scoring (rules 7-9 and the standard preset's bonuses, docs/rules.md section 2)."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ def settle_knock(rules: GinRummyRules, knocker: int, hands: Sequence[int]) -> Se
 
     The least deadwood wins (rule 7); a tie goes to the knocker when
     ``knocker_wins_ties`` or on gin, else to the first tied player after the
-    knocker (RULES.md). The winner scores the others' deadwood less its own
+    knocker (docs/rules.md). The winner scores the others' deadwood less its own
     (rule 8), plus ``gin_bonus`` for gin and ``undercut_bonus`` when it is not
     the knocker. With ``layoff`` (not on gin) the others first lay cards off onto
     the knocker's melds; of the knocker's best splits the one that leaves the

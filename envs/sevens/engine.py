@@ -1,6 +1,6 @@
 """The Sevens engine: the whole truth of a game, a pure state machine.
 
-One ``SevensState`` is one game (RULES.md section 3): the parameters are fixed
+One ``SevensState`` is one game (docs/rules.md section 3): the parameters are fixed
 or drawn, the deck is dealt (k = floor(51 / n) cards each, the rest face up
 onto the table), then each player in turn from seat 0 places a card and scores
 from the new running total, until every hand is empty. Actions are ids of

@@ -1,4 +1,4 @@
-"""Sevens rules (RULES.md section 3): the player count and the game parameters.
+"""Sevens rules (docs/rules.md section 3): the player count and the game parameters.
 
 A game of Sevens has public parameters announced before play: for each of the
 13 symbols one or two permitted score values, and three point amounts (total

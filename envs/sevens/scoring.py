@@ -1,4 +1,4 @@
-"""Sevens scoring: the points a play earns from the running total (RULES.md section 3)."""
+"""Sevens scoring: the points a play earns from the running total (docs/rules.md section 3)."""
 
 from __future__ import annotations
 

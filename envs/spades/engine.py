@@ -1,7 +1,7 @@
 """The Spades engine: the whole truth of a game, a pure state machine.
 
 One ``SpadesState`` is one game: hands are dealt, bid, played and scored until
-a player wins (RULES.md section 1). Actions are ids of ``envs.spades.actions``.
+a player wins (docs/rules.md section 1). Actions are ids of ``envs.spades.actions``.
 Randomness comes only from the ``numpy.random.Generator`` given, and only for
 deals, so the same seed replays the same cards whatever the players do.
 """

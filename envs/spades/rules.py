@@ -1,4 +1,4 @@
-"""Spades rules (RULES.md section 1): one frozen dataclass, two named presets.
+"""Spades rules (docs/rules.md section 1): one frozen dataclass, two named presets.
 
 Every number the engine uses comes from here; the seed requirement ids are
 quoted beside the fields they decide.

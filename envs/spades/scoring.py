@@ -1,4 +1,4 @@
-"""Spades hand scoring (S1-S4.1 and the cutthroat table of RULES.md section 1)."""
+"""Spades hand scoring (S1-S4.1 and the cutthroat table of docs/rules.md section 1)."""
 
 from __future__ import annotations
 

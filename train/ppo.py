@@ -1,25 +1,35 @@
-"""MaskablePPO training of one seat against an opponent pool, resumable, logged, exported.
+"""The training core, read top to bottom: config, batched env, opponents, policy, run, export.
 
-``train(cfg)`` runs (or resumes) ``runs/<name>/``:
+    cfg = TrainConfig(game="blind_auction", steps=200_000)   # 1. every knob (train.config)
+    result = Trainer(cfg).run()                               # 2-5, then 6: runs/<name>/
 
-    config.json        the TrainConfig (written once; --resume reads it back)
-    checkpoint.zip     the SB3 model, saved every ``checkpoint_every`` steps and on exit
-    state.json         steps done, wall time so far, snapshot files, next due steps
-    snapshots/*.npz    frozen policies that joined the opponent pool
-    tb_1/              tensorboard: SB3's losses, train/*, eval_<bot>/* every ``eval_every``
-    evals.jsonl        one line per evaluation: step, wall time, results per rule bot
-    evals/step-*.onnx  the policy as evaluated (with cards) and its match logs
-    policy.onnx(.json) the final export
+1. **Config**: a ``TrainConfig``, saved as ``runs/<name>/config.json``.
+2. **Batched env**: ``cfg.n_games`` games in one process (``envs.batched``), the
+   learner's seat of each an env of one SB3 ``VecEnv`` (``train.selfplay``).
+3. **Opponents**: the other seats, drawn per episode from the mix (``self``,
+   ``snapshot``, rule bots; ``train.opponents``); each tick, every game whose
+   seat to act belongs to one network is decided in one forward pass.
+4. **Policy**: sb3-contrib's MaskablePPO with an MLP actor-critic (plus the
+   per-action path where the observation has per-action blocks; ``train.policy``).
+5. **The PPO run**: ``MaskablePPO.learn`` with one callback that pushes the
+   current policy to the ``self`` seats after each update, freezes snapshots,
+   evaluates against the rule bots (duplicate matches, ``train.evaluate``),
+   checkpoints, and holds the actor during a critic warm-up. ``--imitate``
+   clones a rule bot first (``train.imitate``), an option; self-play from scratch
+   is the default. A game's training extras plug in through its declaration
+   (``Game.train_plugin``, e.g. Gin Rummy's learned knock).
+6. **Export**: ``runs/<name>/policy.onnx`` and its card (``train.export``).
 
-Ctrl-C saves a checkpoint before returning, and the periodic checkpoint
-bounds what a kill can lose; ``train(cfg, resume=True)`` continues from
-``checkpoint.zip`` with the same step count, tensorboard run and eval schedule.
+A run lives in ``runs/<name>/``: ``config.json``, ``checkpoint.zip`` (periodic
+and on Ctrl-C or SIGTERM; ``--resume`` goes on from it), ``state.json``,
+``snapshots/``, tensorboard (``tb_1/``), ``evals.jsonl`` and ``evals/``, and the
+exported ``policy.onnx``.
 """
 
 from __future__ import annotations
 
 import contextlib
-import functools
+import importlib
 import json
 import os
 import signal
@@ -33,15 +43,20 @@ import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.utils import ConstantSchedule
-from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
+from stable_baselines3.common.vec_env import VecMonitor
 from torch import nn
 from tqdm import tqdm
 
+from envs.batched import BatchedGames
+from envs.games import get_game
 from train.config import CONFIG_FILE, PPO_KNOBS, TrainConfig
 from train.evaluate import evaluate, hardest, onnx_spec
 from train.export import base_card, export_onnx, policy_weights
+from train.imitate import collect, fit
+from train.numpy_policy import NumpyPolicy
+from train.opponents import OpponentPool
 from train.policy import ActionFeaturePolicy, game_action_features
-from train.single_seat import SingleSeatEnv
+from train.selfplay import SelfPlayVecEnv
 
 CHECKPOINT = "checkpoint.zip"
 STATE = "state.json"
@@ -49,6 +64,35 @@ EVALS = "evals.jsonl"
 TB_NAME = "tb"
 
 
+# ------------------------------------------------------ 2, 3: batched env, opponents
+def make_env(cfg: TrainConfig, seed: int) -> VecMonitor:
+    """The learner seats of ``cfg.n_games`` batched games against the opponent mix."""
+    games = BatchedGames(cfg.game, cfg.n_games, preset=cfg.preset, **cfg.env_options(),
+                         **cfg.env_rule_changes())
+    pool = OpponentPool.parse(cfg.opponents, cfg.game, cfg.max_snapshots)
+    return VecMonitor(SelfPlayVecEnv(games, pool, seed=seed))
+
+
+def selfplay(env: VecMonitor) -> SelfPlayVecEnv:
+    return env.venv
+
+
+# ---------------------------------------------------------------------- 4: policy
+def new_model(cfg: TrainConfig, env: VecMonitor) -> MaskablePPO:
+    activation = {"tanh": nn.Tanh, "relu": nn.ReLU}[cfg.activation]
+    blocks = game_action_features(cfg.game, cfg.preset, cfg.rule_changes, cfg.observation) \
+        if cfg.action_head else ()
+    return MaskablePPO(
+        ActionFeaturePolicy, env, learning_rate=cfg.learning_rate, n_steps=cfg.n_steps,
+        batch_size=cfg.batch_size, n_epochs=cfg.n_epochs, gamma=cfg.gamma,
+        gae_lambda=cfg.gae_lambda, ent_coef=cfg.ent_coef, clip_range=cfg.clip_range,
+        target_kl=cfg.target_kl,
+        policy_kwargs={"net_arch": {"pi": list(cfg.net), "vf": list(cfg.net)},
+                       "activation_fn": activation, "action_features": blocks},
+        tensorboard_log=str(cfg.run_dir), seed=cfg.seed, device="cpu", verbose=0)
+
+
+# --------------------------------------------------------------------- 5: the run
 @dataclass
 class RunState:
     steps: int = 0
@@ -64,7 +108,7 @@ class RunState:
         return cls(**json.loads(path.read_text())) if path.is_file() else cls()
 
     def save(self, run_dir: Path) -> None:
-        _write_text(run_dir / STATE, json.dumps(self.__dict__, indent=2) + "\n")
+        write_text(run_dir / STATE, json.dumps(self.__dict__, indent=2) + "\n")
 
 
 @dataclass
@@ -77,58 +121,10 @@ class TrainResult:
     interrupted: bool
 
 
-def _write_text(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
-
-
-def read_evals(run_dir: Path) -> list[dict]:
-    path = Path(run_dir) / EVALS
-    if not path.is_file():
-        return []
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-
-
-# ------------------------------------------------------------------- envs
-def _make_env(cfg: dict, index: int) -> SingleSeatEnv:
-    c = TrainConfig.from_dict(cfg)
-    return SingleSeatEnv(c.game, c.preset, c.opponents, rule_changes=c.env_rule_changes(),
-                         env_options=c.env_options(), max_snapshots=c.max_snapshots,
-                         baseline=c.baseline or None)
-
-
-def make_vec_env(cfg: TrainConfig, seed: int) -> VecMonitor:
-    """``n_envs`` single-seat envs: in this process for one, else one process each."""
-    fns = [functools.partial(_make_env, cfg.to_dict(), i) for i in range(cfg.n_envs)]
-    if cfg.n_envs > 1:
-        # env workers run numpy one observation at a time: BLAS threads would only fight
-        for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-            os.environ.setdefault(var, "1")
-        vec = SubprocVecEnv(fns)
-    else:
-        vec = DummyVecEnv(fns)
-    vec.seed(seed)
-    return VecMonitor(vec)
-
-
-def new_model(cfg: TrainConfig, env) -> MaskablePPO:
-    activation = {"tanh": nn.Tanh, "relu": nn.ReLU}[cfg.activation]
-    blocks = game_action_features(cfg.game, cfg.preset, cfg.rule_changes, cfg.observation) \
-        if cfg.action_head else ()
-    return MaskablePPO(
-        ActionFeaturePolicy, env, learning_rate=cfg.learning_rate, n_steps=cfg.n_steps,
-        batch_size=cfg.batch_size, n_epochs=cfg.n_epochs, gamma=cfg.gamma,
-        gae_lambda=cfg.gae_lambda, ent_coef=cfg.ent_coef, clip_range=cfg.clip_range,
-        target_kl=cfg.target_kl,
-        policy_kwargs={"net_arch": {"pi": list(cfg.net), "vf": list(cfg.net)},
-                       "activation_fn": activation, "action_features": blocks},
-        tensorboard_log=str(cfg.run_dir), seed=cfg.seed, device="cpu", verbose=0)
-
-
-# --------------------------------------------------------------- callback
 class TrainCallback(BaseCallback):
-    """Self-play weights to the workers, snapshots, evaluations, checkpoints, progress bar."""
+    """The run's schedule around MaskablePPO: the current policy to the ``self`` seats
+    before each rollout, snapshots, evaluations, checkpoints, the critic warm-up, and a
+    progress bar."""
 
     def __init__(self, trainer: Trainer) -> None:
         super().__init__()
@@ -148,24 +144,22 @@ class TrainCallback(BaseCallback):
 
     def _on_rollout_end(self) -> None:  # runs just before each PPO update
         self.t.freeze_actor(self.num_timesteps < self.t.cfg.critic_warmup)
+        self.t.set_learning_rate(self.num_timesteps)
 
     def _on_step(self) -> bool:
         if self.bar is not None:
             self.bar.update(self.num_timesteps - self._last)
         self._last = self.num_timesteps
-        for info in self.locals.get("infos", ()):
-            if "win" in info:
-                self.logger.record_mean("train/win_rate", info["win"])
-                self.logger.record_mean("train/score", info["scores"][info["seat"]])
-        return not self.t.out_of_time()
+        return True
 
     def _on_training_end(self) -> None:
         if self.bar is not None:
             self.bar.close()
 
 
-# ---------------------------------------------------------------- trainer
 class Trainer:
+    """One run: builds or resumes it (``resume``), ``run()`` trains, ``export()`` writes."""
+
     def __init__(self, cfg: TrainConfig, resume: bool = False, progress: bool = True,
                  quiet: bool = False) -> None:
         cfg.validate()
@@ -182,14 +176,14 @@ class Trainer:
         self.state = (RunState.load(self.run_dir) if resume else
                       RunState(next_snapshot=self.cfg.snapshot_every,
                                next_checkpoint=self.cfg.checkpoint_every))
-        self.env = make_vec_env(self.cfg, seed=self.cfg.seed * 1_000_003 + self.state.steps)
+        self.env = make_env(self.cfg, seed=self.cfg.seed * 1_000_003 + self.state.steps)
         if resume:
             # config.json is the run's truth: an edited learning rate etc. holds from here on
             self.model = MaskablePPO.load(ckpt, env=self.env, device="cpu", custom_objects={
                 k: getattr(self.cfg, k) for k in PPO_KNOBS})
             self.model.tensorboard_log = str(self.run_dir)
             for path in self.state.snapshots:
-                self.env.env_method("add_snapshot", _load_snapshot(self.run_dir / path))
+                selfplay(self.env).add_snapshot(NumpyPolicy.load(self.run_dir / path))
         else:
             self.model = new_model(self.cfg, self.env)
         self._start = time.monotonic()
@@ -197,16 +191,15 @@ class Trainer:
         if not resume and self.cfg.imitate:
             self.imitate()
 
-    # ----------------------------------------------------------- pieces
     def imitate(self) -> None:
-        """Clone the teacher into the fresh policy (train.imitate), then checkpoint at step 0
-        so a crash during PPO does not repeat the clone."""
-        from train.imitate import collect, fit
-
+        """Clone the teacher into the fresh policy (``train.imitate``), then checkpoint at
+        step 0 so a crash during PPO does not repeat the clone."""
         cfg = self.cfg
         say = (lambda text: None) if self.quiet else (lambda text: tqdm.write(text, sys.stderr))
         t0 = time.monotonic()
-        data = collect(cfg, cfg.imitate, cfg.imitate_samples, cfg.seed, workers=cfg.n_envs)
+        games = BatchedGames(cfg.game, cfg.n_games, preset=cfg.preset, **cfg.env_options(),
+                             **cfg.env_rule_changes())
+        data = collect(games, cfg.imitate, cfg.imitate_samples, cfg.gamma, cfg.seed)
         say(f"[imitate] {len(data):,} decisions of {cfg.imitate} from {data.episodes:,} "
             f"episodes in {time.monotonic() - t0:.0f} s")
         log = []
@@ -218,7 +211,7 @@ class Trainer:
 
         fit(self.model.policy, data, cfg.imitate_epochs, seed=cfg.seed,
             balance=cfg.imitate_balance, log=record)
-        _write_text(self.run_dir / "imitate.json", json.dumps(
+        write_text(self.run_dir / "imitate.json", json.dumps(
             {"teacher": cfg.imitate, "decisions": len(data), "episodes": data.episodes,
              "seconds": round(time.monotonic() - t0, 1), "epochs": log}, indent=2) + "\n")
         self.checkpoint(0)
@@ -226,16 +219,12 @@ class Trainer:
     def wall_time(self) -> float:
         return self._wall0 + time.monotonic() - self._start
 
-    def out_of_time(self) -> bool:
-        return (self.cfg.minutes is not None
-                and time.monotonic() - self._start > self.cfg.minutes * 60)
-
     def freeze_actor(self, frozen: bool) -> None:
         """Critic warm-up: while ``frozen`` only the critic learns, at ``critic_warmup_lr``.
 
-        A critic fitted to the teacher's returns (train.imitate) has not seen the
-        clone's own play and can predict worse than a constant; PPO's advantages
-        are then noise, and a cloned policy drifts down before the critic catches up.
+        A critic fitted to a teacher's returns (``--imitate``) has not seen the clone's
+        own play and can predict worse than a constant; PPO's advantages are then
+        noise, and a cloned policy drifts down before the critic catches up.
         """
         params = [p for m in (self.model.policy.mlp_extractor.policy_net,
                               self.model.policy.action_net) for p in m.parameters()]
@@ -243,11 +232,21 @@ class Trainer:
             return
         for p in params:
             p.requires_grad_(not frozen)  # no gradient: Adam leaves the weight alone
-        lr = self.cfg.critic_warmup_lr if frozen else self.cfg.learning_rate
+        self._frozen = frozen
+
+    def set_learning_rate(self, step: int) -> None:
+        """The rate of the next update: the critic warm-up's, else the run's, falling
+        linearly to 0 at the last step with ``lr_decay`` (self-play then settles instead
+        of cycling between strategies that beat each other)."""
+        cfg = self.cfg
+        if getattr(self, "_frozen", False):
+            lr = cfg.critic_warmup_lr
+        else:
+            lr = cfg.learning_rate * (max(0.0, 1.0 - step / cfg.steps) if cfg.lr_decay else 1.0)
         self.model.lr_schedule = ConstantSchedule(lr)
 
     def push_policy(self) -> None:
-        self.env.env_method("set_policy", policy_weights(self.model.policy).to_dict())
+        selfplay(self.env).set_policy(policy_weights(self.model.policy))
 
     def periodic(self, step: int, logger) -> None:
         cfg, st = self.cfg, self.state
@@ -267,7 +266,7 @@ class Trainer:
         (self.run_dir / "snapshots").mkdir(exist_ok=True)
         weights.save(self.run_dir / rel)
         self.state.snapshots = [*self.state.snapshots, rel][-self.cfg.max_snapshots:]
-        self.env.env_method("add_snapshot", weights.to_dict())
+        selfplay(self.env).add_snapshot(weights)
 
     def checkpoint(self, step: int) -> None:
         tmp = self.run_dir / "checkpoint.tmp.zip"
@@ -276,13 +275,6 @@ class Trainer:
         self.state.steps = step
         self.state.wall_time_s = self.wall_time()
         self.state.save(self.run_dir)
-
-    def card(self, step: int, evaluation: dict | None) -> dict:
-        cfg = self.cfg
-        return {**base_card(cfg.game, cfg.preset, cfg.rule_changes, cfg.observation),
-                "training": {"steps": step, "wall_time_s": round(self.wall_time(), 1),
-                             "run": str(self.run_dir), "config": cfg.to_dict()},
-                "evaluation": evaluation or {}}
 
     def evaluate(self, step: int, logger=None) -> dict:
         cfg = self.cfg
@@ -310,7 +302,6 @@ class Trainer:
             tqdm.write(eval_line(record), file=sys.stderr)
         return record
 
-    # -------------------------------------------------------------- run
     def run(self) -> TrainResult:
         cfg, model = self.cfg, self.model
         interrupted = False
@@ -330,43 +321,56 @@ class Trainer:
                 signal.signal(signal.SIGTERM, old_term)
             self.checkpoint(model.num_timesteps)
             with contextlib.suppress(EOFError, BrokenPipeError, ConnectionError):
-                self.env.close()  # Ctrl-C may have reached the env workers too
+                self.env.close()
         step = model.num_timesteps
         evals = read_evals(self.run_dir)
         if not interrupted and cfg.eval_every and (not evals or evals[-1]["step"] != step):
             evals.append(self.evaluate(step, model.logger))
-        onnx = None
-        if not interrupted:
-            onnx = self.export(self.run_dir / "policy.onnx")
+        onnx = None if interrupted else self.export(self.run_dir / "policy.onnx")
         return TrainResult(self.run_dir, step, self.wall_time(), onnx, evals, interrupted)
 
-    def export(self, path: Path) -> Path:
-        """The policy as ONNX at ``path``, with its card (the last evaluation included)."""
+    # ------------------------------------------------------------------ 6: export
+    def card(self, step: int, evaluation: dict | None) -> dict:
+        cfg = self.cfg
+        return {**base_card(cfg.game, cfg.preset, cfg.rule_changes, cfg.observation),
+                "training": {"steps": step, "wall_time_s": round(self.wall_time(), 1),
+                             "run": str(self.run_dir), "config": cfg.to_dict()},
+                "evaluation": evaluation or {}}
+
+    def export(self, path: Path | str) -> Path:
+        """The policy as ONNX at ``path``, with its card (the last evaluation included); a
+        game's training plug-in (its declaration's ``train_plugin``) may add a module after
+        the policy in the same graph, and fields to the card."""
         evals = read_evals(self.run_dir)
         last = evals[-1] if evals else None
         evaluation = ({"step": last["step"], "deals": last["deals"], "results": last["results"]}
                       if last else None)
         card = self.card(self.model.num_timesteps, evaluation)
         switch = None
-        head_file = self.run_dir / "knock_head.pt"
-        if head_file.is_file():  # train.knock_head: the learned knock decides after the policy
-            from train.knock_head import STATS_FILE, KnockHead, KnockSwitch
-
-            switch = KnockSwitch(KnockHead.load(head_file))
-            card["knock_head"] = json.loads((self.run_dir / STATS_FILE).read_text())
+        plugin = get_game(self.cfg.game).train_plugin
+        if plugin:
+            switch, extra = importlib.import_module(plugin).export_switch(self.run_dir)
+            card.update(extra)
         export_onnx(self.model.policy, path, card, switch)
         return Path(path)
 
 
+# ------------------------------------------------------------------------- helpers
+def write_text(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+def read_evals(run_dir: Path) -> list[dict]:
+    path = Path(run_dir) / EVALS
+    if not path.is_file():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
 
 def _raise_interrupt(signum, frame) -> None:
     raise KeyboardInterrupt
-
-
-def _load_snapshot(path: Path) -> dict:
-    from train.numpy_policy import NumpyPolicy
-
-    return NumpyPolicy.load(path).to_dict()
 
 
 def eval_line(record: dict) -> str:
@@ -381,3 +385,7 @@ def eval_line(record: dict) -> str:
 def train(cfg: TrainConfig, resume: bool = False, progress: bool = True,
           quiet: bool = False) -> TrainResult:
     return Trainer(cfg, resume=resume, progress=progress, quiet=quiet).run()
+
+
+__all__ = ["TrainConfig", "Trainer", "TrainResult", "train", "make_env", "new_model",
+           "read_evals"]

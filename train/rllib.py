@@ -1,0 +1,670 @@
+"""Multi-agent PPO on RLlib over the PettingZoo envs: self-play, frozen snapshots, ONNX export.
+
+    python -m train.rllib --game spades --steps 200000 --net 128,128 --name spades-rllib
+    python -m train.rllib --game sevens --address HEAD:6379 --env-runners 8 --name sevens-big
+    tensorboard --logdir runs/spades-rllib
+
+Why a second trainer: the SB3 path (``train.ppo``) is one process; RLlib spreads the
+simulators over a Ray cluster (``--env-runners`` on any node, ``--address`` to join a
+cluster; a local Ray by default). The env is the game's own AEC env (``get_game(g).env``)
+behind RLlib's ``PettingZooEnv``, either observation kind; nothing in ``envs`` knows Ray.
+
+* **Masking**: ``MaskedMLPModule`` reads ``action_mask`` from the observation dict and
+  sets illegal logits to -1e8 before sampling, training and greedy play, as the
+  exported graph does.
+* **Self-play**: every seat is one shared module, ``main`` (the one trained), except
+  that each seat but one learner seat per game is, with probability ``1 - self_share``,
+  a frozen snapshot (``snapshot_<k>``). ``SnapshotCallback`` fills the slots with the
+  initial policy, then copies ``main`` into the oldest slot every ``snapshot_every``
+  env steps (learner weights, synced to every env runner).
+* **Logs**: RLlib's env-runner and learner metrics per iteration to tensorboard
+  (``runs/<name>/tb``), with the sampling and learning throughput.
+* **Export**: ``main``'s actor as ONNX with the inputs and output of ``train.export``
+  (``observation``, ``action_mask`` -> ``logits``, illegal at -1e8) and a card made by
+  ``train.export.base_card`` plus ``training`` (``"trainer": "rllib"``), so
+  ``agents.load``, tournaments, the bot server and the web table play it unchanged.
+
+Not here (the SB3 path has them): resuming a run, imitation, rule-bot opponents
+during training, the per-action feature head, the knock plug-in.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import functools
+import io
+import json
+import logging
+import sys
+import time
+import warnings
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import torch
+from ray.rllib.algorithms.ppo import PPOConfig
+from ray.rllib.callbacks.callbacks import RLlibCallback
+from ray.rllib.core.columns import Columns
+from ray.rllib.core.rl_module.apis import InferenceOnlyAPI, ValueFunctionAPI
+from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+from ray.rllib.core.rl_module.torch import TorchRLModule
+from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
+from torch import nn
+
+from envs.games import game_names, get_game
+
+RUNS_DIR = Path("runs")
+MAIN = "main"
+MASKED = -1e8  # an illegal action's logit, as in train.export and sb3-contrib
+
+
+# ---------------------------------------------------------------------- config
+@dataclass
+class RllibConfig:
+    """Every knob of a run, saved as ``runs/<name>/config.json`` and in the bot's card."""
+
+    game: str = "spades"
+    preset: str | None = None  # None: the game's first preset
+    observation: str = "infostate"  # or "features" (envs.encoding)
+    rule_changes: dict[str, Any] = field(default_factory=dict)
+    steps: int = 200_000  # env steps sampled (moves of every seat, all games together)
+    seed: int = 0
+    net: tuple[int, ...] = (256, 256)  # hidden layers of the actor and of the critic
+    activation: str = "tanh"
+    lr: float = 3e-4
+    gamma: float = 0.995
+    lambda_: float = 0.95
+    ent_coef: float = 0.01
+    clip: float = 0.2
+    epochs: int = 4
+    batch: int = 4096  # env steps per PPO update (train_batch_size_per_learner)
+    minibatch: int = 512
+    env_runners: int = 0  # remote sampler actors; 0 = sample in this process
+    envs_per_runner: int = 1
+    snapshots: int = 4  # frozen copies of the policy the other seats may play; 0 = none
+    snapshot_every: int = 50_000  # env steps between snapshots
+    self_share: float = 0.8  # chance a non-learner seat plays the current policy
+    episode: str = "game"  # "game" or "hand" (docs/rules.md section 5)
+    relative_score: bool = False
+    max_hands: int | None = 40  # safety cap on a training game
+    eval_deals: int = 0  # duplicate deals against each strongest rule bot at the end; 0 = none
+    name: str = ""  # runs/<name>; "" = <game>-<preset>-rllib-s<seed>-<time>
+
+    def __post_init__(self) -> None:
+        self.net = tuple(self.net)
+
+    def resolved(self) -> RllibConfig:
+        cfg = dataclasses.replace(self)
+        if cfg.preset is None:
+            cfg.preset = get_game(cfg.game).presets[0]
+        if not cfg.name:
+            cfg.name = f"{cfg.game}-{cfg.preset}-rllib-s{cfg.seed}-{time.strftime('%Y%m%d-%H%M%S')}"
+        return cfg
+
+    @property
+    def run_dir(self) -> Path:
+        return RUNS_DIR / self.name
+
+    def env_config(self) -> dict[str, Any]:
+        """What ``CardGameEnv`` builds the game's AEC env from (picklable, sent to runners)."""
+        rules = dict(self.rule_changes)
+        if self.max_hands is not None:
+            rules["max_hands"] = self.max_hands
+        return {"game": self.game, "preset": self.preset, "observation": self.observation,
+                "episode": self.episode, "relative_score": self.relative_score, **rules}
+
+    def validate(self) -> None:
+        if self.game not in game_names():
+            raise ValueError(f"unknown game {self.game!r}; choose from {game_names()}")
+        game = get_game(self.game)
+        preset = self.preset if self.preset is not None else game.presets[0]
+        if preset not in game.presets:
+            raise ValueError(f"unknown preset {preset!r} for {self.game}; "
+                             f"choose from {list(game.presets)}")
+        game.encoder(self.observation)  # raises naming the kinds
+        if "max_hands" in self.rule_changes:
+            raise ValueError("give the training hand cap with --max-hands, not as a rule change")
+        env_cfg = self.env_config()
+        game.get_rules(preset, **{k: v for k, v in env_cfg.items()
+                                  if k not in ("game", "preset", "observation", "episode",
+                                               "relative_score")})
+        for key in ("steps", "batch", "minibatch", "epochs", "envs_per_runner",
+                    "snapshot_every"):
+            value = getattr(self, key)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise ValueError(f"{key} must be a positive int, got {value!r}")
+        for key in ("env_runners", "snapshots", "eval_deals", "seed"):
+            value = getattr(self, key)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise ValueError(f"{key} must be a non-negative int, got {value!r}")
+        if self.minibatch > self.batch:
+            raise ValueError(f"minibatch {self.minibatch} is larger than the batch {self.batch}")
+        if not self.net or any(not isinstance(h, int) or h < 1 for h in self.net):
+            raise ValueError(f"net must be hidden layer sizes like 256,256, got {self.net!r}")
+        if self.activation not in ACTIVATIONS:
+            raise ValueError(f"activation must be one of {sorted(ACTIVATIONS)}, "
+                             f"got {self.activation!r}")
+        if self.episode not in ("game", "hand"):
+            raise ValueError(f"episode must be 'game' or 'hand', got {self.episode!r}")
+        for key in ("lr", "gamma", "lambda_", "clip"):
+            if not 0 < getattr(self, key) <= 1:
+                raise ValueError(f"{key} must be in (0, 1], got {getattr(self, key)!r}")
+        if not 0 <= self.self_share <= 1:
+            raise ValueError(f"self_share must be in [0, 1], got {self.self_share!r}")
+        if self.ent_coef < 0:
+            raise ValueError(f"ent_coef must be >= 0, got {self.ent_coef!r}")
+        if self.max_hands is not None and (not isinstance(self.max_hands, int)
+                                           or self.max_hands < 1):
+            raise ValueError(f"max_hands must be a positive int or None, got {self.max_hands!r}")
+        if "/" in self.name or self.name.startswith("."):
+            raise ValueError(f"a run name is one directory name, got {self.name!r}")
+
+    def to_dict(self) -> dict:
+        d = dataclasses.asdict(self)
+        d["net"] = list(self.net)
+        return d
+
+
+# ------------------------------------------------------------------------- env
+class CardGameEnv(PettingZooEnv):
+    """The game's AEC env behind RLlib's PettingZoo wrapper, built from the run's env
+    config (RLlib builds it by class on each env runner: no env registry to keep)."""
+
+    def __init__(self, env_config: dict) -> None:
+        options = dict(env_config)
+        game = options.pop("game")
+        super().__init__(get_game(game).env(**options))
+
+
+# ---------------------------------------------------------------------- module
+ACTIVATIONS = {"tanh": nn.Tanh, "relu": nn.ReLU}
+
+
+def mlp(sizes: Sequence[int], activation: str, out_gain: float) -> nn.Sequential:
+    """Linear layers with the activation between them, initialised as SB3 does
+    (orthogonal, gain sqrt 2 in the hidden layers): the two trainers start alike."""
+    layers: list[nn.Module] = []
+    for i, (a, b) in enumerate(zip(sizes[:-1], sizes[1:], strict=True)):
+        linear = nn.Linear(a, b)
+        last = i == len(sizes) - 2
+        nn.init.orthogonal_(linear.weight, gain=out_gain if last else np.sqrt(2))
+        nn.init.zeros_(linear.bias)
+        layers.append(linear)
+        if not last:
+            layers.append(ACTIVATIONS[activation]())
+    return nn.Sequential(*layers)
+
+
+class MaskedMLPModule(TorchRLModule, ValueFunctionAPI, InferenceOnlyAPI):
+    """PPO's actor-critic over ``{"observation", "action_mask"}`` observations.
+
+    The actor's logits of illegal actions are -1e8 in every forward pass, so
+    sampling, the PPO loss and greedy play never pick one, and the exported
+    graph (``MaskedActor``) computes exactly these logits. The critic is a
+    separate MLP, left out on the env runners (inference only).
+    """
+
+    def setup(self) -> None:
+        obs_size = int(self.observation_space["observation"].shape[0])
+        num_actions = int(self.action_space.n)
+        hidden = list(self.model_config.get("hidden", (256, 256)))
+        activation = self.model_config.get("activation", "tanh")
+        self.pi = mlp([obs_size, *hidden, num_actions], activation, 0.01)
+        if not self.inference_only:
+            self.vf = mlp([obs_size, *hidden, 1], activation, 1.0)
+
+    def masked_logits(self, obs: dict) -> torch.Tensor:
+        logits = self.pi(obs["observation"])
+        legal = obs["action_mask"].to(logits.dtype) > 0.5
+        return torch.where(legal, logits, torch.full_like(logits, MASKED))
+
+    def _forward(self, batch: dict, **kwargs) -> dict:
+        return {Columns.ACTION_DIST_INPUTS: self.masked_logits(batch[Columns.OBS])}
+
+    def compute_values(self, batch: dict, embeddings: Any = None) -> torch.Tensor:
+        return self.vf(batch[Columns.OBS]["observation"]).squeeze(-1)
+
+    def get_non_inference_attributes(self) -> list[str]:
+        return ["vf"]
+
+
+def module_spec(cfg: RllibConfig, obs_space: gym.Space, action_space: gym.Space
+                ) -> RLModuleSpec:
+    return RLModuleSpec(module_class=MaskedMLPModule, observation_space=obs_space,
+                        action_space=action_space,
+                        model_config={"hidden": list(cfg.net), "activation": cfg.activation})
+
+
+# -------------------------------------------------------------------- self-play
+def snapshot_ids(count: int) -> list[str]:
+    return [f"snapshot_{k}" for k in range(count)]
+
+
+class SeatMapping:
+    """Which module plays each seat of an episode: one learner seat is always ``main``;
+    each other seat is ``main`` with probability ``self_share``, else a snapshot slot.
+
+    Drawn from the episode's id, so every call for the same episode and seat agrees.
+    """
+
+    def __init__(self, num_players: int, snapshots: int, self_share: float) -> None:
+        self.num_players, self.snapshots, self.self_share = num_players, snapshots, self_share
+
+    def __call__(self, agent_id: str, episode: Any, **kwargs: Any) -> str:
+        seat = int(str(agent_id).rsplit("_", 1)[1])
+        rng = np.random.default_rng(zlib.crc32(str(episode.id_).encode()))
+        learner = int(rng.integers(self.num_players))
+        opponent = rng.random(self.num_players) >= self.self_share
+        slot = rng.integers(max(1, self.snapshots), size=self.num_players)
+        if seat == learner or not self.snapshots or not opponent[seat]:
+            return MAIN
+        return f"snapshot_{int(slot[seat])}"
+
+
+class SnapshotCallback(RLlibCallback):
+    """Fills the snapshot slots with the initial policy, then every ``snapshot_every``
+    env steps copies ``main`` into the oldest slot; the env runners get the new weights
+    at once (PPO syncs only the modules it trained)."""
+
+    def __init__(self, snapshots: int = 0, snapshot_every: int = 1) -> None:
+        super().__init__()
+        self.snapshots, self.snapshot_every = snapshots, snapshot_every
+        self.taken = 0
+        self.next_step = snapshot_every
+
+    def freeze(self, algorithm: Any, slots: list[str]) -> None:
+        learners = algorithm.learner_group
+        weights = learners.get_weights(module_ids=[MAIN])[MAIN]
+        learners.set_weights({slot: weights for slot in slots})
+
+        def load(env_runner: Any) -> None:  # not sync_weights: it skips a seen weights_seq_no
+            for slot in slots:
+                env_runner.module[slot].set_state(weights)
+
+        algorithm.env_runner_group.foreach_env_runner(load, local_env_runner=True)
+
+    def on_algorithm_init(self, *, algorithm: Any, **kwargs: Any) -> None:
+        if self.snapshots:
+            self.freeze(algorithm, snapshot_ids(self.snapshots))
+
+    def on_train_result(self, *, algorithm: Any, result: dict, **kwargs: Any) -> None:
+        steps = _sampled(result)
+        if self.snapshots and steps >= self.next_step:
+            self.freeze(algorithm, [f"snapshot_{self.taken % self.snapshots}"])
+            self.taken += 1
+            self.next_step = steps + self.snapshot_every
+        result["snapshots_taken"] = self.taken
+
+
+def _sampled(result: dict) -> int:
+    return int(result.get("env_runners", {}).get("num_env_steps_sampled_lifetime", 0))
+
+
+# ----------------------------------------------------------------------- algo
+def algo_config(cfg: RllibConfig) -> PPOConfig:
+    """RLlib's PPO on the new API stack, multi-agent: ``main`` trains, snapshots play."""
+    env = CardGameEnv(cfg.env_config())
+    agent = env.env.possible_agents[0]
+    obs_space, action_space = env.observation_spaces[agent], env.action_spaces[agent]
+    num_players = len(env.env.possible_agents)
+    env.close()
+    modules = {m: module_spec(cfg, obs_space, action_space)
+               for m in [MAIN, *snapshot_ids(cfg.snapshots)]}
+    return (
+        PPOConfig()
+        # RLlib's env check steps random actions, which our envs refuse as illegal
+        .environment(CardGameEnv, env_config=cfg.env_config(), disable_env_checking=True)
+        .env_runners(num_env_runners=cfg.env_runners, num_envs_per_env_runner=cfg.envs_per_runner,
+                     rollout_fragment_length="auto", batch_mode="truncate_episodes")
+        .learners(num_learners=0)
+        .multi_agent(policies=set(modules),
+                     policy_mapping_fn=SeatMapping(num_players, cfg.snapshots, cfg.self_share),
+                     policies_to_train=[MAIN])
+        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=modules))
+        .training(lr=cfg.lr, gamma=cfg.gamma, lambda_=cfg.lambda_, entropy_coeff=cfg.ent_coef,
+                  clip_param=cfg.clip, num_epochs=cfg.epochs, use_kl_loss=False,
+                  train_batch_size_per_learner=cfg.batch, minibatch_size=cfg.minibatch,
+                  vf_clip_param=float("inf"), grad_clip=0.5, grad_clip_by="global_norm")
+        .callbacks(functools.partial(SnapshotCallback, cfg.snapshots, cfg.snapshot_every))
+        .debugging(seed=cfg.seed, log_level="ERROR")
+        .reporting(metrics_num_episodes_for_smoothing=100)
+    )
+
+
+def project_modules() -> list[str]:
+    """The packages a remote env runner imports (this module's and the envs'): shipped
+    in Ray's runtime env, so a cluster runs the driver's code without installing it."""
+    import envs
+    import train
+
+    return [str(Path(envs.__file__).parent), str(Path(train.__file__).parent)]
+
+
+def init_ray(address: str | None = None, num_cpus: int | None = None) -> bool:
+    """Connect to ``address`` (a running cluster) or start a local Ray; True if this call
+    started or joined it (so the caller shuts it down)."""
+    import ray
+
+    if ray.is_initialized():
+        return False
+    kwargs: dict[str, Any] = {"runtime_env": {"py_modules": project_modules()},
+                              "logging_level": logging.WARNING, "log_to_driver": False}
+    if address is None:
+        kwargs.update(include_dashboard=False, num_cpus=num_cpus)
+    ray.init(address=address, **kwargs)
+    return True
+
+
+# --------------------------------------------------------------------- export
+class MaskedActor(nn.Module):
+    """(observation, action_mask) -> masked logits: the graph ``train.export`` writes for
+    SB3 policies, here for ``main``'s actor."""
+
+    def __init__(self, pi: nn.Sequential) -> None:
+        super().__init__()
+        self.actor = pi
+
+    def forward(self, observation: torch.Tensor, action_mask: torch.Tensor) -> torch.Tensor:
+        logits = self.actor(observation)
+        return torch.where(action_mask > 0.5, logits, torch.full_like(logits, MASKED))
+
+
+def export_module(module: MaskedMLPModule, path: str | Path, card: dict) -> Path:
+    """``module``'s actor as ONNX at ``path`` with ``card`` beside it (``<path>.json``), the
+    fields ``train.export.export_onnx`` writes; both atomically. Returns the card's path."""
+    from train.export import CARD_FORMAT, OPSET, _json_default, write_atomic
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pi = module.pi
+    obs_size, num_actions = int(pi[0].in_features), int(pi[-1].out_features)
+    actor = MaskedActor(pi).cpu().eval()
+    args = (torch.zeros(1, obs_size), torch.ones(1, num_actions))
+    buf = io.BytesIO()
+    with torch.no_grad(), warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        torch.onnx.export(actor, args, buf, dynamo=False, opset_version=OPSET,
+                          input_names=["observation", "action_mask"], output_names=["logits"],
+                          dynamic_axes={"observation": {0: "batch"}, "action_mask": {0: "batch"},
+                                        "logits": {0: "batch"}})
+    write_atomic(path, buf.getvalue())
+    card = {"format": CARD_FORMAT, "onnx": path.name, "obs_size": obs_size,
+            "num_actions": num_actions, "inputs": ["observation", "action_mask"],
+            "output": "logits", "exported": time.strftime("%Y-%m-%dT%H:%M:%S"), **card}
+    card_path = path.with_suffix(".json")
+    write_atomic(card_path, (json.dumps(card, indent=2, default=_json_default) + "\n").encode())
+    return card_path
+
+
+def greedy_actions(module: MaskedMLPModule, observations: np.ndarray, masks: np.ndarray
+                   ) -> np.ndarray:
+    """The module's greedy actions (argmax of its masked logits) for a batch."""
+    batch = {Columns.OBS: {"observation": torch.as_tensor(observations, dtype=torch.float32),
+                           "action_mask": torch.as_tensor(masks)}}
+    out = module.forward_inference(batch)[Columns.ACTION_DIST_INPUTS]
+    return out.argmax(dim=-1).numpy()
+
+
+# ------------------------------------------------------------------------ run
+@dataclass
+class RllibResult:
+    run_dir: Path
+    steps: int  # env steps sampled
+    learner_steps: int  # moves ``main`` played (and trained on)
+    wall_time_s: float
+    onnx: Path
+    throughput: dict
+    evaluation: dict
+    snapshots_taken: int
+    module: MaskedMLPModule  # ``main`` as trained (the exported network's source)
+
+
+def _scalars(prefix: str, tree: Any, out: dict[str, float]) -> None:
+    """Flatten RLlib's nested result into tensorboard tags (numbers only)."""
+    if isinstance(tree, dict):
+        for key, value in tree.items():
+            _scalars(f"{prefix}/{key}" if prefix else str(key), value, out)
+    elif isinstance(tree, int | float | np.number) and not isinstance(tree, bool) \
+            and np.isfinite(tree):
+        out[prefix] = float(tree)
+
+
+class Throughput:
+    """Env steps sampled and learner steps (the moves ``main`` played, which it trains
+    on) per second of wall time, sampling and updates together as ``train.bench``
+    counts them, over every iteration but the first (which warms up)."""
+
+    def __init__(self) -> None:
+        self.rows: list[tuple[int, int, float]] = []
+
+    def add(self, result: dict, wall: float) -> None:
+        runners = result.get("env_runners", {})
+        learner = runners.get("num_module_steps_sampled", {}).get(MAIN, 0)
+        self.rows.append((int(runners.get("num_env_steps_sampled", 0)),
+                          int(learner) if np.isfinite(learner) else 0, wall))
+
+    def summary(self) -> dict:
+        rows = self.rows[1:] or self.rows
+        env, learner = sum(r[0] for r in rows), sum(r[1] for r in rows)
+        wall = sum(r[2] for r in rows)
+        return {"iterations": len(rows), "env_steps": env, "learner_steps": learner,
+                "wall_s": round(wall, 2),
+                "env_steps_per_s": round(env / wall, 1) if wall else None,
+                "learner_steps_per_s": round(learner / wall, 1) if wall else None}
+
+
+def train(cfg: RllibConfig, address: str | None = None, export: str | Path | None = None,
+          quiet: bool = False) -> RllibResult:
+    """Train ``cfg`` on Ray (local unless ``address``), log to tensorboard, export the bot."""
+    import ray
+
+    cfg.validate()
+    cfg = cfg.resolved()
+    run_dir = cfg.run_dir
+    if (run_dir / "config.json").exists():
+        raise ValueError(f"run {str(run_dir)!r} exists; pick a new --name")
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "config.json").write_text(json.dumps(cfg.to_dict(), indent=2) + "\n")
+    say = (lambda text: None) if quiet else (lambda text: print(text, file=sys.stderr))
+    started = init_ray(address)
+    try:
+        algo = algo_config(cfg).build_algo()
+        try:
+            result = _run(cfg, algo, export, say)
+        finally:
+            algo.stop()
+    finally:
+        if started:
+            ray.shutdown()
+    say(f"[rllib] exported {result.onnx} ({result.steps:,} env steps, "
+        f"{result.wall_time_s:.0f} s)")
+    return result
+
+
+def _run(cfg: RllibConfig, algo: Any, export: str | Path | None, say: Any) -> RllibResult:
+    """The training loop, tensorboard, export and the optional final evaluation."""
+    from torch.utils.tensorboard import SummaryWriter
+
+    run_dir = cfg.run_dir
+    writer = SummaryWriter(str(run_dir / "tb"))
+    throughput = Throughput()
+    t0 = time.monotonic()
+    steps = learner_steps = snapshots = 0
+    try:
+        while steps < cfg.steps:
+            t = time.monotonic()
+            result = algo.train()
+            wall = time.monotonic() - t
+            throughput.add(result, wall)
+            steps = _sampled(result)
+            learner_steps += throughput.rows[-1][1]
+            tags: dict[str, float] = {}
+            for part in ("env_runners", "learners", "timers"):
+                _scalars(part, result.get(part, {}), tags)
+            snapshots = int(result.get("snapshots_taken", 0))
+            tags["snapshots_taken"] = float(snapshots)
+            tags["throughput/env_steps_per_s"] = throughput.rows[-1][0] / wall
+            tags["throughput/learner_steps_per_s"] = throughput.rows[-1][1] / wall
+            for tag, value in tags.items():
+                writer.add_scalar(tag, value, steps)
+            ret = result.get("env_runners", {}).get("module_episode_returns_mean", {}).get(MAIN)
+            say(f"[rllib] {steps:,} env steps, {wall:.1f} s/iteration, main return "
+                f"{ret if ret is None else round(ret, 3)}")
+        wall_time = time.monotonic() - t0
+        module = _learner_module(algo)
+        card = training_card(cfg, steps, learner_steps, wall_time, throughput.summary())
+        card["training"]["snapshots_taken"] = snapshots
+        path = Path(export) if export is not None else run_dir / "policy.onnx"
+        export_module(module, path, card)
+        if path != run_dir / "policy.onnx":
+            export_module(module, run_dir / "policy.onnx", card)
+        evaluation = {}
+        if cfg.eval_deals:
+            evaluation = evaluate_bot(cfg, path, run_dir / "evals", writer, steps)
+            from train.export import update_card
+
+            update_card(path, evaluation={"deals": cfg.eval_deals, "results": evaluation})
+        writer.flush()
+    finally:
+        writer.close()
+    return RllibResult(run_dir, steps, learner_steps, wall_time, path, throughput.summary(),
+                       evaluation, snapshots, module)
+
+
+def _learner_module(algo: Any) -> MaskedMLPModule:
+    """``main`` as trained (the learner's copy: the env runners' may lag one sync)."""
+    weights = algo.learner_group.get_weights(module_ids=[MAIN])[MAIN]
+    module = algo.get_module(MAIN)
+    module.set_state(weights)
+    return module
+
+
+def training_card(cfg: RllibConfig, steps: int, learner_steps: int, wall_time: float,
+                  throughput: dict) -> dict:
+    from train.export import base_card
+
+    return {**base_card(cfg.game, cfg.preset, cfg.rule_changes, cfg.observation),
+            "training": {"steps": steps, "learner_steps": learner_steps,
+                         "wall_time_s": round(wall_time, 1), "trainer": "rllib",
+                         "run": str(cfg.run_dir), "config": cfg.to_dict(),
+                         "throughput": throughput},
+            "evaluation": {}}
+
+
+def evaluate_bot(cfg: RllibConfig, path: Path, out: Path, writer: Any, step: int) -> dict:
+    """Duplicate matches of the exported bot against each of the game's strongest rule
+    bots (``train.evaluate``, as the SB3 path runs them), logged as ``eval_<bot>/...``."""
+    from agents import strongest
+    from train.evaluate import evaluate
+
+    results = evaluate(cfg.game, cfg.preset, str(path), list(strongest(cfg.game)),
+                       cfg.eval_deals, out, rule_changes=cfg.rule_changes, seed=cfg.seed)
+    for opp, r in results.items():
+        tag = "eval_" + opp.replace("/", "_").replace(":", "_")
+        for key, value in r.items():
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                writer.add_scalar(f"{tag}/{key}", value, step)
+    return results
+
+
+# ------------------------------------------------------------------------ CLI
+def _ints(text: str) -> tuple[int, ...]:
+    try:
+        return tuple(int(x) for x in text.split(",") if x.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected sizes like 256,256, got {text!r}") from None
+
+
+def build_parser() -> argparse.ArgumentParser:
+    d = RllibConfig()
+    p = argparse.ArgumentParser(prog="python -m train.rllib",
+                                description=__doc__.splitlines()[0])
+    p.add_argument("--game", default=d.game, help="a registered game")
+    p.add_argument("--preset", default=None, help="rules preset (default: the game's first)")
+    p.add_argument("--observation", default=d.observation, choices=["infostate", "features"])
+    p.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",
+                   help="change a rules field of the preset (repeatable)")
+    p.add_argument("--steps", type=int, default=d.steps,
+                   help="env steps to sample (every seat's moves, all games together)")
+    p.add_argument("--seed", type=int, default=d.seed)
+    p.add_argument("--net", type=_ints, default=d.net, help="hidden layer sizes, e.g. 256,256")
+    p.add_argument("--activation", default=d.activation, choices=sorted(ACTIVATIONS))
+    p.add_argument("--lr", type=float, default=d.lr)
+    p.add_argument("--gamma", type=float, default=d.gamma)
+    p.add_argument("--gae-lambda", dest="lambda_", type=float, default=d.lambda_)
+    p.add_argument("--ent-coef", type=float, default=d.ent_coef)
+    p.add_argument("--clip", type=float, default=d.clip)
+    p.add_argument("--epochs", type=int, default=d.epochs)
+    p.add_argument("--batch", type=int, default=d.batch, help="env steps per PPO update")
+    p.add_argument("--minibatch", type=int, default=d.minibatch)
+    p.add_argument("--env-runners", type=int, default=d.env_runners,
+                   help="remote sampler actors, placed anywhere in the cluster (0 = sample in "
+                        "this process)")
+    p.add_argument("--envs-per-runner", type=int, default=d.envs_per_runner)
+    p.add_argument("--snapshots", type=int, default=d.snapshots,
+                   help="frozen snapshot slots the other seats may play (0 = pure self-play)")
+    p.add_argument("--snapshot-every", type=int, default=d.snapshot_every,
+                   help="env steps between snapshots")
+    p.add_argument("--self-share", type=float, default=d.self_share,
+                   help="chance a seat other than the learner's plays the current policy")
+    p.add_argument("--episode", default=d.episode, choices=["game", "hand"])
+    p.add_argument("--relative-score", action="store_true")
+    p.add_argument("--max-hands", type=int, default=d.max_hands,
+                   help="safety cap on hands per training game; 0 = none")
+    p.add_argument("--eval-deals", type=int, default=d.eval_deals,
+                   help="after training, duplicate deals against each strongest rule bot")
+    p.add_argument("--name", default="", help="run directory runs/<name>")
+    p.add_argument("--export", default=None,
+                   help="also write the bot here (default: runs/<name>/policy.onnx only)")
+    p.add_argument("--address", default=None,
+                   help="a running Ray cluster (auto, HOST:6379 or ray://HOST:10001); default: "
+                        "start a local Ray on this machine")
+    p.add_argument("--quiet", action="store_true")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from eval.config import ConfigError, parse_rule_changes
+
+    args = build_parser().parse_args(argv)
+    try:
+        cfg = RllibConfig(
+            game=args.game, preset=args.preset, observation=args.observation,
+            rule_changes=parse_rule_changes(args.rule), steps=args.steps, seed=args.seed,
+            net=args.net, activation=args.activation, lr=args.lr, gamma=args.gamma,
+            lambda_=args.lambda_, ent_coef=args.ent_coef, clip=args.clip, epochs=args.epochs,
+            batch=args.batch, minibatch=args.minibatch, env_runners=args.env_runners,
+            envs_per_runner=args.envs_per_runner, snapshots=args.snapshots,
+            snapshot_every=args.snapshot_every, self_share=args.self_share,
+            episode=args.episode, relative_score=args.relative_score,
+            max_hands=args.max_hands or None, eval_deals=args.eval_deals, name=args.name)
+        result = train(cfg, address=args.address, export=args.export, quiet=args.quiet)
+    except (ValueError, ConfigError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    t = result.throughput
+    print(f"run: {result.run_dir}\nbot: {result.onnx}\n{result.steps:,} env steps "
+          f"({result.learner_steps:,} of them main's) in {result.wall_time_s:.0f} s; "
+          f"{t['env_steps_per_s']} env steps/s, {t['learner_steps_per_s']} learner steps/s "
+          f"(after the first iteration)")
+    for opp, r in result.evaluation.items():
+        ci = r["win_ci95"]
+        print(f"vs {opp}: win {100 * r['win']:.1f}%"
+              + (f" ± {100 * ci:.1f}" if ci is not None else "")
+              + f" (no edge {100 * r['no_edge_win']:.0f}%), score {r['score']:.1f}")
+    print(f"tensorboard --logdir {result.run_dir / 'tb'}")
+    return 0
+
+
+if __name__ == "__main__":
+    # run as train.rllib, not __main__: the env runners unpickle these classes by module name
+    from train.rllib import main as _main
+
+    sys.exit(_main())
