@@ -193,6 +193,8 @@ class Bots:
         """Why the allowed ``spec`` cannot play ``game`` under ``rules``; None if it can."""
         key = (spec, game, rules)
         if key not in self._can:
+            if len(self._can) > 10_000:  # rules come from requests: keep the cache bounded
+                self._can.clear()
             self._can[key] = self._reason(spec, game, rules)
         return self._can[key]
 
@@ -283,6 +285,14 @@ class BotRunner:
                 self.processes, mp_context=multiprocessing.get_context("spawn"),
                 initializer=_init_worker, initargs=(self.bots.all_specs(),))
         return self._pool
+
+    def prepare(self, specs: Iterable[str]) -> None:
+        """Start the worker processes now if one of ``specs`` is slow (a table seating it
+        was made or resumed), so that its first move does not wait for them to start."""
+        if self._pool is None and not self.closed and any(self.bots.is_slow(s) for s in specs):
+            pool = self._executor()
+            for _ in range(self.processes):
+                pool.submit(os.getpid)
 
     async def act(self, spec: str, seed: int, view: Any, legal: Sequence[int]) -> int:
         if not self.bots.is_slow(spec):

@@ -111,6 +111,8 @@ class Hub:
             names = self.store.user_names(s["user_id"] for s in row["seats"] if s["user_id"])
             table = Table(row, names, self.bots, now=self.clock())
             self.tables[table_id] = table
+            if table.status in ("waiting", "scheduled", "playing"):
+                self.runner.prepare(s.bot_spec for s in table.seats if s.bot_spec)
         return table
 
     def online(self, table: Table) -> set[int]:

@@ -37,6 +37,8 @@ class NotFoundError(RefusedError):
 
 @dataclass
 class Seat:
+    """One seat: a person (``user_id``), a bot (``bot_spec``), or open (neither)."""
+
     user_id: int | None = None
     user_name: str | None = None
     bot_spec: str | None = None
