@@ -21,6 +21,7 @@ import contextlib
 import fcntl
 import json
 import sqlite3
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -79,6 +80,7 @@ _DIALECTS = {
 
 UNFINISHED = ("waiting", "scheduled", "playing")
 LOCK_KEY = 0x636172646C776562  # the PostgreSQL advisory lock of a cardrl web server
+LOCK_WAIT = 2.0  # seconds a new server waits for the lock of one that just died
 
 
 class DatabaseBusyError(RuntimeError):
@@ -115,11 +117,8 @@ class Database:
                     from None
             self.dialect = "postgresql"
             self.conn = psycopg.connect(url, autocommit=True, row_factory=dict_row)
-            if exclusive and not self.conn.execute("SELECT pg_try_advisory_lock(%s) AS ok",
-                                                   (LOCK_KEY,)).fetchone()["ok"]:
-                self.conn.close()
-                raise DatabaseBusyError(f"another server is using the database {_safe(url)}: "
-                                        "one server per database")
+            if exclusive:
+                self._lock_postgresql(url)
         else:
             raise ValueError(f"unsupported database URL {_safe(url)}: use sqlite:///file.db "
                              "or postgresql://user:pass@host/db")
@@ -127,6 +126,18 @@ class Database:
             for statement in _SCHEMA.format(**_DIALECTS[self.dialect]).split(";"):
                 if statement.strip():
                     self.conn.execute(statement)
+
+    def _lock_postgresql(self, url: str) -> None:
+        """The database's advisory lock. A server killed a moment ago may still hold it
+        until PostgreSQL notices its connection is gone: wait a little for that."""
+        deadline = time.monotonic() + LOCK_WAIT
+        while not self.conn.execute("SELECT pg_try_advisory_lock(%s) AS ok",
+                                    (LOCK_KEY,)).fetchone()["ok"]:
+            if time.monotonic() > deadline:
+                self.conn.close()
+                raise DatabaseBusyError(f"another server is using the database {_safe(url)}: "
+                                        "one server per database")
+            time.sleep(0.1)
 
     def _lock_sqlite(self, path: str) -> None:
         lock = open(path + ".lock", "a")  # noqa: SIM115 - held open for the store's lifetime
@@ -182,6 +193,9 @@ class Database:
         return int(rows[0][0] if self.dialect == "sqlite" else rows[0]["id"])
 
     def close(self) -> None:
+        if self.dialect == "postgresql" and not self.conn.closed:
+            with contextlib.suppress(Exception):  # free the lock now, not once PostgreSQL
+                self.conn.execute("SELECT pg_advisory_unlock_all()")  # sees the socket close
         self.conn.close()
         if self._lock_file is not None:
             self._lock_file.close()  # releases the lock
