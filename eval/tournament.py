@@ -18,6 +18,10 @@ bot does with ``--isolate`` (``eval.bot_process``); with ``--disqualify`` a bot
 that raises, plays an illegal action, fails to load or answers too late is
 disqualified, the reason reported, and the tournament rerun without it (the
 course seed's section 5); the void games are kept under ``<out>/voided``.
+
+``--ray [ADDRESS]`` plays the games as Ray tasks across a cluster instead of the
+local pool, with the same logs, resume and disqualification (``eval.ray_runner``;
+Ray is imported only then).
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tqdm import tqdm
 
@@ -44,6 +49,9 @@ from eval.play import BotError, game_record
 from eval.pool import play_games
 from eval.report import summarize, summary_text
 from eval.schedule import parse_seat_counts
+
+if TYPE_CHECKING:  # Ray is imported only with --ray
+    from eval.ray_runner import RaySession
 
 RUNS_DIR = Path("runs/tournaments")
 
@@ -68,17 +76,21 @@ def default_out(cfg: TournamentConfig) -> Path:
 
 
 def run_tournament(cfg: TournamentConfig, deals: int, out: str | Path | None = None,
-                   workers: int = 1, progress: bool = False, fresh: bool = False,
-                   quiet: bool = True) -> TournamentRun:
+                   workers: int | None = 1, progress: bool = False, fresh: bool = False,
+                   quiet: bool = True, ray: str | None = None) -> TournamentRun:
     """Play (or read back) deals 0..deals-1 in every rotation; write and return the summary.
 
     With ``cfg.disqualify`` a bot that fails (``BotError``) is recorded in
     ``<out>/disqualified.json`` and the tournament rerun without it, until one
-    round finishes with no failure; otherwise the error is raised.
+    round finishes with no failure; otherwise the error is raised. With ``ray``
+    (a cluster's address, "" for a local Ray) the games are Ray tasks
+    (``eval.ray_runner``) and ``workers`` the number of game players (None: one
+    per CPU of the cluster).
     """
     if not isinstance(deals, int) or deals < 1:
         raise ConfigError(f"deals must be at least 1, got {deals!r}")
-    if not isinstance(workers, int) or workers < 1:
+    if not (workers is None and ray is not None) and (
+            not isinstance(workers, int) or workers < 1):
         raise ConfigError(f"workers must be at least 1, got {workers!r}")
     cfg.validate()
     out = Path(out) if out is not None else default_out(cfg)
@@ -86,11 +98,17 @@ def run_tournament(cfg: TournamentConfig, deals: int, out: str | Path | None = N
         logs.clear(out)
     logs.check_or_write_config(out, cfg)
     logs.remove_stale_temp_files(out)
+    session = None
     try:
+        if ray is not None:
+            from eval.ray_runner import RaySession
+
+            session = RaySession(cfg, ray, workers, quiet)
         while True:
             disqualified = logs.read_disqualified(out) if cfg.disqualify else []
             try:
-                return _run_round(cfg, deals, out, workers, progress, quiet, disqualified)
+                return _run_round(cfg, deals, out, workers, progress, quiet, disqualified,
+                                  session)
             except BotError as err:
                 if not cfg.disqualify or err.entry is None:
                     raise
@@ -103,6 +121,8 @@ def run_tournament(cfg: TournamentConfig, deals: int, out: str | Path | None = N
                 logs.add_disqualified(out, err.record(), err.log)
     finally:
         bot_process.close_all()
+        if session is not None:
+            session.close()
 
 
 def _check_tables(cfg: TournamentConfig, active: list[int], disqualified: list[dict]) -> None:
@@ -147,8 +167,9 @@ def _load_check(cfg: TournamentConfig, active: list[int], workers: int) -> None:
         bot_process.close_all()  # the workers start their own
 
 
-def _run_round(cfg: TournamentConfig, deals: int, out: Path, workers: int, progress: bool,
-               quiet: bool, disqualified: list[dict]) -> TournamentRun:
+def _run_round(cfg: TournamentConfig, deals: int, out: Path, workers: int | None,
+               progress: bool, quiet: bool, disqualified: list[dict],
+               session: RaySession | None = None) -> TournamentRun:
     excluded = sorted({d["entry"] for d in disqualified})
     active = [i for i in range(cfg.num_seats) if i not in excluded]
     if cfg.disqualify:
@@ -158,7 +179,10 @@ def _run_round(cfg: TournamentConfig, deals: int, out: Path, workers: int, progr
         if voided and not quiet:
             print(f"{voided} games played before the last disqualification moved to "
                   f"{out / logs.VOIDED_DIR}", file=sys.stderr)
-        _load_check(cfg, active, workers)
+        if session is None:
+            _load_check(cfg, active, workers)
+        elif failures := session.load_check(active):  # on the Ray workers
+            raise _LoadFailures(failures)
     tables = cfg.tables(deals, excluded)
 
     records: dict[tuple[int, int], dict] = {}
@@ -178,7 +202,9 @@ def _run_round(cfg: TournamentConfig, deals: int, out: Path, workers: int, progr
     bar = tqdm(total=total, initial=loaded, unit="game", file=sys.stderr,
                desc=f"{cfg.game} {cfg.preset}", disable=not progress, dynamic_ncols=True)
     try:
-        for rec in play_games(cfg, out, todo, workers, excluded):
+        games = play_games(cfg, out, todo, workers, excluded) if session is None \
+            else session.play_games(out, todo, excluded)
+        for rec in games:
             records[rec["deal"], rec["rotation"]] = rec
             bar.update()
     finally:
@@ -210,8 +236,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="tournament seed (deal and bot seeds)")
     p.add_argument("--out", default=None,
                    help=f"output directory (default {RUNS_DIR}/<game>-<preset>-<config hash>)")
-    p.add_argument("--workers", type=int, default=default_workers(),
-                   help="processes playing games (default: min(2, cpu count))")
+    p.add_argument("--workers", type=int, default=None,
+                   help="processes playing games (default: min(2, cpu count)); with --ray, "
+                        "game players on the cluster (default: one per CPU)")
     p.add_argument("--max-hands", type=int, default=100,
                    help="safety cap on hands per game, passed as rule max_hands; 0 = no cap")
     p.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",
@@ -233,6 +260,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--fresh", action="store_true",
                    help="delete this output directory's earlier games instead of resuming")
     p.add_argument("--quiet", action="store_true", help="no progress bar or notes on stderr")
+    p.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
+                   help="play the games as Ray tasks on the cluster at ADDRESS (HOST:6379 or "
+                        "auto), or on a local Ray when no address follows; same logs, resume "
+                        "and disqualification (needs .[ray])")
     return p
 
 
@@ -271,13 +302,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         cfg = config_from_args(args)
         if args.deals < 1:
             raise ConfigError(f"--deals must be at least 1, got {args.deals}")
-        if args.workers < 1:
+        if args.workers is not None and args.workers < 1:
             raise ConfigError(f"--workers must be at least 1, got {args.workers}")
+        workers = args.workers if args.workers is not None or args.ray is not None \
+            else default_workers()
         cfg.validate()
         out = Path(args.out) if args.out else default_out(cfg)
         progress = not args.quiet and sys.stderr.isatty()
-        run = run_tournament(cfg, args.deals, out, workers=args.workers, progress=progress,
-                             fresh=args.fresh, quiet=args.quiet)
+        run = run_tournament(cfg, args.deals, out, workers=workers, progress=progress,
+                             fresh=args.fresh, quiet=args.quiet, ray=args.ray)
     except ConfigError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

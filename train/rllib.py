@@ -18,7 +18,7 @@ behind RLlib's ``PettingZooEnv``, either observation kind; nothing in ``envs`` k
   initial policy, then copies ``main`` into the oldest slot every ``snapshot_every``
   env steps (learner weights, synced to every env runner).
 * **Logs**: RLlib's env-runner and learner metrics per iteration to tensorboard
-  (``runs/<name>/tb``), with the sampling and learning throughput.
+  (``runs/<name>/tb``), with env steps and learner steps per second.
 * **Export**: ``main``'s actor as ONNX with the inputs and output of ``train.export``
   (``observation``, ``action_mask`` -> ``logits``, illegal at -1e8) and a card made by
   ``train.export.base_card`` plus ``training`` (``"trainer": "rllib"``), so
@@ -515,8 +515,9 @@ def _run(cfg: RllibConfig, algo: Any, export: str | Path | None, say: Any) -> Rl
             for tag, value in tags.items():
                 writer.add_scalar(tag, value, steps)
             ret = result.get("env_runners", {}).get("module_episode_returns_mean", {}).get(MAIN)
-            say(f"[rllib] {steps:,} env steps, {wall:.1f} s/iteration, main return "
-                f"{ret if ret is None else round(ret, 3)}")
+            done = ret is not None and np.isfinite(ret)  # no game may have ended this time
+            say(f"[rllib] {steps:,} env steps, {wall:.1f} s/iteration, main's mean return "
+                f"{round(float(ret), 3) if done else '-'}")
         wall_time = time.monotonic() - t0
         module = _learner_module(algo)
         card = training_card(cfg, steps, learner_steps, wall_time, throughput.summary())
@@ -624,8 +625,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--export", default=None,
                    help="also write the bot here (default: runs/<name>/policy.onnx only)")
     p.add_argument("--address", default=None,
-                   help="a running Ray cluster (auto, HOST:6379 or ray://HOST:10001); default: "
-                        "start a local Ray on this machine")
+                   help="a running Ray cluster (HOST:6379 or auto); default: start a local Ray "
+                        "on this machine")
     p.add_argument("--quiet", action="store_true")
     return p
 

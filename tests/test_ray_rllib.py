@@ -1,0 +1,133 @@
+"""RLlib training on a local Ray cluster (2 CPUs, started and stopped here): a tiny self-play
+run per observation kind (one sampling in the driver, one on a remote env runner) exports a
+bot that ``agents.load`` plays through a whole tournament game, whose ONNX actions are the
+RLlib module's greedy actions, and whose run logged to tensorboard."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+from ray.cluster_utils import Cluster
+from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+import agents
+from agents.learned import OnnxBot, observation_encoder
+from envs.games import get_game
+from eval.config import TournamentConfig
+from eval.tournament import run_tournament
+from train.rllib import MAIN, RllibConfig, SeatMapping, greedy_actions, main, train
+
+CASES = [("blind_auction", "infostate", 0), ("sevens", "features", 1)]  # game, kind, runners
+
+
+@pytest.fixture(scope="module")
+def ray_address():
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 2})
+    try:
+        yield cluster.address
+    finally:
+        cluster.shutdown()
+
+
+@pytest.fixture(scope="module", params=CASES, ids=[f"{g}-{k}" for g, k, _ in CASES])
+def trained(request, ray_address, tmp_path_factory):
+    game, kind, runners = request.param
+    root = tmp_path_factory.mktemp(f"rllib-{game}-{kind}")
+    mp = pytest.MonkeyPatch()
+    mp.chdir(root)  # runs/ under the test's own directory
+    try:
+        cfg = RllibConfig(game=game, observation=kind, steps=600, batch=200, minibatch=100,
+                          net=(16, 16), epochs=1, env_runners=runners, snapshots=2,
+                          snapshot_every=200, seed=1, name="tiny")
+        yield cfg, train(cfg, address=ray_address, quiet=True), root
+    finally:
+        mp.undo()
+
+
+def decision_points(game: str, preset: str, count: int, seed: int = 0) -> list[tuple]:
+    """``count`` (view, legal) pairs from random play of seeded games, every seat."""
+    g = get_game(game)
+    rules = g.get_rules(preset)
+    rng = np.random.default_rng(seed)
+    points = []
+    while len(points) < count:
+        state = g.new_state(rules, int(rng.integers(2**31)))
+        while not state.is_over and len(points) < count:
+            seat, legal = state.current_player, state.legal_actions()
+            points.append((state.view(seat), legal))
+            state.apply(int(rng.choice(legal)))
+    return points
+
+
+def test_the_exported_bot_loads_and_plays_a_legal_game(trained):
+    cfg, result, root = trained
+    bot = agents.load(root / result.onnx)
+    assert isinstance(bot, OnnxBot) and bot.game == cfg.game
+    card = bot.card
+    assert card["training"]["trainer"] == "rllib" and card["training"]["steps"] >= 600
+    assert card["training"]["config"]["observation"] == cfg.observation
+    assert card["observation"]["kind"] == cfg.observation
+    assert card["env_name"] == get_game(cfg.game).env_name
+    assert card["training"]["snapshots_taken"] == result.snapshots_taken >= 2
+    assert 0 < result.learner_steps <= result.steps
+    # a whole game against the strongest rule bot: an illegal move would raise BotError
+    g = get_game(cfg.game)
+    n = g.num_players(g.get_rules(card["preset"]))
+    rival = agents.strongest(cfg.game)[0]
+    tour = TournamentConfig(game=cfg.game, preset=card["preset"],
+                            bots=(str(root / result.onnx),) + (rival,) * (n - 1))
+    run = run_tournament(tour, deals=1, out=root / "match")
+    assert run.summary["games"] == n
+
+
+def test_the_onnx_bot_plays_the_rllib_modules_greedy_actions(trained):
+    cfg, result, root = trained
+    bot = agents.load(root / result.onnx)
+    points = decision_points(cfg.game, bot.card["preset"], 300)
+    encoder = observation_encoder(bot.card)
+    obs = np.stack([np.asarray(encoder.encode(v), dtype=np.float32).ravel() for v, _ in points])
+    masks = np.zeros((len(points), bot.card["num_actions"]), dtype=np.int8)
+    for i, (_, legal) in enumerate(points):
+        masks[i, legal] = 1
+    expected = greedy_actions(result.module, obs, masks)
+    played = bot.act_batch([v for v, _ in points], [legal for _, legal in points])
+    assert list(expected) == played
+    assert all(a in legal for a, (_, legal) in zip(played, points, strict=True))
+
+
+def test_the_run_logs_losses_returns_and_throughput_to_tensorboard(trained):
+    cfg, result, root = trained
+    events = EventAccumulator(str(root / result.run_dir / "tb"))
+    events.Reload()
+    tags = set(events.Tags()["scalars"])
+    for tag in (f"learners/{MAIN}/policy_loss", f"learners/{MAIN}/vf_loss",
+                f"learners/{MAIN}/entropy", "env_runners/episode_return_mean",
+                "throughput/env_steps_per_s", "snapshots_taken"):
+        assert tag in tags
+    assert result.throughput["env_steps"] > 0 and result.throughput["env_steps_per_s"] > 0
+
+
+def test_every_seat_plays_main_or_a_snapshot_and_one_seat_is_always_main():
+    episodes = [SimpleNamespace(id_=f"episode-{i}") for i in range(200)]
+    mixed = SeatMapping(4, snapshots=3, self_share=0.5)
+    seen = set()
+    for ep in episodes:
+        modules = [mixed(f"player_{s}", ep) for s in range(4)]
+        assert modules == [mixed(f"player_{s}", ep) for s in range(4)]  # same every call
+        assert MAIN in modules
+        seen.update(modules)
+    assert seen == {MAIN, "snapshot_0", "snapshot_1", "snapshot_2"}
+    selfish = SeatMapping(4, snapshots=3, self_share=1.0)
+    assert {selfish(f"player_{s}", ep) for ep in episodes for s in range(4)} == {MAIN}
+    lonely = SeatMapping(2, snapshots=2, self_share=0.0)
+    assert all(sorted(lonely(f"player_{s}", ep) for s in range(2)).count(MAIN) == 1
+               for ep in episodes)
+
+
+def test_bad_settings_exit_2_naming_them(capsys):
+    assert main(["--game", "nope"]) == 2
+    assert "unknown game 'nope'" in capsys.readouterr().err
+    assert main(["--game", "sevens", "--batch", "100", "--minibatch", "200"]) == 2
+    assert "minibatch 200 is larger than the batch 100" in capsys.readouterr().err

@@ -1,0 +1,195 @@
+"""Tournaments on a local Ray cluster (2 CPUs, started and stopped here): the same logs,
+summary, resume and disqualifications as the local runner on the same seeds, with bot files
+and exported bots shipped to the workers in the job's runtime env."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from ray.cluster_utils import Cluster
+
+from envs.games import get_game
+from eval.config import ConfigError, TournamentConfig
+from eval.ray_runner import Restorer, spec_paths, stage_files
+from eval.tournament import main, run_tournament
+from train.export import base_card
+from train.rllib import MaskedMLPModule, export_module
+
+# keeps its own state through the hooks and checks it against the view (tests of
+# test_tournament_disqualify); reports its move count, so the hooks must all arrive
+KEEPER = '''
+from agents.base import Bot
+
+class Keeper(Bot):
+    def start_game(self, seat, num_players, parameters):
+        self.seat, self.n = seat, num_players
+        self.values, self.total = parameters["values"], parameters["total"]
+        self.moves = 0
+
+    def receive_cards(self, cards):
+        self.hand = list(cards)
+
+    def observe_move(self, seat, action):
+        self.total += self.values[(action >> 1) % 13][action & 1]
+        self.moves += 1
+
+    def act(self, view, legal):
+        assert view.seat == self.seat and self.hand == list(view.hand)
+        assert self.total == view.total and self.moves == len(view.plays)
+        a = legal[-1]
+        self.hand.remove(a >> 1)
+        self.total += self.values[(a >> 1) % 13][a & 1]
+        self.moves += 1
+        return a
+
+    def report_score(self):
+        return self.moves
+'''
+RAISER = '''
+from agents.base import Bot
+
+class Raiser(Bot):
+    def act(self, view, legal):
+        if len(view.plays) >= 1:
+            raise RuntimeError("team red forgot a case")
+        return legal[0]
+'''
+ILLEGAL = '''
+from agents.base import Bot
+
+class Illegal(Bot):
+    def act(self, view, legal):
+        return next(a for a in range(104) if a not in legal)
+'''
+SLEEPER = '''
+import time
+from agents.base import Bot
+
+class Sleeper(Bot):
+    def act(self, view, legal):
+        time.sleep(30)
+        return legal[0]
+'''
+WHERE = '''
+from agents.base import Bot
+
+class Where(Bot):
+    def act(self, view, legal):
+        return legal[0]
+
+    def report_score(self):  # where this file runs from: the shipped copy on a worker
+        return "_cardrl_shipped" in __file__
+'''
+
+
+@pytest.fixture(scope="module")
+def ray_address():
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 2})
+    try:
+        yield cluster.address
+    finally:
+        cluster.shutdown()
+
+
+def write_bot(tmp_path: Path, name: str, text: str) -> str:
+    path = tmp_path / "teams" / f"{name}.py"
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(text)
+    return str(path)
+
+
+def tiny_onnx(path: Path, game: str, preset: str) -> str:
+    """An untrained exported bot (the RLlib module's export): a network file to ship."""
+    env = get_game(game).env(preset=preset)
+    agent = env.possible_agents[0]
+    module = MaskedMLPModule(observation_space=env.observation_space(agent),
+                             action_space=env.action_space(agent),
+                             model_config={"hidden": [8], "activation": "tanh"})
+    export_module(module, path, {**base_card(game, preset), "training": {"steps": 0}})
+    return str(path)
+
+
+def read_dir(out: Path, pattern: str) -> dict[str, dict]:
+    return {str(p.relative_to(out)): json.loads(p.read_text()) for p in sorted(out.glob(pattern))}
+
+
+def test_a_ray_tournament_equals_the_local_runner_and_resumes(tmp_path, ray_address):
+    keeper = write_bot(tmp_path, "keeper", KEEPER)
+    net = tiny_onnx(tmp_path / "nets" / "tiny.onnx", "sevens", "random")
+    cfg = TournamentConfig(game="sevens", preset="random", time_limit=5.0,
+                           bots=(keeper, net, "sevens/greedy", "random"))
+    local = run_tournament(cfg, deals=5, out=tmp_path / "local", workers=1)
+    first = run_tournament(cfg, deals=3, out=tmp_path / "ray", workers=2, ray=ray_address)
+    assert first.played == 12 and first.loaded == 0
+    resumed = run_tournament(cfg, deals=5, out=tmp_path / "ray", workers=2, ray=ray_address)
+    assert resumed.loaded == 12 and resumed.played == 8
+    assert resumed.summary == local.summary and resumed.text == local.text
+    logs = read_dir(tmp_path / "ray" / "games", "*.json")
+    assert logs == read_dir(tmp_path / "local" / "games", "*.json") and len(logs) == 20
+    for log in logs.values():  # the lineup's own paths, and the keeper saw every hook
+        assert set(log["seats"]) == set(cfg.bots)
+        assert log["reported_scores"][log["seats"].index(keeper)] == len(log["actions"])
+
+
+def test_bot_files_reach_the_workers_through_the_runtime_env(tmp_path, ray_address, capsys):
+    where = write_bot(tmp_path, "where", WHERE)
+    code = main(["sevens", "--preset", "classic", "--bots", f"{where},random,random,random",
+                 "--deals", "1", "--out", str(tmp_path / "out"), "--quiet",
+                 "--ray", ray_address, "--workers", "1"])
+    assert code == 0 and "duplicate: 1 deals x 4 seat rotations" in capsys.readouterr().out
+    for log in read_dir(tmp_path / "out" / "games", "*.json").values():
+        assert log["reported_scores"][log["seats"].index(where)] is True
+        assert where in log["seats"]  # the log names the file as the lineup did
+
+
+def test_a_bot_that_breaks_on_a_worker_is_disqualified_as_locally(tmp_path, ray_address):
+    raiser, sleeper = write_bot(tmp_path, "raiser", RAISER), write_bot(tmp_path, "sleeper", SLEEPER)
+    illegal, keeper = write_bot(tmp_path, "illegal", ILLEGAL), write_bot(tmp_path, "keeper", KEEPER)
+    broken = write_bot(tmp_path, "broken", "import no_such_module_at_all\n")
+    cfg = TournamentConfig(game="sevens", preset="random", seats=(2, 3, 4), time_limit=2.0,
+                           disqualify=True, bots=(raiser, sleeper, "sevens/lookahead", broken,
+                                                  "sevens/greedy", "random", illegal, keeper))
+    local = run_tournament(cfg, deals=4, out=tmp_path / "local", workers=1)
+    remote = run_tournament(cfg, deals=4, out=tmp_path / "ray", workers=2, ray=ray_address)
+    kinds = {d["bot"]: d["kind"] for d in remote.disqualified}
+    assert kinds == {broken: "load", raiser: "raised", sleeper: "timeout", illegal: "illegal"}
+    assert remote.disqualified == local.disqualified  # who, why, and in which game and move
+    assert remote.summary == local.summary and remote.text == local.text
+    assert read_dir(tmp_path / "ray" / "games", "*.json") == \
+        read_dir(tmp_path / "local" / "games", "*.json")
+    failed = read_dir(tmp_path / "ray" / "voided", "round-*/failed-*.json")
+    assert failed == read_dir(tmp_path / "local" / "voided", "round-*/failed-*.json")
+    assert len(failed) == 3
+
+
+def test_staging_ships_bot_files_and_exported_bots_named_anywhere_in_a_spec(tmp_path):
+    bot = write_bot(tmp_path, "red", "x = 1\n")
+    net = tiny_onnx(tmp_path / "nets" / "spades.onnx", "spades", "killer")
+    specs = (f"{bot}:depth=2", f"spades/search:bot={net},worlds=2", "spades/expert")
+    assert [spec_paths(s) for s in specs] == [[bot], [net], []]
+    staged = stage_files(specs, tmp_path / "stage")
+    red, spades = staged.paths[bot], staged.paths[net]
+    assert staged.specs == {specs[0]: f"{red}:depth=2",
+                            specs[1]: f"spades/search:bot={spades},worlds=2",
+                            specs[2]: "spades/expert"}
+    root = tmp_path / "stage"
+    assert (root / red).read_text() == "x = 1\n"
+    assert {p.name for p in (root / spades).parent.iterdir()} == {"spades.onnx", "spades.json"}
+    restore = Restorer(staged, "/worker/dir")
+    said = {"seats": [staged.specs[specs[1]]], "why": f"no such file /worker/dir/{red}"}
+    assert restore(said) == {"seats": [specs[1]], "why": f"no such file {bot}"}
+
+
+def test_a_process_already_on_ray_is_told_to_let_the_tournament_connect(tmp_path,
+                                                                         ray_address):
+    import ray
+
+    cfg = TournamentConfig(game="sevens", preset="classic", bots=("random",) * 4)
+    ray.init(address=ray_address)
+    try:
+        with pytest.raises(ConfigError, match="already connected to Ray"):
+            run_tournament(cfg, deals=1, out=tmp_path / "out", ray=ray_address)
+    finally:
+        ray.shutdown()
