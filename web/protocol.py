@@ -63,10 +63,10 @@ def parse_message(text: str | bytes) -> dict:
         if name not in msg:
             raise RefusedError(f"malformed message: a {kind!r} message needs {name!r}")
         if not _is_int(msg[name]) or not -_LIMIT < msg[name] < _LIMIT:
-            raise RefusedError(f"malformed message: {name!r} must be an integer, got "
+            raise RefusedError(f"malformed message: {name!r} must be an integer of 64 bits, got "
                                f"{_short(msg[name])}")
     if "ply" in msg and (not _is_int(msg["ply"]) or not 0 <= msg["ply"] < _LIMIT):
-        raise RefusedError(f"malformed message: 'ply' must be an integer, got "
+        raise RefusedError(f"malformed message: 'ply' must be an integer 0..2**63-1, got "
                            f"{_short(msg['ply'])}")
     return msg
 
