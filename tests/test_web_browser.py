@@ -202,7 +202,7 @@ def check_sorted(hand: list[str]) -> None:
 
 
 def hand_points(bid: int, tricks: int) -> int:
-    """Killer preset: S1-S3 and nil S4, S4.1 (RULES.md section 1)."""
+    """Killer preset: S1-S3 and nil S4, S4.1 (docs/rules.md section 1)."""
     if bid == 0:
         return 100 if tricks == 0 else -100
     if tricks < bid:
@@ -288,7 +288,7 @@ def play_spades(p: Page) -> None:
 
 # ---------------------------------------------------------------- Gin Rummy
 def is_meld(group: list[str]) -> bool:
-    """A set of 3-4 of a rank, or a run of 3+ in one suit with the ace low (RULES.md 2)."""
+    """A set of 3-4 of a rank, or a run of 3+ in one suit with the ace low (docs/rules.md 2)."""
     ranks = [RANK_LOW.index(c[:-1].replace("10", "T")) for c in group]
     suits = {c[-1] for c in group}
     if len(set(ranks)) == 1:
@@ -382,7 +382,7 @@ def play_gin(p: Page) -> None:
 
 # ------------------------------------------------------------------- Sevens
 def sevens_playable(hand: list[str], last: str) -> set[str]:
-    """RULES.md section 3, from card names: another colour if held, else another suit."""
+    """docs/rules.md section 3, from card names: another colour if held, else another suit."""
     other_colour = [c for c in hand if (c[-1] in RED) != (last[-1] in RED)]
     other_suit = [c for c in hand if c[-1] != last[-1]]
     return set(other_colour or other_suit or hand)

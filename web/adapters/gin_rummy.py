@@ -7,7 +7,7 @@ stock running out ends the hand; the event then says so, and the hand's summary
 view's ``last_hand``. A knocker lays the whole hand down, as at a real table,
 so the knock's event also names the knocker's deadwood cards; the other
 players' final hands are not shown (the engine's views do not show them
-either, RULES.md section 2).
+either, docs/rules.md section 2).
 """
 
 from __future__ import annotations

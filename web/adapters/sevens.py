@@ -1,4 +1,4 @@
-"""Sevens on the web table: only the hands are secret (RULES.md section 3).
+"""Sevens on the web table: only the hands are secret (docs/rules.md section 3).
 
 A play is public: the card, the value it was played at, the new running total
 and the points it earned, so the event says all of it.

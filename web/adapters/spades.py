@@ -1,7 +1,7 @@
 """Spades on the web table: everything but the four hands is public.
 
 A card played, a bid, the trick on the table and its winner are seen by all
-(RULES.md section 1). The event of the card that ends a trick carries the four
+(docs/rules.md section 1). The event of the card that ends a trick carries the four
 cards and the winner, because the view after it may already belong to the
 next hand, and the table keeps a finished trick in sight until the player
 asks for the next one (A3.3).

@@ -13,7 +13,7 @@ const DRAW_STOCK = 0;
 const TAKE_DISCARD = 1;
 
 // ------------------------------------------------------------------- melds
-// Ace low: A-2-3 is a run, Q-K-A is not (RULES.md section 2).
+// Ace low: A-2-3 is a run, Q-K-A is not (docs/rules.md section 2).
 const low = (c) => (c.rank + 1) % 13;
 export const cardPoints = (name) => Math.min(low(parseCard(name)) + 1, 10);
 

@@ -11,7 +11,7 @@ import {chip, chips, head, playerBoxes, signed, winnersText} from "./parts.js";
 const SYMBOLS = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"];
 const SUIT_NAME = {C: "\u2663", D: "\u2666", H: "\u2665", S: "\u2660"};
 
-// RULES.md section 3: divisible by 7 (0 too), contains the digit 7, or both
+// docs/rules.md section 3: divisible by 7 (0 too), contains the digit 7, or both
 export function pointsFor(total, points) {
   const div = total % 7 === 0;
   const has7 = String(Math.abs(total)).includes("7");
