@@ -1,5 +1,5 @@
 // Rules help for every game and preset, and the bots in words. The text follows
-// the project's decided rules (docs/rules.md; the full rules page is docs/rules.md).
+// the project's decided rules (docs/rules.md in the repository has every rule).
 
 const SPADES_COMMON = [
   "Four players, each for themselves, 13 cards each; spades are trumps.",
