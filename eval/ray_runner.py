@@ -34,6 +34,7 @@ import json
 import logging
 import os
 import shutil
+import sys
 import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -216,8 +217,12 @@ class RaySession:
             raise ConfigError(f"cannot start or reach Ray at {address or 'a local Ray'}: "
                               f"{err}") from None
         self.started = True
-        cpus = int(ray.cluster_resources().get("CPU", 1))
-        self.workers = max(1, workers if workers is not None else cpus)
+        cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
+        # a player holds one CPU: more than the cluster has would wait forever for one
+        self.workers = max(1, min(workers, cpus) if workers is not None else cpus)
+        if not quiet and workers is not None and workers > cpus:
+            print(f"the cluster has {cpus} CPUs: {cpus} game players, not {workers}",
+                  file=sys.stderr)
         self.actors: list[Any] = []
         self.restore = Restorer(self.staged)
 

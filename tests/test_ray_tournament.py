@@ -12,7 +12,7 @@ from ray.cluster_utils import Cluster
 
 from envs.games import get_game
 from eval.config import ConfigError, TournamentConfig
-from eval.ray_runner import Restorer, spec_paths, stage_files
+from eval.ray_runner import RaySession, Restorer, spec_paths, stage_files
 from eval.tournament import main, run_tournament
 from train.export import base_card
 from train.rllib import MaskedMLPModule, export_module
@@ -193,3 +193,17 @@ def test_a_process_already_on_ray_is_told_to_let_the_tournament_connect(tmp_path
             run_tournament(cfg, deals=1, out=tmp_path / "out", ray=ray_address)
     finally:
         ray.shutdown()
+
+
+def test_no_more_game_players_than_the_cluster_has_cpus(ray_address):
+    cfg = TournamentConfig(game="sevens", preset="classic", bots=("random",) * 4)
+    session = RaySession(cfg, ray_address, workers=5)  # 3 of them would wait forever
+    try:
+        assert session.workers == 2
+    finally:
+        session.close()
+    session = RaySession(cfg, ray_address)
+    try:
+        assert session.workers == 2  # one per CPU by default
+    finally:
+        session.close()
