@@ -71,7 +71,7 @@ def test_the_exported_bot_loads_and_plays_a_legal_game(trained):
     assert card["observation"]["kind"] == cfg.observation
     assert card["env_name"] == get_game(cfg.game).env_name
     assert card["training"]["snapshots_taken"] == result.snapshots_taken >= 2
-    assert 0 < result.learner_steps <= result.steps
+    assert result.learner_steps > 0  # main's agent steps (RLlib counts each final view too)
     # a whole game against the strongest rule bot: an illegal move would raise BotError
     g = get_game(cfg.game)
     n = g.num_players(g.get_rules(card["preset"]))

@@ -417,7 +417,7 @@ def greedy_actions(module: MaskedMLPModule, observations: np.ndarray, masks: np.
 class RllibResult:
     run_dir: Path
     steps: int  # env steps sampled
-    learner_steps: int  # moves ``main`` played (and trained on)
+    learner_steps: int  # ``main``'s agent steps: its moves, and each game's last view
     wall_time_s: float
     onnx: Path
     throughput: dict
@@ -437,9 +437,10 @@ def _scalars(prefix: str, tree: Any, out: dict[str, float]) -> None:
 
 
 class Throughput:
-    """Env steps sampled and learner steps (the moves ``main`` played, which it trains
-    on) per second of wall time, sampling and updates together as ``train.bench``
-    counts them, over every iteration but the first (which warms up)."""
+    """Env steps sampled and learner steps (``main``'s agent steps as RLlib counts them:
+    its moves, plus the last view each seat gets at a game's end) per second of wall
+    time, sampling and updates together as ``train.bench`` counts them, over every
+    iteration but the first (which warms up)."""
 
     def __init__(self) -> None:
         self.rows: list[tuple[int, int, float]] = []
@@ -652,7 +653,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     t = result.throughput
     print(f"run: {result.run_dir}\nbot: {result.onnx}\n{result.steps:,} env steps "
-          f"({result.learner_steps:,} of them main's) in {result.wall_time_s:.0f} s; "
+          f"({result.learner_steps:,} agent steps of main) in {result.wall_time_s:.0f} s; "
           f"{t['env_steps_per_s']} env steps/s, {t['learner_steps_per_s']} learner steps/s "
           f"(after the first iteration)")
     for opp, r in result.evaluation.items():
