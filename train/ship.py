@@ -100,6 +100,43 @@ RECIPES: dict[str, dict] = {
                  "--eval-deals", "50", "--checkpoint-every", "50000",
                  "--snapshot-every", "100000"]},
 }
+# From scratch: self-play only (the current policy and a pool of its snapshots), no imitation
+# and no rule bot in training; the rule bots appear only in evaluations. Exported into the
+# run's directory: a scratch bot ships (replaces a recipe above) only when it beats that bot.
+SCRATCH = ["--opponents", "self@0.6,snapshot@0.4", "--snapshot-every", "100000",
+           "--max-snapshots", "20", "--lr-decay", "--seed", "1"]
+RECIPES.update({
+    "sevens-random-scratch": {
+        "game": "sevens", "preset": "random", "deals": 500, "ships": False,
+        "summary": "self-play from scratch, 3M steps (current policy 60%, snapshots 40%)",
+        "args": ["--steps", "3000000", "--relative-score", "--eval-every", "500000",
+                 "--eval-deals", "50", *SCRATCH]},
+    "gin_rummy-standard-scratch": {
+        "game": "gin_rummy", "preset": "standard", "deals": 500, "ships": False,
+        "summary": "self-play from scratch, 4M steps of hand episodes (current policy 60%, "
+                   "snapshots 40%)",
+        "args": ["--steps", "4000000", "--episode", "hand", "--eval-every", "1000000",
+                 "--eval-deals", "50", *SCRATCH]},
+    "spades-killer-scratch": {
+        "game": "spades", "preset": "killer", "deals": 50, "ships": False,
+        "summary": "self-play from scratch, 4M steps of hand episodes (current policy 60%, "
+                   "snapshots 40%)",
+        "args": ["--steps", "4000000", "--episode", "hand", "--eval-every", "1000000",
+                 "--eval-deals", "20", *SCRATCH]},
+    "blind_auction-2p-scratch": {
+        "game": "blind_auction", "preset": "2p", "deals": 500, "ships": False,
+        "judge_bots": BLIND_AUCTION_BOTS,
+        "summary": "self-play from scratch, 1M steps (current policy 60%, snapshots 40%)",
+        "args": ["--steps", "1000000", "--eval-every", "250000", "--eval-deals", "50",
+                 "--eval-bots", ",".join(BLIND_AUCTION_BOTS[:2]), *SCRATCH]},
+})
+
+
+def bot_path(name: str) -> Path:
+    """Where a recipe's bot is written: ``checkpoints/`` if it ships, else its run."""
+    if RECIPES[name].get("ships", True):
+        return CHECKPOINTS / f"{name}.onnx"
+    return Path("runs") / f"ship-{name}" / f"{name}.onnx"
 
 
 def _flag(argv: Sequence[str], flag: str) -> str | None:
@@ -192,7 +229,8 @@ def judge(name: str, path: Path, deals: int, workers: int, progress: bool) -> di
 def curve(name: str) -> Path:
     """``checkpoints/<name>-curve.png``: the run's evaluations against the best rule bot."""
     out = learning_curve(read_evals(Path("runs") / f"ship-{name}"),
-                         CHECKPOINTS / f"{name}-curve.png", title=f"{name} (train.ship)")
+                         bot_path(name).with_name(f"{name}-curve.png"),
+                         title=f"{name} (train.ship)")
     print(f"learning curve: {out}")
     return out
 
@@ -218,7 +256,7 @@ def main(argv: Sequence[str] | None = None) -> int:
               file=sys.stderr)
         return 2
     recipe = RECIPES[args.name]
-    path = CHECKPOINTS / f"{args.name}.onnx"
+    path = bot_path(args.name)
     if not args.judge_only:
         run_name = f"ship-{args.name}"
         for argv_run in stage_commands(args.name, run.RUNS_DIR / run_name):
