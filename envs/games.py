@@ -73,6 +73,9 @@ class Game:
     redeal_unseen: Callable[[Any, Any], None] | None = None
     # module of the game's training extras (``train``'s plug-ins, e.g. a learned knock)
     train_plugin: str | None = None
+    # a tournament's default for a failing bot: disqualify it and rerun without it (True,
+    # the Sevens seed's tournament), or stop (False); ``eval.tournament --[no-]disqualify``
+    disqualify_failing_bots: bool = False
 
     def __post_init__(self) -> None:
         missing = [k for k in KINDS if k not in self.encoders]

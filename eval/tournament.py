@@ -253,10 +253,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--isolate", action="store_true",
                    help="run every bot in its own process under the time limit, registered "
                         "ones too (by default they play in the tournament's process)")
-    p.add_argument("--disqualify", action="store_true",
+    p.add_argument("--disqualify", action=argparse.BooleanOptionalAction, default=None,
                    help="disqualify a bot that raises, plays an illegal action, fails to load "
-                        "or runs out of time, and rerun the tournament without it (default: "
-                        "such a bot stops the tournament)")
+                        "or runs out of time, and rerun the tournament without it; with "
+                        "--no-disqualify such a bot stops the tournament (default: the game's "
+                        "rule; Sevens disqualifies, the others stop)")
     p.add_argument("--fresh", action="store_true",
                    help="delete this output directory's earlier games instead of resuming")
     p.add_argument("--quiet", action="store_true", help="no progress bar or notes on stderr")
@@ -291,7 +292,8 @@ def config_from_args(args: argparse.Namespace) -> TournamentConfig:
         seats=seats,
         time_limit=args.time_limit,
         isolate=args.isolate,
-        disqualify=args.disqualify,
+        disqualify=(get_game(args.game).disqualify_failing_bots if args.disqualify is None
+                    else args.disqualify),
     )
 
 

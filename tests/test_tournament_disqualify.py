@@ -295,3 +295,26 @@ def test_bot_files_load_by_factory_instance_or_single_class(tmp_path):
         agents.make(p["instance"] + ":x=1")
     with pytest.raises(ValueError, match="does not exist"):
         agents.make(str(tmp_path / "nope.py"))
+
+
+@pytest.mark.parametrize("game,flag,expect", [
+    ("sevens", None, True),  # the Sevens seed's tournament disqualifies and reruns
+    ("sevens", "--no-disqualify", False),
+    ("spades", None, False),  # elsewhere a failing bot stops the run unless asked
+    ("spades", "--disqualify", True),
+])
+def test_the_cli_disqualifies_by_the_games_rule_unless_told(game, flag, expect):
+    from eval.tournament import build_parser, config_from_args
+
+    bots = "random,random" if game == "sevens" else "random,random,random,random"
+    argv = [game, "--bots", bots] + ([flag] if flag else [])
+    assert config_from_args(build_parser().parse_args(argv)).disqualify is expect
+
+
+def test_a_sevens_cli_tournament_disqualifies_a_raising_bot_without_the_flag(tmp_path):
+    p = write_bots(tmp_path, raiser=RAISER)
+    code = main(["sevens", "--bots", f"{p['raiser']},sevens/greedy,random", "--deals", "2",
+                 "--out", str(tmp_path / "out"), "--workers", "1", "--quiet"])
+    assert code == 0
+    dq = json.loads((tmp_path / "out" / "disqualified.json").read_text())
+    assert [d["bot"] for d in dq] == [p["raiser"]]

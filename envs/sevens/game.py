@@ -26,4 +26,5 @@ GAME = Game(
     bots="agents.sevens",
     strongest=("sevens/lookahead", "sevens/greedy"),
     web_adapter="web.adapters.sevens",
+    disqualify_failing_bots=True,  # docs/rules.md section 3: the bot tournament
 )
