@@ -65,7 +65,8 @@ def test_every_recipe_parses_and_validates(name):
                                       "command": f"python -m train.ship {name}"}
 
 
-@pytest.mark.parametrize("name", sorted(ship.RECIPES))
+@pytest.mark.parametrize("name", sorted(n for n, r in ship.RECIPES.items()
+                                         if r.get("ships", True)))
 def test_every_shipped_bot_loads_on_the_installed_env_and_plays_legally(name):
     """A shipped bot trained on an older observation would be refused at load: every
     recipe's checkpoint must be current (retrain it when an encoder changes)."""
@@ -74,7 +75,8 @@ def test_every_shipped_bot_loads_on_the_installed_env_and_plays_legally(name):
     import agents
 
     recipe = ship.RECIPES[name]
-    path = ship.CHECKPOINTS / f"{name}.onnx"
+    path = ship.bot_path(name)
+    assert path.parent == ship.CHECKPOINTS
     card = json.loads(path.with_suffix(".json").read_text())
     g = get_game(recipe["game"])
     assert card["env_name"] == g.env_name, f"{name} was trained on {card['env_name']}"
@@ -133,3 +135,14 @@ def test_judging_a_search_recipe_ships_the_search_and_plays_the_network_alone_to
     assert calls[2][2] != out  # other settings: other games
     ship.judge("spades-killer", path, 75, 1, False)
     assert calls[4][2] == calls[2][2]  # the same bot again: the same games, resumed
+
+
+def test_a_recipe_that_does_not_ship_writes_its_bot_into_its_run_not_checkpoints():
+    kept = [n for n, r in ship.RECIPES.items() if not r.get("ships", True)]
+    assert kept, "the from-scratch recipes are kept beside their runs"
+    for name in kept:
+        assert ship.bot_path(name) == Path("runs") / f"ship-{name}" / f"{name}.onnx"
+        assert "--imitate" not in ship.RECIPES[name]["args"]  # from scratch: no teacher
+        opponents = ship.RECIPES[name]["args"][ship.RECIPES[name]["args"].index("--opponents")
+                                               + 1]
+        assert {o.split("@")[0] for o in opponents.split(",")} <= {"self", "snapshot"}
