@@ -108,9 +108,10 @@ SCRATCH = ["--opponents", "self@0.6,snapshot@0.4", "--snapshot-every", "100000",
 RECIPES.update({
     "sevens-random-scratch": {
         "game": "sevens", "preset": "random", "deals": 500, "ships": False,
-        "summary": "self-play from scratch, 3M steps (current policy 60%, snapshots 40%)",
-        "args": ["--steps", "3000000", "--relative-score", "--eval-every", "500000",
-                 "--eval-deals", "50", *SCRATCH]},
+        "summary": "self-play from scratch on the features observation, 3M steps (current "
+                   "policy 60%, snapshots 40%)",
+        "args": ["--steps", "3000000", "--relative-score", "--observation", "features",
+                 "--eval-every", "500000", "--eval-deals", "50", *SCRATCH]},
     "gin_rummy-standard-scratch": {
         "game": "gin_rummy", "preset": "standard", "deals": 500, "ships": False,
         "summary": "self-play from scratch, 4M steps of hand episodes (current policy 60%, "
