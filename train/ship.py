@@ -120,9 +120,9 @@ RECIPES.update({
                  "--eval-deals", "50", *SCRATCH]},
     "spades-killer-scratch": {
         "game": "spades", "preset": "killer", "deals": 50, "ships": False,
-        "summary": "self-play from scratch, 4M steps of hand episodes (current policy 60%, "
+        "summary": "self-play from scratch, 3M steps of hand episodes (current policy 60%, "
                    "snapshots 40%)",
-        "args": ["--steps", "4000000", "--episode", "hand", "--eval-every", "1000000",
+        "args": ["--steps", "3000000", "--episode", "hand", "--eval-every", "1000000",
                  "--eval-deals", "20", *SCRATCH]},
     "blind_auction-2p-scratch": {
         "game": "blind_auction", "preset": "2p", "deals": 500, "ships": False,
