@@ -8,6 +8,7 @@ checks user input before anything is built and names the bad value.
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import json
 import os
@@ -24,6 +25,14 @@ RUNS_DIR = Path("runs")
 PPO_KNOBS = ("learning_rate", "clip_range", "ent_coef", "target_kl", "n_epochs", "batch_size",
              "gamma", "gae_lambda")  # (lr_decay, read each update, needs no entry here)
 CONFIG_FILE = "config.json"
+
+
+def hidden_sizes(text: str) -> tuple[int, ...]:
+    """``--net 256,256`` -> (256, 256), for every trainer's command line."""
+    try:
+        return tuple(int(x) for x in text.split(",") if x.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected sizes like 256,256, got {text!r}") from None
 
 
 @dataclass

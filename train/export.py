@@ -98,11 +98,18 @@ def export_onnx(policy: Any, path: str | Path, card: dict, switch: nn.Module | N
     """Write ``policy`` (with ``switch`` after it, see ``MaskedLogits``) as ONNX at ``path`` and
     ``card`` (plus the tensor names and sizes) beside it as ``<path>.json``; both atomically.
     Returns the card's path."""
+    return write_onnx(MaskedLogits(policy, switch), int(policy.observation_space.shape[0]),
+                      int(policy.action_space.n), path, card)
+
+
+def write_onnx(module: nn.Module, obs_size: int, num_actions: int, path: str | Path,
+               card: dict) -> Path:
+    """``module`` (observation, action_mask) -> masked logits, as ONNX at ``path``, and its
+    card at ``<path>.json``; both atomically. Every exported bot (SB3's, RLlib's) goes
+    through here, so ``agents.load`` reads them alike. Returns the card's path."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    obs_size = int(policy.observation_space.shape[0])
-    num_actions = int(policy.action_space.n)
-    module = MaskedLogits(policy, switch).cpu().eval()
+    module = module.cpu().eval()
     args = (torch.zeros(1, obs_size), torch.ones(1, num_actions))
     buf = io.BytesIO()
     with torch.no_grad(), warnings.catch_warnings():

@@ -33,12 +33,10 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import functools
-import io
 import json
 import logging
 import sys
 import time
-import warnings
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -57,8 +55,14 @@ from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 from ray.rllib.core.rl_module.torch import TorchRLModule
 from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 from torch import nn
+from torch.utils.tensorboard import SummaryWriter
 
+from agents import strongest
 from envs.games import game_names, get_game
+from eval.config import ConfigError, parse_rule_changes
+from train.config import hidden_sizes
+from train.evaluate import evaluate
+from train.export import base_card, write_onnx
 
 RUNS_DIR = Path("runs")
 MAIN = "main"
@@ -377,30 +381,11 @@ class MaskedActor(nn.Module):
 
 
 def export_module(module: MaskedMLPModule, path: str | Path, card: dict) -> Path:
-    """``module``'s actor as ONNX at ``path`` with ``card`` beside it (``<path>.json``), the
-    fields ``train.export.export_onnx`` writes; both atomically. Returns the card's path."""
-    from train.export import CARD_FORMAT, OPSET, _json_default, write_atomic
-
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """``module``'s actor as ONNX at ``path`` with ``card`` beside it (``<path>.json``),
+    through ``train.export.write_onnx`` as SB3's bots are. Returns the card's path."""
     pi = module.pi
-    obs_size, num_actions = int(pi[0].in_features), int(pi[-1].out_features)
-    actor = MaskedActor(pi).cpu().eval()
-    args = (torch.zeros(1, obs_size), torch.ones(1, num_actions))
-    buf = io.BytesIO()
-    with torch.no_grad(), warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        torch.onnx.export(actor, args, buf, dynamo=False, opset_version=OPSET,
-                          input_names=["observation", "action_mask"], output_names=["logits"],
-                          dynamic_axes={"observation": {0: "batch"}, "action_mask": {0: "batch"},
-                                        "logits": {0: "batch"}})
-    write_atomic(path, buf.getvalue())
-    card = {"format": CARD_FORMAT, "onnx": path.name, "obs_size": obs_size,
-            "num_actions": num_actions, "inputs": ["observation", "action_mask"],
-            "output": "logits", "exported": time.strftime("%Y-%m-%dT%H:%M:%S"), **card}
-    card_path = path.with_suffix(".json")
-    write_atomic(card_path, (json.dumps(card, indent=2, default=_json_default) + "\n").encode())
-    return card_path
+    return write_onnx(MaskedActor(pi), int(pi[0].in_features), int(pi[-1].out_features),
+                      path, card)
 
 
 def greedy_actions(module: MaskedMLPModule, observations: np.ndarray, masks: np.ndarray
@@ -491,7 +476,6 @@ def train(cfg: RllibConfig, address: str | None = None, export: str | Path | Non
 
 def _run(cfg: RllibConfig, algo: Any, export: str | Path | None, say: Any) -> RllibResult:
     """The training loop, tensorboard, export and the optional final evaluation."""
-    from torch.utils.tensorboard import SummaryWriter
 
     run_dir = cfg.run_dir
     writer = SummaryWriter(str(run_dir / "tb"))
@@ -550,7 +534,6 @@ def _learner_module(algo: Any) -> MaskedMLPModule:
 
 def training_card(cfg: RllibConfig, steps: int, learner_steps: int, wall_time: float,
                   throughput: dict) -> dict:
-    from train.export import base_card
 
     return {**base_card(cfg.game, cfg.preset, cfg.rule_changes, cfg.observation),
             "training": {"steps": steps, "learner_steps": learner_steps,
@@ -563,8 +546,6 @@ def training_card(cfg: RllibConfig, steps: int, learner_steps: int, wall_time: f
 def evaluate_bot(cfg: RllibConfig, path: Path, out: Path, writer: Any, step: int) -> dict:
     """Duplicate matches of the exported bot against each of the game's strongest rule
     bots (``train.evaluate``, as the SB3 path runs them), logged as ``eval_<bot>/...``."""
-    from agents import strongest
-    from train.evaluate import evaluate
 
     results = evaluate(cfg.game, cfg.preset, str(path), list(strongest(cfg.game)),
                        cfg.eval_deals, out, rule_changes=cfg.rule_changes, seed=cfg.seed)
@@ -577,13 +558,6 @@ def evaluate_bot(cfg: RllibConfig, path: Path, out: Path, writer: Any, step: int
 
 
 # ------------------------------------------------------------------------ CLI
-def _ints(text: str) -> tuple[int, ...]:
-    try:
-        return tuple(int(x) for x in text.split(",") if x.strip())
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected sizes like 256,256, got {text!r}") from None
-
-
 def build_parser() -> argparse.ArgumentParser:
     d = RllibConfig()
     p = argparse.ArgumentParser(prog="python -m train.rllib",
@@ -596,7 +570,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--steps", type=int, default=d.steps,
                    help="env steps to sample (every seat's moves, all games together)")
     p.add_argument("--seed", type=int, default=d.seed)
-    p.add_argument("--net", type=_ints, default=d.net, help="hidden layer sizes, e.g. 256,256")
+    p.add_argument("--net", type=hidden_sizes, default=d.net,
+                   help="hidden layer sizes, e.g. 256,256")
     p.add_argument("--activation", default=d.activation, choices=sorted(ACTIVATIONS))
     p.add_argument("--lr", type=float, default=d.lr)
     p.add_argument("--gamma", type=float, default=d.gamma)
@@ -633,7 +608,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from eval.config import ConfigError, parse_rule_changes
 
     args = build_parser().parse_args(argv)
     try:

@@ -18,20 +18,13 @@ import sys
 from collections.abc import Sequence
 
 from eval.config import parse_rule_changes, split_bot_list
-from train.config import PPO_KNOBS, RUNS_DIR, TrainConfig
+from train.config import PPO_KNOBS, RUNS_DIR, TrainConfig, hidden_sizes
 from train.ppo import Trainer
 
 _DEFAULTS = TrainConfig()
 # what a resumed run may change (the trainer applies them to the loaded model)
 TUNABLE = (*PPO_KNOBS, "critic_warmup", "critic_warmup_lr", "eval_every", "eval_deals",
            "episode")
-
-
-def _ints(text: str) -> tuple[int, ...]:
-    try:
-        return tuple(int(x) for x in text.split(",") if x.strip())
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected sizes like 256,256, got {text!r}") from None
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -49,7 +42,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--opponents", default=d.opponents,
                    help="opponent mix: what@weight entries; what = a bot spec, self, snapshot "
                         "or rules (every rule bot of the game)")
-    p.add_argument("--net", type=_ints, default=d.net, help="hidden layer sizes, e.g. 256,256")
+    p.add_argument("--net", type=hidden_sizes, default=d.net,
+                   help="hidden layer sizes, e.g. 256,256")
     p.add_argument("--activation", default=d.activation, choices=["tanh", "relu"])
     p.add_argument("--no-action-head", dest="action_head", action="store_false",
                    help="a plain MLP head: no direct path from per-action features to logits")
