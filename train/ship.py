@@ -114,10 +114,10 @@ RECIPES.update({
                  "--eval-every", "500000", "--eval-deals", "50", *SCRATCH]},
     "gin_rummy-standard-scratch": {
         "game": "gin_rummy", "preset": "standard", "deals": 500, "ships": False,
-        "summary": "self-play from scratch, 4M steps of hand episodes (current policy 60%, "
-                   "snapshots 40%)",
-        "args": ["--steps", "4000000", "--episode", "hand", "--eval-every", "1000000",
-                 "--eval-deals", "50", *SCRATCH]},
+        "summary": "self-play from scratch on the features observation, 1M steps of hand "
+                   "episodes (current policy 60%, snapshots 40%)",
+        "args": ["--steps", "1000000", "--episode", "hand", "--observation", "features",
+                 "--eval-every", "500000", "--eval-deals", "50", *SCRATCH]},
     "spades-killer-scratch": {
         "game": "spades", "preset": "killer", "deals": 50, "ships": False,
         "summary": "self-play from scratch, 3M steps of hand episodes (current policy 60%, "
