@@ -1,8 +1,23 @@
 """Test session settings: what ``train/__init__.py`` sets for training, set before any test
 module imports numpy or torch (see there: idle OpenMP threads spinning through numpy's
-turn slowed training tests tenfold on a loaded machine)."""
+turn slowed training tests tenfold on a loaded machine); and the Ray tests' cluster."""
 
 import os
 
+import pytest
+
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+
+@pytest.fixture(scope="module")
+def ray_address():
+    """A local Ray cluster of 2 CPUs for one test module, shut down after it (the Ray tests:
+    RLlib training and tournaments as Ray tasks)."""
+    from ray.cluster_utils import Cluster  # only the Ray tests need the ray extra loaded
+
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 2})
+    try:
+        yield cluster.address
+    finally:
+        cluster.shutdown()

@@ -11,6 +11,8 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
+from envs.games import get_game
+
 
 def random_moves(state, seed: int, moves: int):
     """``state`` after up to ``moves`` random legal moves (fewer if the game ends)."""
@@ -20,6 +22,23 @@ def random_moves(state, seed: int, moves: int):
             break
         state.apply(int(rng.choice(state.legal_actions())))
     return state
+
+
+def decision_points(game: str, count: int, seed: int = 0, preset: str | None = None,
+                    **rule_changes) -> list[tuple]:
+    """``count`` (view, legal) pairs from random play of seeded games, every seat: what a
+    bot is asked, for checking a network's answers on many positions."""
+    g = get_game(game)
+    rules = g.get_rules(preset or g.presets[0], **rule_changes)
+    rng = np.random.default_rng(seed)
+    points = []
+    while len(points) < count:
+        state = g.new_state(rules, int(rng.integers(2**31)))
+        while not state.is_over and len(points) < count:
+            seat, legal = state.current_player, state.legal_actions()
+            points.append((state.view(seat), legal))
+            state.apply(int(rng.choice(legal)))
+    return points
 
 
 def random_episode(e, seed: int, check: Callable | None = None) -> None:

@@ -9,7 +9,6 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
-from ray.cluster_utils import Cluster
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
 import agents
@@ -17,18 +16,10 @@ from agents.learned import OnnxBot, observation_encoder
 from envs.games import get_game
 from eval.config import TournamentConfig
 from eval.tournament import run_tournament
+from tests.env_checks import decision_points
 from train.rllib import MAIN, RllibConfig, SeatMapping, greedy_actions, main, train
 
 CASES = [("blind_auction", "infostate", 0), ("sevens", "features", 1)]  # game, kind, runners
-
-
-@pytest.fixture(scope="module")
-def ray_address():
-    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 2})
-    try:
-        yield cluster.address
-    finally:
-        cluster.shutdown()
 
 
 @pytest.fixture(scope="module", params=CASES, ids=[f"{g}-{k}" for g, k, _ in CASES])
@@ -44,21 +35,6 @@ def trained(request, ray_address, tmp_path_factory):
         yield cfg, train(cfg, address=ray_address, quiet=True), root
     finally:
         mp.undo()
-
-
-def decision_points(game: str, preset: str, count: int, seed: int = 0) -> list[tuple]:
-    """``count`` (view, legal) pairs from random play of seeded games, every seat."""
-    g = get_game(game)
-    rules = g.get_rules(preset)
-    rng = np.random.default_rng(seed)
-    points = []
-    while len(points) < count:
-        state = g.new_state(rules, int(rng.integers(2**31)))
-        while not state.is_over and len(points) < count:
-            seat, legal = state.current_player, state.legal_actions()
-            points.append((state.view(seat), legal))
-            state.apply(int(rng.choice(legal)))
-    return points
 
 
 def test_the_exported_bot_loads_and_plays_a_legal_game(trained):
@@ -85,7 +61,7 @@ def test_the_exported_bot_loads_and_plays_a_legal_game(trained):
 def test_the_onnx_bot_plays_the_rllib_modules_greedy_actions(trained):
     cfg, result, root = trained
     bot = agents.load(root / result.onnx)
-    points = decision_points(cfg.game, bot.card["preset"], 300)
+    points = decision_points(cfg.game, 300, preset=bot.card["preset"])
     encoder = observation_encoder(bot.card)
     obs = np.stack([np.asarray(encoder.encode(v), dtype=np.float32).ravel() for v, _ in points])
     masks = np.zeros((len(points), bot.card["num_actions"]), dtype=np.int8)

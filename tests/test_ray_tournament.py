@@ -8,70 +8,15 @@ import json
 from pathlib import Path
 
 import pytest
-from ray.cluster_utils import Cluster
 
 from envs.games import get_game
 from eval.config import ConfigError, TournamentConfig
 from eval.ray_runner import RaySession, Restorer, spec_paths, stage_files
 from eval.tournament import main, run_tournament
+from tests.team_bots import ILLEGAL, KEEPER, RAISER, SLEEPER, write_bots
 from train.export import base_card
 from train.rllib import MaskedMLPModule, export_module
 
-# keeps its own state through the hooks and checks it against the view (tests of
-# test_tournament_disqualify); reports its move count, so the hooks must all arrive
-KEEPER = '''
-from agents.base import Bot
-
-class Keeper(Bot):
-    def start_game(self, seat, num_players, parameters):
-        self.seat, self.n = seat, num_players
-        self.values, self.total = parameters["values"], parameters["total"]
-        self.moves = 0
-
-    def receive_cards(self, cards):
-        self.hand = list(cards)
-
-    def observe_move(self, seat, action):
-        self.total += self.values[(action >> 1) % 13][action & 1]
-        self.moves += 1
-
-    def act(self, view, legal):
-        assert view.seat == self.seat and self.hand == list(view.hand)
-        assert self.total == view.total and self.moves == len(view.plays)
-        a = legal[-1]
-        self.hand.remove(a >> 1)
-        self.total += self.values[(a >> 1) % 13][a & 1]
-        self.moves += 1
-        return a
-
-    def report_score(self):
-        return self.moves
-'''
-RAISER = '''
-from agents.base import Bot
-
-class Raiser(Bot):
-    def act(self, view, legal):
-        if len(view.plays) >= 1:
-            raise RuntimeError("team red forgot a case")
-        return legal[0]
-'''
-ILLEGAL = '''
-from agents.base import Bot
-
-class Illegal(Bot):
-    def act(self, view, legal):
-        return next(a for a in range(104) if a not in legal)
-'''
-SLEEPER = '''
-import time
-from agents.base import Bot
-
-class Sleeper(Bot):
-    def act(self, view, legal):
-        time.sleep(30)
-        return legal[0]
-'''
 WHERE = '''
 from agents.base import Bot
 
@@ -84,20 +29,8 @@ class Where(Bot):
 '''
 
 
-@pytest.fixture(scope="module")
-def ray_address():
-    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 2})
-    try:
-        yield cluster.address
-    finally:
-        cluster.shutdown()
-
-
 def write_bot(tmp_path: Path, name: str, text: str) -> str:
-    path = tmp_path / "teams" / f"{name}.py"
-    path.parent.mkdir(exist_ok=True)
-    path.write_text(text)
-    return str(path)
+    return write_bots(tmp_path, **{name: text})[name]
 
 
 def tiny_onnx(path: Path, game: str, preset: str) -> str:

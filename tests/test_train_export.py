@@ -14,6 +14,7 @@ import torch
 import agents
 from envs.encoding import KINDS
 from envs.games import get_game
+from tests.env_checks import decision_points
 from train.config import TrainConfig
 from train.export import policy_weights
 from train.games import ready_games
@@ -22,21 +23,6 @@ from train.ppo import Trainer
 GAMES = ready_games()
 CASES = [(game, kind) for game in GAMES for kind in KINDS]
 STEPS = 2048
-
-
-def decision_points(game: str, count: int, seed: int = 0) -> list[tuple]:
-    """``count`` (view, legal) pairs from random play of seeded short games, every seat."""
-    g = get_game(game)
-    rules = g.get_rules(g.presets[0], max_hands=3)
-    rng = np.random.default_rng(seed)
-    points = []
-    while len(points) < count:
-        state = g.new_state(rules, int(rng.integers(2**31)))
-        while not state.is_over and len(points) < count:
-            seat, legal = state.current_player, state.legal_actions()
-            points.append((state.view(seat), legal))
-            state.apply(int(rng.choice(legal)))
-    return points
 
 
 @pytest.fixture(scope="module", params=CASES, ids=[f"{g}-{k}" for g, k in CASES])
@@ -65,7 +51,7 @@ def test_onnx_bot_plays_the_torch_policy_actions_on_1000_views(trained):
     bot = agents.load(root / result.onnx)
     encoder = get_game(game).encoder(kind)
     assert bot.encoder is encoder
-    points = decision_points(game, 1000)
+    points = decision_points(game, 1000, max_hands=3)
     obs = np.stack([encoder.encode(view) for view, _ in points]).astype(np.float32)
     masks = np.zeros((len(points), bot.card["num_actions"]), dtype=bool)
     for i, (_, legal) in enumerate(points):
@@ -124,7 +110,7 @@ def test_numpy_opponent_policy_matches_torch(trained):
     game, kind, trainer, _, _ = trained
     encoder = get_game(game).encoder(kind)
     weights = policy_weights(trainer.model.policy)
-    points = decision_points(game, 200, seed=1)
+    points = decision_points(game, 200, seed=1, max_hands=3)
     for view, legal in points:
         obs = encoder.encode(view)
         mask = np.zeros(trainer.model.action_space.n, dtype=bool)
@@ -146,7 +132,7 @@ def test_card_describes_the_bot(trained):
     assert card["num_players"] == g.num_players(rules)
     assert card["training"]["steps"] == result.steps
     assert 0 < card["training"]["wall_time_s"] == pytest.approx(result.wall_time_s, abs=5)
-    assert card["obs_size"] == len(encoder.encode(decision_points(game, 1)[0][0]))
+    assert card["obs_size"] == len(encoder.encode(decision_points(game, 1, max_hands=3)[0][0]))
     assert card["obs_size"] == encoder.size(card["num_players"])
     assert card["training"]["config"]["game"] == game
     assert card["training"]["config"]["observation"] == kind
