@@ -133,11 +133,16 @@ RECIPES.update({
 })
 
 
+def run_dir(name: str) -> Path:
+    """The training run of a recipe: ``runs/ship-<name>``."""
+    return run.RUNS_DIR / f"ship-{name}"
+
+
 def bot_path(name: str) -> Path:
     """Where a recipe's bot is written: ``checkpoints/`` if it ships, else its run."""
     if RECIPES[name].get("ships", True):
         return CHECKPOINTS / f"{name}.onnx"
-    return Path("runs") / f"ship-{name}" / f"{name}.onnx"
+    return run_dir(name) / f"{name}.onnx"
 
 
 def _flag(argv: Sequence[str], flag: str) -> str | None:
@@ -208,7 +213,7 @@ def judge(name: str, path: Path, deals: int, workers: int, progress: bool) -> di
     update_card(path, search=search, recipe=recipe_card(name))
     t0 = time.monotonic()
     opponents = recipe.get("judge_bots") or strongest_bots(game)
-    out = Path("runs") / f"ship-{name}" / f"final-{_fingerprint(path, search)}"
+    out = run_dir(name) / f"final-{_fingerprint(path, search)}"
     results = evaluate(game, preset, onnx_spec(path), opponents, deals, out, workers=workers,
                        progress=progress, fresh=False)
     final = {"deals": deals, "seconds": round(time.monotonic() - t0), "search": search,
@@ -228,8 +233,8 @@ def judge(name: str, path: Path, deals: int, workers: int, progress: bool) -> di
 
 
 def curve(name: str) -> Path:
-    """``checkpoints/<name>-curve.png``: the run's evaluations against the best rule bot."""
-    out = learning_curve(read_evals(Path("runs") / f"ship-{name}"),
+    """``<name>-curve.png`` beside the bot: the run's evaluations against the best rule bot."""
+    out = learning_curve(read_evals(run_dir(name)),
                          bot_path(name).with_name(f"{name}-curve.png"),
                          title=f"{name} (train.ship)")
     print(f"learning curve: {out}")
@@ -259,8 +264,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     recipe = RECIPES[args.name]
     path = bot_path(args.name)
     if not args.judge_only:
-        run_name = f"ship-{args.name}"
-        for argv_run in stage_commands(args.name, run.RUNS_DIR / run_name):
+        run_name = run_dir(args.name).name
+        for argv_run in stage_commands(args.name, run_dir(args.name)):
             code = run.main([*argv_run, "--export", str(path)])
             if code:
                 return code
