@@ -112,13 +112,66 @@ def no_action_features(num_players: int) -> tuple[tuple[int, int, int], ...]:
 
 
 @dataclass(frozen=True)
+class CardTable:
+    """An observation read card by card, for card-structured networks (``train.cardnet``).
+
+    Most of a card game's information state is sets of cards (the hand, each seat's
+    plays, the pile); a network that reads every card through one shared embedding
+    learns about all cards at once. ``index[c]`` lists the observation indices that
+    describe card ``c`` (its planes, and per-rank numbers such as a symbol's values),
+    the own hand first, -1 where a card has fewer; every index not in the table is a
+    scalar input.
+    ``action_card[a]`` is the card action ``a`` is about (-1: none, e.g. a bid) and
+    ``action_kind[a]`` which kind of card action it is (play, knock with, ...), so
+    each kind scores the cards with weights of its own.
+    """
+
+    index: np.ndarray  # (num_cards, features per card) int64, -1 = none
+    action_card: np.ndarray  # (num_actions,) int64, -1 = not a card action
+    action_kind: np.ndarray  # (num_actions,) int64, 0.. for card actions, -1 otherwise
+
+    def __post_init__(self) -> None:
+        for name in ("index", "action_card", "action_kind"):
+            object.__setattr__(self, name, np.asarray(getattr(self, name), np.int64))
+        if self.index.ndim != 2 or self.index.shape[0] < 1 or self.index.shape[1] < 1:
+            raise ValueError(f"card index must be (cards, features), got {self.index.shape}")
+        if self.action_card.shape != self.action_kind.shape or self.action_card.ndim != 1:
+            raise ValueError("action_card and action_kind must be equal-length vectors")
+        if ((self.action_card < 0) != (self.action_kind < 0)).any():
+            raise ValueError("an action has a card exactly when it has a kind")
+        if self.action_card.max() >= self.index.shape[0]:
+            raise ValueError(f"action card {int(self.action_card.max())} out of range "
+                             f"0..{self.index.shape[0] - 1}")
+
+    @property
+    def num_cards(self) -> int:
+        return int(self.index.shape[0])
+
+    @property
+    def num_kinds(self) -> int:
+        return int(self.action_kind.max()) + 1 if (self.action_kind >= 0).any() else 0
+
+    def scalar_index(self, obs_size: int) -> np.ndarray:
+        """The observation indices outside the card table, in order."""
+        used = np.zeros(obs_size, bool)
+        used[self.index[self.index >= 0]] = True
+        return np.flatnonzero(~used)
+
+
+def card_planes(offsets: Sequence[int], num_cards: int) -> np.ndarray:
+    """``(num_cards, len(offsets))`` indices: card ``c``'s entry of the plane at each offset."""
+    return np.asarray(offsets, np.int64)[None, :] + np.arange(num_cards, dtype=np.int64)[:, None]
+
+
+@dataclass(frozen=True)
 class Encoder:
     """One observation kind of one game: a view -> float32 vector, with its layout.
 
     ``observer(n)`` makes the env's per-env observer for ``n`` players (its
     vectors equal ``encode`` of the view at every step); ``action_features(n)``
     lists the ``(observation offset, first action, length)`` blocks that
-    describe one action each (``train.policy`` scores them directly).
+    describe one action each (``train.policy`` scores them directly), and
+    ``cards(n)`` how the vector reads card by card (``CardTable``), where it does.
     """
 
     kind: str  # "infostate" or "features"
@@ -129,6 +182,7 @@ class Encoder:
     describe: Callable[[int, int], str]  # (players, index) -> 'block[i]'
     observer: Callable[[int], Any] | None = None  # players -> observer; None: ViewObserver
     action_features: Callable[[int], tuple] = no_action_features
+    cards: Callable[[int], CardTable] | None = None  # players -> card table (train.cardnet)
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:

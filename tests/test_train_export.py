@@ -1,7 +1,8 @@
 """Acceptance: train a few thousand steps from scratch on each game and observation kind (PPO
 in batched self-play: the current policy and its snapshots in the other seats, no imitation),
 export to ONNX, reload through ``agents.load``, check that the ONNX bot plays what the torch
-policy plays on 1000 views (encoded by the kind the card names) and a whole legal game."""
+policy plays on 1000 views (encoded by the kind the card names) and a whole legal game. Every
+game also trains its information state with the card-structured network (``train.cardnet``)."""
 
 from __future__ import annotations
 
@@ -15,25 +16,28 @@ import agents
 from envs.encoding import KINDS
 from envs.games import get_game
 from tests.env_checks import decision_points
+from train.cardnet import CardActor, CardPolicy
 from train.config import TrainConfig
 from train.export import policy_weights
 from train.games import ready_games
 from train.ppo import Trainer
 
 GAMES = ready_games()
-CASES = [(game, kind) for game in GAMES for kind in KINDS]
+CASES = [(game, kind, "mlp") for game in GAMES for kind in KINDS] + [
+    (game, "infostate", "card") for game in GAMES]
 STEPS = 2048
 
 
-@pytest.fixture(scope="module", params=CASES, ids=[f"{g}-{k}" for g, k in CASES])
+@pytest.fixture(scope="module", params=CASES, ids=[f"{g}-{k}-{p}" for g, k, p in CASES])
 def trained(request, tmp_path_factory):
-    game, kind = request.param
-    root = tmp_path_factory.mktemp(f"train-{game}-{kind}")
-    cfg = TrainConfig(game=game, observation=kind, steps=STEPS, seed=3,
+    game, kind, policy = request.param
+    root = tmp_path_factory.mktemp(f"train-{game}-{kind}-{policy}")
+    cfg = TrainConfig(game=game, observation=kind, policy=policy, card_embed=8, steps=STEPS,
+                      seed=3,
                       opponents="self@0.8,snapshot@0.2", net=(32, 32), n_games=8, n_steps=64,
                       batch_size=128, n_epochs=2, max_hands=3, eval_every=0,
                       checkpoint_every=1024, snapshot_every=1024, torch_threads=1,
-                      name=f"export-{game}-{kind}")
+                      name=f"export-{game}-{kind}-{policy}")
     assert not cfg.imitate  # from scratch
     mp = pytest.MonkeyPatch()
     mp.chdir(root)  # runs/ under the test's own directory
@@ -76,8 +80,9 @@ def test_the_run_was_batched_self_play_and_the_exported_bot_plays_a_whole_legal_
     venv = trainer.env.venv
     assert venv.num_envs == 8 and venv.games.num_games == 8
     assert venv.episodes.sum() > 8  # episodes finished and were dealt again
+    suffix = ".pt" if trainer.cfg.policy == "card" else ".npz"
     assert [p.name for p in sorted((result.run_dir / "snapshots").iterdir())] == [
-        "step-000001024.npz"]  # a snapshot joined the pool at 1024 steps
+        f"step-000001024{suffix}"]  # a snapshot joined the pool at 1024 steps
     g = get_game(game)
     rules = g.get_rules(g.presets[0], max_hands=3)  # the training games' length
     bots = [agents.load(root / result.onnx) for _ in range(g.num_players(rules))]
@@ -97,6 +102,10 @@ def test_training_moves_the_per_action_weights_that_export_carries(trained):
     """The ONNX and numpy tests above then cover the head's direct path too. Only the
     features kind has per-action blocks (and Blind Auction's none)."""
     game, kind, trainer, _, _ = trained
+    if trainer.cfg.policy == "card":  # scores come from the card net itself
+        assert isinstance(trainer.model.policy, CardPolicy)
+        assert isinstance(policy_weights(trainer.model.policy), CardActor)
+        return
     head = trainer.model.policy.action_net
     assert bool(head.blocks) == (kind == "features" and game != "blind_auction")
     if not head.blocks:  # a plain MLP head
@@ -136,3 +145,4 @@ def test_card_describes_the_bot(trained):
     assert card["obs_size"] == encoder.size(card["num_players"])
     assert card["training"]["config"]["game"] == game
     assert card["training"]["config"]["observation"] == kind
+    assert card["training"]["config"]["policy"] == trainer.cfg.policy

@@ -13,8 +13,9 @@ from envs.games import get_game
 from train import run as run_cli
 from train.config import TrainConfig
 from train.demo import lineups
+from train.evaluate import beats, time_to_beat
 from train.metrics import hand_counts, rates
-from train.plots import learning_curve, second_panel
+from train.plots import curve_series, learning_curve, second_panel
 from train.ppo import EVALS, STATE, TrainCallback, Trainer, read_evals
 
 
@@ -195,6 +196,32 @@ def test_evaluations_reach_tensorboard_and_the_curve(tmp_path, monkeypatch):
     png = learning_curve(evals, tmp_path / "curve.png")
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert (result.run_dir / EVALS).is_file()
+
+
+def test_time_to_beat_is_the_first_evaluation_clear_of_no_edge():
+    def rec(step: int, win: float, ci: float | None) -> dict:
+        return {"step": step, "wall_time_s": step / 100, "results": {
+            "a": {"win": win, "win_ci95": ci, "no_edge_win": 0.25}}}
+    evals = [rec(0, 0.0, 0.0), rec(100, 0.30, 0.06), rec(200, 0.40, 0.05), rec(300, 0.5, 0.1)]
+    assert not beats(evals[1]["results"]["a"])  # 0.24 .. 0.36 still holds no edge
+    assert time_to_beat(evals, "a") == {"step": 200, "wall_time_s": 2.0, "win": 0.40,
+                                        "win_ci95": 0.05}
+    assert time_to_beat(evals[:2], "a") is None and time_to_beat(evals, "b") is None
+    assert time_to_beat([rec(0, 0.9, None)], "a") is None  # no interval: nothing shown
+
+
+def test_the_curve_plots_every_evaluated_bot():
+    def result(win: float) -> dict:
+        return {"win": win, "win_ci95": 0.1, "no_edge_win": 0.25, "rank": 2.5,
+                "rank_ci95": 0.1, "score": 0.0, "score_ci95": 1.0}
+    evals = [{"step": s, "results": {"spades/expert": result(0.0),
+                                     "spades/count-bid": result(s / 1000)}} for s in (0, 500)]
+    series = curve_series(evals)
+    assert list(series) == ["spades/expert", "spades/count-bid"]
+    assert [r["win"] for _, r in series["spades/count-bid"]] == [0.0, 0.5]
+    assert list(curve_series(evals, "spades/expert")) == ["spades/expert"]
+    with pytest.raises(ValueError, match="random"):
+        curve_series(evals, "random")
 
 
 def test_the_curve_shows_average_rank_beyond_two_players():

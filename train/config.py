@@ -25,6 +25,7 @@ RUNS_DIR = Path("runs")
 PPO_KNOBS = ("learning_rate", "clip_range", "ent_coef", "target_kl", "n_epochs", "batch_size",
              "gamma", "gae_lambda")  # (lr_decay, read each update, needs no entry here)
 CONFIG_FILE = "config.json"
+POLICIES = ("mlp", "card")
 
 
 def hidden_sizes(text: str) -> tuple[int, ...]:
@@ -46,6 +47,9 @@ class TrainConfig:
     opponents: str = "self@0.8,snapshot@0.2"  # see train.opponents; self-play by default
     net: tuple[int, ...] = (256, 256)  # hidden layers of the policy and value MLPs
     activation: str = "tanh"
+    # "mlp": separate actor and critic MLPs; "card": one card-structured net (train.cardnet)
+    policy: str = "mlp"
+    card_embed: int = 32  # the card net's per-card embedding size
     action_head: bool = True  # per-action observation blocks scored onto their actions (policy.py)
     n_games: int = 256  # games played side by side: one learner seat each, one batch per tick
     n_steps: int = 32  # rollout length per game between updates (n_games x n_steps a rollout)
@@ -137,6 +141,17 @@ class TrainConfig:
             raise ValueError(f"net must be hidden layer sizes like 256,256, got {self.net!r}")
         if self.activation not in ("tanh", "relu"):
             raise ValueError(f"activation must be tanh or relu, got {self.activation!r}")
+        if self.policy not in POLICIES:
+            raise ValueError(f"policy must be one of {POLICIES}, got {self.policy!r}")
+        if self.policy == "card":
+            if not isinstance(self.card_embed, int) or self.card_embed < 1:
+                raise ValueError(f"card_embed must be a positive int, got {self.card_embed!r}")
+            if self.critic_warmup:
+                raise ValueError("critic_warmup holds an MLP actor; the card policy shares "
+                                 "one network between actor and critic")
+            if game.encoder(self.observation).cards is None:
+                raise ValueError(f"the {self.observation!r} observation of {self.game} has no "
+                                 "card table: use policy 'mlp'")
         if self.episode not in ("game", "hand"):
             raise ValueError(f"episode must be 'game' or 'hand', got {self.episode!r}")
         if not isinstance(self.lr_decay, bool):

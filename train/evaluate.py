@@ -58,3 +58,20 @@ def evaluate(game: str, preset: str, bot: str, opponents: list[str], deals: int,
 def hardest(results: dict[str, dict]) -> str:
     """The opponent the bot wins least against (the 'best rule bot' for the curve)."""
     return min(results, key=lambda opp: (results[opp]["win"], -results[opp]["rank"]))
+
+
+def beats(result: dict) -> bool:
+    """The learner beat this opponent: its win rate's 95% interval clear above no edge."""
+    return result["win_ci95"] is not None and \
+        result["win"] - result["win_ci95"] > result["no_edge_win"]
+
+
+def time_to_beat(evals: list[dict], opponent: str) -> dict | None:
+    """The first evaluation (learner steps, wall time) that beat ``opponent`` (``beats``);
+    None if none did. The time-to-beat benchmark of docs/results.md."""
+    for record in evals:
+        result = record["results"].get(opponent)
+        if result is not None and beats(result):
+            return {"step": record["step"], "wall_time_s": record["wall_time_s"],
+                    "win": result["win"], "win_ci95": result["win_ci95"]}
+    return None

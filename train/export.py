@@ -27,6 +27,7 @@ from torch import nn
 from envs.batched import BatchedGames
 from envs.games import get_game
 from eval.config import rules_dict
+from train.cardnet import CardActor, CardLogits, CardPolicy
 from train.numpy_policy import MASKED, NumpyPolicy
 from train.opponents import OpponentPool
 from train.policy import ActionFeatureHead, ActionFeaturePolicy, game_action_features
@@ -49,8 +50,11 @@ def _actor_parts(policy: Any) -> tuple[list[nn.Module], np.ndarray | None]:
     return [*policy.mlp_extractor.policy_net, head], None
 
 
-def policy_weights(policy: Any) -> NumpyPolicy:
-    """The actor network of an SB3 MLP policy as a ``NumpyPolicy`` (a copy)."""
+def policy_weights(policy: Any) -> NumpyPolicy | CardActor:
+    """The actor network of an SB3 policy as a frozen copy opponents play: a
+    ``NumpyPolicy`` of an MLP policy, a ``CardActor`` of a card policy."""
+    if isinstance(policy, CardPolicy):
+        return CardActor(policy.card_net)
     layers, activation = [], None
     modules, skip = _actor_parts(policy)
     for module in modules:
@@ -98,7 +102,9 @@ def export_onnx(policy: Any, path: str | Path, card: dict, switch: nn.Module | N
     """Write ``policy`` (with ``switch`` after it, see ``MaskedLogits``) as ONNX at ``path`` and
     ``card`` (plus the tensor names and sizes) beside it as ``<path>.json``; both atomically.
     Returns the card's path."""
-    return write_onnx(MaskedLogits(policy, switch), int(policy.observation_space.shape[0]),
+    module = CardLogits(policy.card_net, switch) if isinstance(policy, CardPolicy) \
+        else MaskedLogits(policy, switch)
+    return write_onnx(module, int(policy.observation_space.shape[0]),
                       int(policy.action_space.n), path, card)
 
 

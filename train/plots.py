@@ -1,51 +1,62 @@
-"""The learning curve: win rate against the best rule bot over training steps, as a PNG."""
+"""The learning curve: win rate against every evaluated bot over training steps, as a PNG."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from train.evaluate import hardest
-
 
 def learning_curve(evals: list[dict], out: str | Path, opponent: str | None = None,
                    title: str = "") -> Path:
-    """Plot the learner's win rate (95% interval bars) against ``opponent`` (default: the
-    rule bot it beats least at the last evaluation) and the no-edge line."""
+    """Plot the learner's win rate (95% interval bars) against every evaluated bot (or only
+    ``opponent``), the no-edge line, and beside it the rank or score against each."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    if not evals:
-        raise ValueError("no evaluations to plot (was eval_every 0?)")
-    opponent = opponent or hardest(evals[-1]["results"])
-    points = [(e["step"], e["results"][opponent]) for e in evals if opponent in e["results"]]
-    steps = [s for s, _ in points]
+    series = curve_series(evals, opponent)
     fig, (ax, ax2) = plt.subplots(1, 2, figsize=(11, 4), dpi=100)
-    ax.errorbar(steps, [100 * r["win"] for _, r in points],
-                yerr=[100 * (r["win_ci95"] or 0.0) for _, r in points], marker="o", capsize=3,
-                label=f"learner vs {opponent}")
-    ax.axhline(100 * points[0][1]["no_edge_win"], color="grey", linestyle="--",
-               label="no edge")
-    ax.set_ylabel("win rate % (95% interval)")
+    no_edge = None
+    for name, points in series.items():
+        steps, results = [s for s, _ in points], [r for _, r in points]
+        ax.errorbar(steps, [100 * r["win"] for r in results],
+                    yerr=[100 * (r["win_ci95"] or 0.0) for r in results], marker="o",
+                    capsize=3, label=f"vs {name}")
+        label, values, errors, no_edge = second_panel(results, name)
+        ax2.errorbar(steps, values, yerr=errors, marker="o", capsize=3, label=f"vs {name}")
+    ax.axhline(100 * results[-1]["no_edge_win"], color="grey",
+               linestyle="--", label="no edge")
+    ax.set_ylabel("learner's win rate % (95% interval)")
     ax.set_ylim(0, 100)
-    ax.legend(loc="upper left")
-    label, values, errors, no_edge = second_panel([r for _, r in points], opponent)
-    ax2.errorbar(steps, values, yerr=errors, marker="o", capsize=3, color="tab:green")
-    ax2.set_ylabel(label)
+    ax.legend(loc="upper left", fontsize=8)
+    ax2.set_ylabel(label.split(" vs ")[0])
     if no_edge is not None:
-        ax2.axhline(no_edge, color="grey", linestyle="--")
+        ax2.axhline(no_edge, color="grey", linestyle="--", label="no edge")
         ax2.invert_yaxis()  # rank 1 is best: up is better in both panels
+    ax2.legend(loc="upper left", fontsize=8)
     for a in (ax, ax2):
         a.set_xlabel("training steps")
         a.grid(alpha=0.3)
-    fig.suptitle(title or f"learning curve vs {opponent}")
+    fig.suptitle(title or "learning curve")
     fig.tight_layout()
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(out)
     plt.close(fig)
     return out
+
+
+def curve_series(evals: list[dict], opponent: str | None = None) -> dict[str, list]:
+    """{bot: [(step, its result), ...]} of every bot of the last evaluation (or ``opponent``)."""
+    if not evals:
+        raise ValueError("no evaluations to plot (was eval_every 0?)")
+    names = [opponent] if opponent else list(evals[-1]["results"])
+    series = {name: [(e["step"], e["results"][name]) for e in evals if name in e["results"]]
+              for name in names}
+    for name, points in series.items():
+        if not points:
+            raise ValueError(f"no evaluation against {name!r} to plot")
+    return series
 
 
 def second_panel(results: list[dict], opponent: str) -> tuple[str, list, list, float | None]:

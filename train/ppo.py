@@ -49,6 +49,8 @@ from tqdm import tqdm
 
 from envs.batched import BatchedGames
 from envs.games import get_game
+from train.cardnet import CardActor, CardPolicy, card_table
+from train.cardnet import policy_kwargs as card_policy_kwargs
 from train.config import CONFIG_FILE, PPO_KNOBS, TrainConfig
 from train.evaluate import evaluate, hardest, onnx_spec
 from train.export import base_card, export_onnx, policy_weights
@@ -79,17 +81,31 @@ def selfplay(env: VecMonitor) -> SelfPlayVecEnv:
 
 # ---------------------------------------------------------------------- 4: policy
 def new_model(cfg: TrainConfig, env: VecMonitor) -> MaskablePPO:
+    knobs = {"learning_rate": cfg.learning_rate, "n_steps": cfg.n_steps,
+             "batch_size": cfg.batch_size, "n_epochs": cfg.n_epochs, "gamma": cfg.gamma,
+             "gae_lambda": cfg.gae_lambda, "ent_coef": cfg.ent_coef,
+             "clip_range": cfg.clip_range, "target_kl": cfg.target_kl,
+             "tensorboard_log": str(cfg.run_dir), "seed": cfg.seed, "device": "cpu",
+             "verbose": 0}
+    if cfg.policy == "card":
+        return MaskablePPO(CardPolicy, env, policy_kwargs=card_policy_kwargs(
+            cfg.game, cfg.preset, cfg.rule_changes, cfg.observation, cfg.card_embed, cfg.net,
+            cfg.activation), **knobs)
     activation = {"tanh": nn.Tanh, "relu": nn.ReLU}[cfg.activation]
     blocks = game_action_features(cfg.game, cfg.preset, cfg.rule_changes, cfg.observation) \
         if cfg.action_head else ()
     return MaskablePPO(
-        ActionFeaturePolicy, env, learning_rate=cfg.learning_rate, n_steps=cfg.n_steps,
-        batch_size=cfg.batch_size, n_epochs=cfg.n_epochs, gamma=cfg.gamma,
-        gae_lambda=cfg.gae_lambda, ent_coef=cfg.ent_coef, clip_range=cfg.clip_range,
-        target_kl=cfg.target_kl,
+        ActionFeaturePolicy, env,
         policy_kwargs={"net_arch": {"pi": list(cfg.net), "vf": list(cfg.net)},
-                       "activation_fn": activation, "action_features": blocks},
-        tensorboard_log=str(cfg.run_dir), seed=cfg.seed, device="cpu", verbose=0)
+                       "activation_fn": activation, "action_features": blocks}, **knobs)
+
+
+def load_snapshot(cfg: TrainConfig, path: Path) -> NumpyPolicy | CardActor:
+    """A frozen policy written by ``Trainer.snapshot`` (``.npz``: MLP, ``.pt``: card net)."""
+    if path.suffix == ".pt":
+        return CardActor.load(path, card_table(cfg.game, cfg.preset, cfg.rule_changes,
+                                               cfg.observation))
+    return NumpyPolicy.load(path)
 
 
 # --------------------------------------------------------------------- 5: the run
@@ -143,7 +159,8 @@ class TrainCallback(BaseCallback):
         self.t.periodic(self.num_timesteps, self.logger)
 
     def _on_rollout_end(self) -> None:  # runs just before each PPO update
-        self.t.freeze_actor(self.num_timesteps < self.t.cfg.critic_warmup)
+        if self.t.cfg.critic_warmup:
+            self.t.freeze_actor(self.num_timesteps < self.t.cfg.critic_warmup)
         self.t.set_learning_rate(self.num_timesteps)
 
     def _on_step(self) -> bool:
@@ -183,7 +200,7 @@ class Trainer:
                 k: getattr(self.cfg, k) for k in PPO_KNOBS})
             self.model.tensorboard_log = str(self.run_dir)
             for path in self.state.snapshots:
-                selfplay(self.env).add_snapshot(NumpyPolicy.load(self.run_dir / path))
+                selfplay(self.env).add_snapshot(load_snapshot(self.cfg, self.run_dir / path))
         else:
             self.model = new_model(self.cfg, self.env)
         self._start = time.monotonic()
@@ -262,7 +279,8 @@ class Trainer:
 
     def snapshot(self, step: int) -> None:
         weights = policy_weights(self.model.policy)
-        rel = f"snapshots/step-{step:09d}.npz"
+        suffix = ".pt" if isinstance(weights, CardActor) else ".npz"
+        rel = f"snapshots/step-{step:09d}{suffix}"
         (self.run_dir / "snapshots").mkdir(exist_ok=True)
         weights.save(self.run_dir / rel)
         self.state.snapshots = [*self.state.snapshots, rel][-self.cfg.max_snapshots:]

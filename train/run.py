@@ -18,7 +18,7 @@ import sys
 from collections.abc import Sequence
 
 from eval.config import parse_rule_changes, split_bot_list
-from train.config import PPO_KNOBS, RUNS_DIR, TrainConfig, hidden_sizes
+from train.config import POLICIES, PPO_KNOBS, RUNS_DIR, TrainConfig, hidden_sizes
 from train.ppo import Trainer
 
 _DEFAULTS = TrainConfig()
@@ -45,6 +45,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--net", type=hidden_sizes, default=d.net,
                    help="hidden layer sizes, e.g. 256,256")
     p.add_argument("--activation", default=d.activation, choices=["tanh", "relu"])
+    p.add_argument("--policy", default=d.policy, choices=list(POLICIES),
+                   help="mlp: actor and critic MLPs; card: one card-structured network that "
+                        "reads every card through a shared embedding (train.cardnet)")
+    p.add_argument("--card-embed", type=int, default=d.card_embed,
+                   help="the card network's per-card embedding size")
     p.add_argument("--no-action-head", dest="action_head", action="store_false",
                    help="a plain MLP head: no direct path from per-action features to logits")
     p.add_argument("--n-games", type=int, default=d.n_games,

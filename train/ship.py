@@ -233,7 +233,7 @@ def judge(name: str, path: Path, deals: int, workers: int, progress: bool) -> di
 
 
 def curve(name: str) -> Path:
-    """``<name>-curve.png`` beside the bot: the run's evaluations against the best rule bot."""
+    """``<name>-curve.png`` beside the bot: the run's evaluations against every rule bot."""
     out = learning_curve(read_evals(run_dir(name)),
                          bot_path(name).with_name(f"{name}-curve.png"),
                          title=f"{name} (train.ship)")

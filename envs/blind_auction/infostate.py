@@ -270,8 +270,18 @@ def describe(index: int) -> str:
     return encoding.describe(LAYOUT, OFFSETS, index, _label)
 
 
+def card_table(n: int = P) -> encoding.CardTable:
+    """Each rank: in the own hand, bid this round, still held by each seat, a prize left or
+    carried, won by each seat, bid by each seat last round, the last prize; a bid is a rank."""
+    o = OFFSETS
+    planes = [o["hand"], o["chosen"], *(o["remaining"] + s * R for s in range(P)),
+              o["prizes_left"], o["carried"], *(o["won"] + s * R for s in range(P)),
+              *(o["last_bids"] + s * R for s in range(P)), o["last_prize"]]
+    return encoding.CardTable(encoding.card_planes(planes, R), np.arange(R), np.zeros(R))
+
+
 INFOSTATE = encoding.Encoder(
     kind="infostate", version=VERSION, size=lambda n: OBS_SIZE,
     encode=encode, bounds=lambda n: encoding.unit_bounds(OBS_SIZE),
-    describe=lambda n, i: describe(i), observer=BlindAuctionObserver)
+    describe=lambda n, i: describe(i), observer=BlindAuctionObserver, cards=card_table)
 FEATURES = dataclasses.replace(INFOSTATE, kind="features")  # the same vector (module docstring)

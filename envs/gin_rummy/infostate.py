@@ -26,6 +26,7 @@ from functools import cache
 import numpy as np
 
 from envs import encoding
+from envs.gin_rummy.actions import DISCARD_OFFSET, KNOCK_OFFSET, NUM_ACTIONS
 from envs.gin_rummy.melds import deadwood, mask_of
 from envs.gin_rummy.view import GinRummyView
 
@@ -330,7 +331,23 @@ def tables(n: int) -> Tables:
     return Tables(layout(n))
 
 
+@cache
+def card_table(n: int) -> encoding.CardTable:
+    """Each card: in the hand, just taken, on top of the pile, in the pile, and per seat
+    known held, picked up and discarded; discard and knock-with actions score cards."""
+    lay = layout(n)
+    planes = [lay["hand"], lay["taken"], lay["pile_top"], lay["pile"]]
+    for name in ("known", "picked", "discarded"):
+        planes.extend(lay[name] + s * CARDS for s in range(n))
+    action_card = np.full(NUM_ACTIONS, -1)
+    action_kind = np.full(NUM_ACTIONS, -1)
+    for kind, first in enumerate((DISCARD_OFFSET, KNOCK_OFFSET)):
+        action_card[first:first + CARDS] = np.arange(CARDS)
+        action_kind[first:first + CARDS] = kind
+    return encoding.CardTable(encoding.card_planes(planes, CARDS), action_card, action_kind)
+
+
 INFOSTATE = encoding.Encoder(
     kind="infostate", version=VERSION, size=lambda n: layout(n).size, encode=encode,
     bounds=lambda n: layout(n).bounds(), describe=lambda n, i: layout(n).describe(i),
-    observer=lambda n: GinRummyObserver(tables(n), encode))
+    observer=lambda n: GinRummyObserver(tables(n), encode), cards=card_table)

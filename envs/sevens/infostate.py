@@ -20,7 +20,7 @@ from functools import lru_cache
 import numpy as np
 
 from envs import encoding
-from envs.sevens.actions import NUM_CARDS
+from envs.sevens.actions import NUM_ACTIONS, NUM_CARDS
 from envs.sevens.rules import MAX_PLAYERS, MIN_PLAYERS, NUM_SYMBOLS, Parameters, hand_size
 from envs.sevens.view import SevensView
 
@@ -264,7 +264,21 @@ def _total_features(total: int) -> list[tuple[int, float]]:
     return out
 
 
+def card_table(n: int = P) -> encoding.CardTable:
+    """Each card: in the hand, the last card, on the table, played by each seat slot, and
+    its symbol's values; an action plays a card at its first or second value (its kind)."""
+    o = OFFSETS
+    planes = encoding.card_planes([o["hand"], o["last_card"], o["on_table"],
+                                   *(o["played_by"] + s * NUM_CARDS for s in range(P))],
+                                  NUM_CARDS)
+    rank = np.arange(NUM_CARDS) % 13
+    values = o["values"] + 3 * rank[:, None] + np.arange(3)[None, :]
+    actions = np.arange(NUM_ACTIONS)
+    return encoding.CardTable(np.concatenate([planes, values], axis=1), actions >> 1,
+                              actions & 1)
+
+
 INFOSTATE = encoding.Encoder(
     kind="infostate", version=VERSION, size=lambda n: OBS_SIZE, encode=encode,
     bounds=lambda n: bounds(OBS_SIZE), describe=lambda n, i: describe(i),
-    observer=SevensObserver)
+    observer=SevensObserver, cards=card_table)

@@ -27,7 +27,7 @@ import numpy as np
 
 from envs import encoding
 from envs.cards import NUM_CARDS
-from envs.spades.actions import CARD_OFFSET
+from envs.spades.actions import CARD_OFFSET, NUM_ACTIONS
 from envs.spades.view import SpadesView
 
 VERSION = 1
@@ -392,8 +392,23 @@ class SpadesObserver:
         return obs
 
 
+def card_table(n: int = P) -> encoding.CardTable:
+    """Each card: in the hand, played by each seat and in which trick, on the table by each
+    seat, and whether each seat has shown void in its suit (jokers count as spades)."""
+    o = OFFSETS
+    planes = encoding.card_planes(
+        [o["hand"], *(o["played_by"] + s * NUM_CARDS for s in range(P)), o["trick_number"],
+         *(o["trick"] + s * NUM_CARDS for s in range(P))], NUM_CARDS)
+    suit = np.minimum(np.arange(NUM_CARDS) // 13, 3)
+    voids = o["voids"] + 4 * np.arange(P)[None, :] + suit[:, None]
+    action_card = np.full(NUM_ACTIONS, -1)
+    action_card[CARD_OFFSET:] = np.arange(NUM_CARDS)
+    return encoding.CardTable(np.concatenate([planes, voids], axis=1), action_card,
+                              np.where(action_card >= 0, 0, -1))
+
+
 TABLES = Tables(LAYOUT)
 INFOSTATE = encoding.Encoder(
     kind="infostate", version=VERSION, size=lambda n: OBS_SIZE, encode=encode,
     bounds=lambda n: bounds(OFFSETS, OBS_SIZE), describe=lambda n, i: describe(i),
-    observer=lambda n: SpadesObserver(TABLES, encode))
+    observer=lambda n: SpadesObserver(TABLES, encode), cards=card_table)
