@@ -200,7 +200,7 @@ def test_every_package_exports_its_env_functions_not_its_modules():
     """``from envs.<game> import env`` is the env constructor, also after the module that
     defines it was imported (a submodule called ``env`` used to shadow it)."""
     for game in game_names():
-        importlib.import_module(get_game(game).env_module)
+        importlib.import_module(f"envs.{game}.environment")
         package = importlib.import_module(f"envs.{game}")
         for name in ("env", "raw_env"):
             assert callable(getattr(package, name)) and not isinstance(getattr(package, name),
