@@ -52,7 +52,7 @@ def examples(player_counts: bool = True, extra: bool = True) -> list[tuple[str, 
 
 
 def example_id(game: str, preset: str, changes: dict) -> str:
-    return f"{game}-{preset}-" + ",".join(f"{k}={v}" for k, v in changes.items())
+    return "-".join([game, preset, *(f"{k}={v}" for k, v in changes.items())])
 
 
 def random_moves(state, seed: int, moves: int):

@@ -41,6 +41,23 @@ def _show(value: Any) -> str:
     return text if len(text) <= MAX_NAME else text[:MAX_NAME - 3] + "..."
 
 
+def player_counts(game: Any, preset: str) -> list[int]:
+    """The player counts a table of ``preset`` may choose: those its editable ``num_players``
+    allows and the preset's rules accept (just the preset's own without such a field)."""
+    rules = game.get_rules(preset)
+    field = editable_fields(rules).get("num_players")
+    if field is None:
+        return [game.num_players(rules)]
+    counts = []
+    for n in range(field.low, field.high + 1):
+        try:
+            game.get_rules(preset, num_players=n)
+        except ValueError:
+            continue
+        counts.append(n)
+    return counts
+
+
 class Lobby(Hub):
     """A ``Hub`` that also matches players to tables and runs the schedule."""
 
@@ -62,6 +79,7 @@ class Lobby(Hub):
                 rules = game.get_rules(preset)
                 offered = self.bots.offered(name, rules)
                 presets.append({"name": preset, "players": game.num_players(rules),
+                                "player_counts": player_counts(game, preset),
                                 "bots": offered, "default_bot": self.bots.default(name, rules)})
             bots = {s: self.bots.describe(s) for s in self.bots.specs(name)}
             out.append({"game": name, "presets": presets, "bots": bots,

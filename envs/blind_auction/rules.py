@@ -50,7 +50,7 @@ class BlindAuctionRules(GameRules):
     num_players: int = editable(2, low=MIN_PLAYERS, high=MAX_PLAYERS)
     tie_rule: str = editable("discard", choices=TIE_RULES)
     cards_per_suit: int = editable(13, low=MIN_CARDS, high=MAX_CARDS)
-    max_hands: int | None = editable(None, low=1, high=100, none=True)
+    max_hands: int | None = None  # the tournaments' cap (see above), not a table's choice
 
     def __post_init__(self) -> None:
         if (not isinstance(self.num_players, int) or isinstance(self.num_players, bool)

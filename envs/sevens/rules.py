@@ -121,7 +121,7 @@ class SevensRules(GameRules):
     points_min: int = -10
     points_max: int = 10
     # a game is one hand; accepted as the tournaments' cap
-    max_hands: int | None = editable(None, low=1, high=100, none=True)
+    max_hands: int | None = None
 
     def __post_init__(self) -> None:
         if not _is_int(self.num_players) or not MIN_PLAYERS <= self.num_players <= MAX_PLAYERS:
