@@ -279,8 +279,8 @@ class CardGameEnv(AECEnv):
         if done:
             self._was_dead_step(action)
             return
-        act, penalty = self.payout.resolve(state, action, agent, self.game.action_name,
-                                           self._draw)
+        act, penalty = self.payout.resolve(state.legal_actions(), action, agent,
+                                           self.game.action_name, self._draw)
         if refused is not None and not penalty:
             raise refused  # a legal action the engine refused: not about legality
         self.step(act)  # a legal int of a live agent: the hot path

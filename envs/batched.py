@@ -162,8 +162,9 @@ class BatchedGames:
                 chosen.append(None)
                 continue
             seat = states[i].current_player
-            act, penalty = payout.resolve(states[i], actions[k], f"player_{seat} in game {i}",
-                                          self.game.action_name, self._draw)
+            act, penalty = payout.resolve(states[i].legal_actions(), actions[k],
+                                          f"player_{seat} in game {i}", self.game.action_name,
+                                          self._draw)
             if penalty:
                 penalties.append((k, seat, penalty))
             chosen.append(act)

@@ -12,7 +12,7 @@ replaced by a random legal one and charged ``illegal_penalty``. ``envs.aec``
 from __future__ import annotations
 
 import numbers
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -95,9 +95,10 @@ class Payout:
         winners = state.winners if state.is_over else leaders(state.results[-1].totals)
         return [win_bonus(seat, winners, self.win_reward) for seat in range(len(state.scores))]
 
-    def resolve(self, state: Any, action: Any, who: str, action_name: Callable[[int], str],
-                draw: Callable[[int], int]) -> tuple[int, float]:
-        """The action to apply for ``action`` at ``state``, and the penalty it costs.
+    def resolve(self, legal: Sequence[int], action: Any, who: str,
+                action_name: Callable[[int], str], draw: Callable[[int], int]
+                ) -> tuple[int, float]:
+        """The action to apply for ``action`` given the ``legal`` ones, and its penalty.
 
         A legal action is itself at no cost. Anything else (an illegal id, a bool,
         a float, None, ...) raises a ``ValueError`` naming ``who``, the action and the
@@ -105,7 +106,6 @@ class Payout:
         ``draw(len(legal))`` picks and costs ``illegal_penalty``.
         """
         act = as_action(action)
-        legal = state.legal_actions()
         if act is not None and act in legal:
             return act, 0.0
         if self.illegal_action == "raise":
