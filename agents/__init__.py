@@ -7,7 +7,7 @@
 
 from agents.base import Bot, RandomBot
 from agents.learned import load
-from agents.registry import describe, make, names, parse_spec, register, strongest
+from agents.registry import describe, make, names, parse_spec, register, registered, strongest
 
-__all__ = ["Bot", "RandomBot", "make", "load", "names", "register", "describe", "parse_spec",
-           "strongest"]
+__all__ = ["Bot", "RandomBot", "make", "load", "names", "register", "registered", "describe",
+           "parse_spec", "strongest"]

@@ -3,6 +3,12 @@
 A spec is ``name[:key=value,key=value]``; values are parsed as int, float,
 bool or left as strings, and passed to the bot's constructor.
 
+Where the names come from: ``random`` (any game); each game's rule bots, the
+``BOTS`` table (name -> (factory, help)) of its package ``agents/<game>/``, found
+by the game's name (``envs.games.game_module``); ``<game>/search`` for every game
+that declares ``sample_worlds``, searching around its strongest rule bot; and
+bots added with ``register`` (a bot defined elsewhere) or, for a while, ``registered``.
+
 A name ending in ``.py`` is a path to a Python file that defines a bot, the way
 a course team hands in its player module (``make("teams/red.py:depth=2")``).
 The file defines one of, looked up in this order: a function ``make_bot(**options)``
@@ -17,35 +23,76 @@ the network and its JSON card beside it), e.g. ``make("checkpoints/spades-killer
 from __future__ import annotations
 
 import hashlib
-import importlib
 import importlib.util
 import inspect
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 
 from agents.base import Bot, RandomBot
 from agents.learned import load
 from agents.search import SearchBot
-from envs.games import GAMES, get_game
+from envs.games import Game, game_module, game_names, get_game
 
-_FACTORIES: dict[str, Callable[..., Bot]] = {}
-_HELP: dict[str, str] = {}
+Entry = tuple[Callable[..., Bot], str]  # (factory, help)
+# bots that are no game's rule bots: ``random``, and what ``register`` adds
+_EXTRA: dict[str, Entry] = {"random": (RandomBot, "uniformly random legal action (any game)")}
 
 
 def register(name: str, factory: Callable[..., Bot], help: str = "") -> None:
-    if name in _FACTORIES and _FACTORIES[name] is not factory:
+    """Add a bot defined outside ``agents/<game>/`` to the registry, for good."""
+    known = _EXTRA.get(name) or _bots_of_name(name).get(name)
+    if known is not None and known[0] is not factory:
         raise ValueError(f"bot name {name!r} is already registered")
-    _FACTORIES[name] = factory
-    _HELP[name] = help
+    _EXTRA[name] = (factory, help)
 
 
-def _load_game_bots(name: str) -> None:
-    """Import the bot package of the game a bot name starts with (its declaration's
-    ``bots``): registering happens on import."""
+@contextmanager
+def registered(bots: Mapping[str, Entry]) -> Iterator[None]:
+    """The bots ``{name: (factory, help)}`` are registered inside the ``with`` block only
+    (a test's bots, e.g. for a toy game of ``envs.games.registered``)."""
+    taken = [name for name in bots if name in _EXTRA or name in _bots_of_name(name)]
+    if taken:
+        raise ValueError(f"bot name(s) {taken} are already registered")
+    _EXTRA.update(bots)
+    try:
+        yield
+    finally:
+        for name in bots:
+            _EXTRA.pop(name, None)
+
+
+_GAME_BOTS: dict[str, tuple[Game, dict[str, Entry]]] = {}  # game -> (its declaration, bots)
+
+
+def game_bots(game: str) -> dict[str, Entry]:
+    """The bots of ``game`` by convention: the ``BOTS`` table of ``agents/<game>/`` (names
+    ``<game>/...``), and ``<game>/search`` if the game can sample worlds."""
+    declaration = get_game(game)
+    cached = _GAME_BOTS.get(game)
+    if cached is not None and cached[0] is declaration:
+        return cached[1]
+    package = game_module("agents", game)
+    bots = dict(getattr(package, "BOTS", {}))
+    stray = [name for name in bots if not name.startswith(f"{game}/")]
+    if stray:
+        raise ValueError(f"agents.{game}.BOTS names {stray}; its bots are named '{game}/...'")
+    if declaration.sample_worlds is not None and declaration.strongest:
+        default = declaration.strongest[0]
+        bots[f"{game}/search"] = (search_factory(game, default), search_description(default))
+    _GAME_BOTS[game] = (declaration, bots)
+    return bots
+
+
+def _bots_of_name(name: str) -> dict[str, Entry]:
+    """The game bots a name like 'spades/expert' may be among (none for another name)."""
     game = name.split("/", 1)[0]
-    if "/" in name and game in GAMES:
-        importlib.import_module(get_game(game).bots)
+    return game_bots(game) if "/" in name and game in game_names() else {}
+
+
+def _entry(name: str) -> Entry | None:
+    return _EXTRA.get(name) or _bots_of_name(name).get(name)
 
 
 def parse_value(text: str):
@@ -142,12 +189,12 @@ def make(spec: str, **kwargs) -> Bot:
             raise ValueError(f"bad options for bot file {name!r}: {err}") from None
         bot.name = spec.strip()
         return bot
-    _load_game_bots(name)
-    if name not in _FACTORIES:
+    entry = _entry(name)
+    if entry is None:
         raise ValueError(f"unknown bot {name!r}; registered bots: {', '.join(names())}")
     opts.update(kwargs)
     try:
-        bot = _FACTORIES[name](**opts)
+        bot = entry[0](**opts)
     except TypeError as err:
         raise ValueError(f"bad options for bot {name!r}: {err}") from None
     bot.name = spec.strip()
@@ -156,10 +203,10 @@ def make(spec: str, **kwargs) -> Bot:
 
 def names(game: str | None = None) -> list[str]:
     """Registered bot names, all or those that can play ``game``."""
-    for each in GAMES:
-        importlib.import_module(get_game(each).bots)
-    return sorted(n for n in _FACTORIES
-                  if game is None or "/" not in n or n.split("/", 1)[0] == game)
+    every = {**_EXTRA}
+    for each in game_names():
+        every.update(game_bots(each))
+    return sorted(n for n in every if game is None or "/" not in n or n.split("/", 1)[0] == game)
 
 
 def strongest(game: str) -> tuple[str, ...]:
@@ -167,14 +214,14 @@ def strongest(game: str) -> tuple[str, ...]:
 
     Learned bots are judged against the first; the web lobby seats it by default.
     """
-    if game not in GAMES:
-        raise ValueError(f"no bots for game {game!r}; games with bots: {sorted(GAMES)}")
+    if game not in game_names():
+        raise ValueError(f"no bots for game {game!r}; games with bots: {game_names()}")
     return get_game(game).strongest
 
 
 def describe(name: str) -> str:
-    _load_game_bots(name)
-    return _HELP.get(name, "")
+    entry = _entry(name)
+    return entry[1] if entry is not None else ""
 
 
 def search_description(default_bot: str) -> str:
@@ -194,5 +241,3 @@ def search_factory(game: str, default_bot: str) -> Callable[..., SearchBot]:
 
     return factory
 
-
-register("random", RandomBot, "uniformly random legal action (any game)")

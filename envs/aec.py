@@ -46,7 +46,6 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils.env_logger import EnvLogger
 
-from envs.actions import as_action
 from envs.encoding import mask_function
 from envs.games import DEFAULT_OBSERVATION, Game
 from envs.rewards import Payout
@@ -235,8 +234,8 @@ class CardGameEnv(AECEnv):
             player = state.current_player
             try:
                 state.apply(action)  # checks the action: an illegal one raises, changes nothing
-            except ValueError:
-                self._step(action)
+            except ValueError as err:
+                self._step(action, err)
                 return
             self._stepped = True
             self._after_apply(state, player, action)
@@ -260,9 +259,11 @@ class CardGameEnv(AECEnv):
             rewards[a] = 0.0
         self._rewards_set = False
 
-    def _step(self, action: Any) -> None:
-        """``step`` for everything off the hot path: before reset, dead steps, actions
-        that are not ints, illegal actions."""
+    def _step(self, action: Any, refused: ValueError | None = None) -> None:
+        """``step`` off the hot path (before reset, dead steps, actions that are not ints,
+        illegal actions): the action is checked (``Payout.resolve``), then the legal one
+        takes the hot path and a penalty is added after. ``refused``: the engine's error
+        when the hot path's ``apply`` refused ``action``."""
         state = self.state_obj
         if state is None:
             EnvLogger.error_step_before_reset()
@@ -278,61 +279,31 @@ class CardGameEnv(AECEnv):
         if done:
             self._was_dead_step(action)
             return
-        player = state.current_player
-        penalty = 0.0
-        act = as_action(action)
-        try:
-            if act is None:
-                raise ValueError(action)
-            state.apply(act)
-        except ValueError:
-            legal = state.legal_actions()
-            if act is not None and act in legal:
-                raise  # not about the action's legality
-            if self.illegal_action == "raise":
-                raise ValueError(
-                    f"illegal action {action!r} by {agent} "
-                    f"({self.game.action_name(act) if act is not None else 'not an action id'})"
-                    f"; legal actions: {legal}") from None
-            penalty = self.illegal_penalty
-            act = legal[int(self._rng.integers(len(legal)))]
-            state.apply(act)
-        self._after(state, player, act, penalty)
-
-    def _after(self, state: Any, player: int, action: int, penalty: float) -> None:
-        """Observer, rewards and the next agent after ``player``'s ``action`` was applied
-        (the slow path's share of ``step``; the hot path inlines it)."""
-        self._after_apply(state, player, action)
-        agent = self.agent_selection
-        self._cumulative_rewards[agent] = 0.0
-        if self._rewards_set:
-            self._clear_rewards()
+        act, penalty = self.payout.resolve(state.legal_actions(), action, agent,
+                                           self.game.action_name, self._draw)
+        if refused is not None and not penalty:
+            raise refused  # a legal action the engine refused: not about legality
+        self.step(act)  # a legal int of a live agent: the hot path
         if penalty:
             self.rewards[agent] += penalty
-        scored = len(state.results) != self._hands_scored
-        if scored:
-            self._score_finished_hands()
-        if scored or penalty:
-            self._accumulate_rewards()
+            self._cumulative_rewards[agent] += penalty
             self._rewards_set = True
-        # else every reward is 0.0 and adding it would change no cumulative reward
-        if state.current_player is not None:
-            self.agent_selection = self._agent_names[state.current_player]
-        if self.render_mode == "human":
-            self.render()
+
+    def _draw(self, n: int) -> int:
+        """A uniformly random index below ``n`` (the legal action replacing an illegal one)."""
+        return int(self._rng.integers(n))
 
     def _score_finished_hands(self) -> None:
         state = self.state_obj
-        results = state.results
         rewards, agents = self.rewards, self._agent_names
-        for result in results[self._hands_scored:]:
-            for seat, reward in enumerate(self.payout.hand(result.points)):
+        terms, ended = self.payout.settle(state, self._hands_scored)
+        for term in terms:
+            for seat, reward in enumerate(term):
                 rewards[agents[seat]] += reward
-        self._hands_scored = len(results)
-        if self.payout.ends(state):
-            for seat, bonus in enumerate(self.payout.final(state)):
-                rewards[agents[seat]] += bonus
-                self.terminations[agents[seat]] = True
+        self._hands_scored = len(state.results)
+        if ended:
+            for agent in agents:
+                self.terminations[agent] = True
             self._live = False
 
     def render(self) -> str | None:
@@ -347,3 +318,10 @@ class CardGameEnv(AECEnv):
 
     def close(self) -> None:
         pass
+
+
+def env_class(game: Game) -> type[CardGameEnv]:
+    """The AEC env class of a game without an ``environment.py`` of its own (a test's toy
+    game; ``envs.games.Game.env``)."""
+    return type(f"{game.name}_raw_env", (CardGameEnv,),
+                {"game": game, "metadata": {**CardGameEnv.metadata, "name": game.env_name}})

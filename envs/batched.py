@@ -28,7 +28,6 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from envs.actions import as_action
 from envs.games import DEFAULT_OBSERVATION, Game, get_game
 from envs.rewards import Payout
 
@@ -158,26 +157,21 @@ class BatchedGames:
         payout = self.payout
         chosen = []
         penalties = []
-        for k, i in enumerate(games):
+        for k, i in enumerate(games):  # every action checked before any is applied
             if not live[i]:
                 chosen.append(None)
                 continue
-            state = states[i]
-            act = as_action(actions[k])
-            legal = state.legal_actions()
-            if act is None or act not in legal:
-                if payout.illegal_action == "raise":
-                    raise ValueError(
-                        f"illegal action {actions[k]!r} in game {i} by "
-                        f"player_{state.current_player} ({self.game.action_name(act)}); "
-                        f"legal actions: {legal}")
-                penalties.append((k, state.current_player))
-                act = legal[int(self._rng.integers(len(legal)))]
+            seat = states[i].current_player
+            act, penalty = payout.resolve(states[i].legal_actions(), actions[k],
+                                          f"player_{seat} in game {i}", self.game.action_name,
+                                          self._draw)
+            if penalty:
+                penalties.append((k, seat, penalty))
             chosen.append(act)
         rewards = np.zeros((len(games), self.num_players), dtype=np.float32)
         dones = np.zeros(len(games), dtype=bool)
-        for k, seat in penalties:
-            rewards[k, seat] += payout.illegal_penalty
+        for k, seat, penalty in penalties:
+            rewards[k, seat] += penalty
         for k, i in enumerate(games):
             act = chosen[k]
             if act is None:
@@ -187,11 +181,11 @@ class BatchedGames:
             state.apply(act)
             self._observers[i].after_apply(state, player, act)
             if len(state.results) != self._hands[i]:
-                for result in state.results[self._hands[i]:]:
-                    rewards[k] += payout.hand(result.points)
+                terms, ended = payout.settle(state, self._hands[i])
+                for term in terms:
+                    rewards[k] += term
                 self._hands[i] = len(state.results)
-                if payout.ends(state):
-                    rewards[k] += payout.final(state)
+                if ended:
                     dones[k] = True
                     if self.auto_reset:
                         self.restart(i, self._next_seed(i))
@@ -199,3 +193,7 @@ class BatchedGames:
                     live[i] = False  # waits for restart(i, ...)
             self._write(i)
         return rewards, dones
+
+    def _draw(self, n: int) -> int:
+        """A uniformly random index below ``n`` (the legal action replacing an illegal one)."""
+        return int(self._rng.integers(n))

@@ -2,10 +2,16 @@
 
 A declaration (``Game``) says everything generic code needs: presets and rules,
 the engine state and its view, the two encoders, the action table, the score
-scale, the hand metrics, and by module name where its env, web adapter and bots
-live (so importing a game's engine or declaration imports neither PettingZoo nor
-the bots). The env registry, the bot registry, training metrics, tournaments and
-the web table read it; adding a game is one package and one line in ``GAMES``.
+scale, the hand metrics and the hooks generic code calls. The env registry, the
+bot registry, training metrics, tournaments and the web table read it.
+
+The other layers find a game by its name, not by strings in the declaration
+(``game_module``): its PettingZoo module is ``envs/<game>/environment.py`` (a
+game without one gets ``envs.aec.env_class(game)``), its rule bots the ``BOTS``
+table of ``agents/<game>/__init__.py``, its web table ``web/adapters/<game>.py``.
+Adding a game is a package under ``envs/`` (and ``agents/``) and one line in
+``GAMES`` (docs/design.md, "Adding a game"); a game declared elsewhere, like a
+test's toy game, joins for a while through ``registered(game)``.
 
 Engine states all offer ``current_player``, ``legal_actions()``, ``apply(action)``
 (an illegal action raises a ``ValueError`` naming it and changes nothing),
@@ -17,20 +23,18 @@ Engine states all offer ``current_player``, ``legal_actions()``, ``apply(action)
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from types import ModuleType
 from typing import Any
 
 from envs.encoding import KINDS, Encoder
 
-# game name -> the module that holds its declaration ``GAME``: one line per game
-GAMES = {
-    "spades": "envs.spades.game",
-    "gin_rummy": "envs.gin_rummy.game",
-    "sevens": "envs.sevens.game",
-    "blind_auction": "envs.blind_auction.game",
-}
+# the games: ``envs/<name>/game.py`` declares each as ``GAME``; one line per game
+GAMES = ("spades", "gin_rummy", "sevens", "blind_auction")
 DEFAULT_OBSERVATION = "infostate"
+_REGISTERED: dict[str, Game] = {}  # games declared outside envs/ (``registered``)
 
 
 def points_as_scored(before: Any, after: Any) -> tuple:
@@ -39,6 +43,10 @@ def points_as_scored(before: Any, after: Any) -> tuple:
 
 
 def no_hand_metric(result: dict, seat: int) -> dict[str, int]:
+    return {}
+
+
+def nothing_public(state: Any) -> dict:
     return {}
 
 
@@ -58,10 +66,7 @@ class Game:
     render: Callable[[Any], str]  # view -> a text table (the env's render_mode="ansi")
     encoders: Mapping[str, Encoder]  # kind -> encoder, every kind of ``envs.encoding.KINDS``
     score_scale: Callable[[Any], float]  # rules -> points per unit of hand reward
-    env_module: str  # module with ``raw_env`` and ``env`` (PettingZoo)
-    bots: str  # module registering the game's rule bots in ``agents``
-    strongest: tuple[str, ...]  # the strongest rule bots, best first
-    web_adapter: str | None = None  # module with ``ADAPTER`` (web.adapters.WebAdapter)
+    strongest: tuple[str, ...]  # the strongest rule bots, best first (``agents/<game>``)
     # hand result (``to_dict`` form) and seat -> counts; rates: name -> (numerator, denominator)
     hand_metric: Callable[[dict, int], dict[str, int]] = no_hand_metric
     hand_rates: Mapping[str, tuple[str, str]] = field(default_factory=dict)
@@ -69,8 +74,8 @@ class Game:
     sample_worlds: Callable[..., list] | None = None
     # (state before, state after a hand ended) -> what the hand is worth to each seat
     hand_points: Callable[[Any, Any], tuple] = points_as_scored
-    # (state, rng) -> None: redeal in place the cards no seat has seen (the Gin Rummy stock)
-    redeal_unseen: Callable[[Any, Any], None] | None = None
+    # state -> what the dealer announces at the start (a tournament bot's ``start_game``)
+    public_parameters: Callable[[Any], dict] = nothing_public
     # module of the game's training extras (``train``'s plug-ins, e.g. a learned knock)
     train_plugin: str | None = None
     # a tournament's default for a failing bot: disqualify it and rerun without it (True,
@@ -105,16 +110,51 @@ class Game:
         return self.view.from_dict(data)
 
     def env(self, **kwargs) -> Any:
-        """The game's PettingZoo AEC env (imports PettingZoo on first use)."""
-        return importlib.import_module(self.env_module).env(**kwargs)
+        """The game's PettingZoo AEC env (imports PettingZoo on first use): its
+        ``envs/<game>/environment.py``'s, else the generic one (``envs.aec.env_class``)."""
+        module = game_module("envs", self.name, "environment")
+        if module is None:
+            module = importlib.import_module("envs.aec")  # PettingZoo only when an env is made
+            return module.env_class(self)(**kwargs)
+        return module.env(**kwargs)
+
+
+def game_module(layer: str, game: str, suffix: str = "") -> ModuleType | None:
+    """A game's module in another layer, found by its place: ``<layer>.<game>[.<suffix>]``
+    (``agents.spades``, ``web.adapters.sevens``, ``envs.gin_rummy.environment``), or None
+    where the game has none. An import error inside the module is not swallowed."""
+    name = ".".join(filter(None, (layer, game, suffix)))
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as err:
+        if err.name is not None and (name == err.name or name.startswith(err.name + ".")):
+            return None  # the module itself (or its package) is absent, not something it uses
+        raise
 
 
 def get_game(name: str) -> Game:
     """The declaration of the game named ``name`` (e.g. 'spades')."""
+    if isinstance(name, str) and name in _REGISTERED:
+        return _REGISTERED[name]
     if not isinstance(name, str) or name not in GAMES:
-        raise ValueError(f"unknown game {name!r}; choose from {sorted(GAMES)}")
-    return importlib.import_module(GAMES[name]).GAME
+        raise ValueError(f"unknown game {name!r}; choose from {game_names()}")
+    return importlib.import_module(f"envs.{name}.game").GAME
 
 
 def game_names() -> list[str]:
-    return sorted(GAMES)
+    return sorted({*GAMES, *_REGISTERED})
+
+
+@contextmanager
+def registered(game: Game) -> Iterator[Game]:
+    """``game`` is a known game inside the ``with`` block (``get_game``, ``game_names``,
+    every layer's lookups): a game declared outside ``envs/``, such as a test's toy game."""
+    if not isinstance(game, Game):
+        raise ValueError(f"registered takes a Game declaration, got {game!r}")
+    if game.name in game_names():
+        raise ValueError(f"a game named {game.name!r} is already known")
+    _REGISTERED[game.name] = game
+    try:
+        yield game
+    finally:
+        del _REGISTERED[game.name]

@@ -3,15 +3,20 @@
 After each hand, each seat's score change for the hand divided by a scale (or,
 ``relative``, its change less the mean of the other seats'); when the episode
 ends, ``win_reward`` to the winner and ``-win_reward`` to the others, shared
-among tied winners. ``envs.aec`` (the PettingZoo env) and ``envs.batched`` both
-pay through these, so the two cannot drift apart.
+among tied winners. An illegal action raises an error naming it, or is
+replaced by a random legal one and charged ``illegal_penalty``. ``envs.aec``
+(the PettingZoo env) and ``envs.batched`` both check actions and pay through
+``Payout`` (``resolve``, ``settle``), so the two cannot drift apart.
 """
 
 from __future__ import annotations
 
 import numbers
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from envs.actions import as_action
 
 
 def hand_rewards(points: tuple, score_scale: float, relative: bool) -> list[float]:
@@ -89,3 +94,32 @@ class Payout:
         """Each seat's win bonus when the episode ends at ``state``."""
         winners = state.winners if state.is_over else leaders(state.results[-1].totals)
         return [win_bonus(seat, winners, self.win_reward) for seat in range(len(state.scores))]
+
+    def resolve(self, legal: Sequence[int], action: Any, who: str,
+                action_name: Callable[[int], str], draw: Callable[[int], int]
+                ) -> tuple[int, float]:
+        """The action to apply for ``action`` given the ``legal`` ones, and its penalty.
+
+        A legal action is itself at no cost. Anything else (an illegal id, a bool,
+        a float, None, ...) raises a ``ValueError`` naming ``who``, the action and the
+        legal set (``illegal_action="raise"``), or is replaced by the legal action
+        ``draw(len(legal))`` picks and costs ``illegal_penalty``.
+        """
+        act = as_action(action)
+        if act is not None and act in legal:
+            return act, 0.0
+        if self.illegal_action == "raise":
+            raise ValueError(f"illegal action {action!r} by {who} "
+                             f"({action_name(act) if act is not None else 'not an action id'}); "
+                             f"legal actions: {legal}")
+        return legal[draw(len(legal))], self.illegal_penalty
+
+    def settle(self, state: Any, paid: int) -> tuple[list[list[float]], bool]:
+        """What the hands ``state`` finished since ``paid`` hands were paid are worth: each
+        hand's rewards per seat, then the win bonus if the episode ends now; and whether
+        it ends. Callers add the terms in this order (the same float sums everywhere)."""
+        terms = [self.hand(result.points) for result in state.results[paid:]]
+        ended = self.ends(state)
+        if ended:
+            terms.append(self.final(state))
+        return terms, ended

@@ -5,6 +5,10 @@ its game (``title``, for error messages) and its error class (``error``); its
 module keeps a ``PRESETS`` dict and a ``get_rules`` that calls ``lookup``. So
 the preset logic (a changed field makes the preset 'custom'; a view sent as
 JSON gets the preset object back when nothing was changed) is written once.
+
+A rules field a user may change (a web table's custom rules, the test examples'
+player counts) says so where it is defined: ``editable(default, ...)`` puts its
+range in the field's metadata, and ``editable_fields`` reads it for any game.
 """
 
 from __future__ import annotations
@@ -15,6 +19,52 @@ from typing import Any, ClassVar, TypeVar
 
 R = TypeVar("R", bound="GameRules")
 _MISSING = object()
+
+
+@dataclasses.dataclass(frozen=True)
+class Editable:
+    """The values a user may give an editable rules field: an int ``low..high``, one of
+    ``choices``, or a bool (``kind=bool``); ``none``: None too. The rules object checks
+    the rest (e.g. a player count a preset does not allow)."""
+
+    kind: type = int
+    low: int | None = None
+    high: int | None = None
+    choices: tuple = ()
+    none: bool = False
+
+    def allows(self, value: Any) -> bool:
+        if value is None:
+            return self.none
+        if self.choices:
+            return isinstance(value, str) and value in self.choices
+        if self.kind is bool:
+            return isinstance(value, bool)
+        return (isinstance(value, int) and not isinstance(value, bool)
+                and (self.low is None or value >= self.low)
+                and (self.high is None or value <= self.high))
+
+    @property
+    def text(self) -> str:
+        """What the field takes, for an error message."""
+        if self.choices:
+            text = "one of " + ", ".join(map(repr, self.choices))
+        elif self.kind is bool:
+            text = "true or false"
+        else:
+            text = f"an integer {self.low}..{self.high}"
+        return text + (" or null" if self.none else "")
+
+
+def editable(default: Any, **limits: Any) -> Any:
+    """A dataclass field a user may change, with its ``Editable`` limits."""
+    return dataclasses.field(default=default, metadata={"editable": Editable(**limits)})
+
+
+def editable_fields(rules: Any) -> dict[str, Editable]:
+    """The editable fields of a rules object or class, in definition order."""
+    return {f.name: f.metadata["editable"] for f in dataclasses.fields(rules)
+            if "editable" in f.metadata}
 
 
 class GameRules:

@@ -1,7 +1,7 @@
 """Play one tournament game and describe it as a JSON-ready log.
 
-Only the generic game API is used (``envs.games``: new_state, action_name; the
-state's current_player, legal_actions, apply, view, is_over, winners, scores,
+Only the generic game API is used (``envs.games``: new_state, action_name,
+public_parameters; the state's current_player, legal_actions, apply, view, is_over, winners, scores,
 results), so any registered game can be played. Bots are built here from their
 specs, which keeps this function safe to run in a spawned worker process. The
 bots' optional hooks (``agents.base.Bot``: start_game, receive_cards,
@@ -105,8 +105,8 @@ def _hooked(bot: Bot) -> dict[str, bool]:
     return {h: getattr(type(bot), h) is not getattr(Bot, h) for h in HOOKS}
 
 
-class _Game:
-    """One game being played: its bots, and turning their failures into ``BotError``."""
+class _Seats:
+    """The bots at one game's seats, and turning their failures into ``BotError``."""
 
     def __init__(self, cfg: TournamentConfig, log: dict) -> None:
         self.cfg, self.log = cfg, log
@@ -168,15 +168,14 @@ def play_game(cfg: TournamentConfig, deal: int, rotation: int,
     game = cfg.get_game()
     n = len(log["seats"])
     rules = cfg.rules(n)
-    play = _Game(cfg, log)
+    play = _Seats(cfg, log)
     for seat in range(n):
         play.call(seat, "reset", log["bot_seeds"][seat])
 
     state = game.new_state(rules, log["seed"])
     everyone = range(n)
     parameters = {"game": cfg.game, "rules": rules_dict(rules)}
-    if hasattr(state, "public_parameters"):
-        parameters.update(state.public_parameters())
+    parameters.update(game.public_parameters(state))
     for seat in everyone:
         play.notify("start_game", (seat,), seat, n, as_json(parameters))
     hands = [_dealt_hands(state, n)]

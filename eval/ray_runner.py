@@ -42,6 +42,9 @@ from typing import Any
 
 import ray
 
+import agents
+import envs
+import eval as cardrl_eval
 from agents.registry import parse_spec
 from eval import bot_process
 from eval.bot_process import ProcessBotError
@@ -184,10 +187,6 @@ class GamePlayer:
 # ----------------------------------------------------------------- driver
 def project_modules() -> list[str]:
     """The packages a game player imports, shipped so workers run this code."""
-    import agents
-    import envs
-    import eval as cardrl_eval
-
     return [str(Path(m.__file__).parent) for m in (envs, agents, cardrl_eval)]
 
 

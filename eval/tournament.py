@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING
 
 from tqdm import tqdm
 
+from envs.games import game_names, get_game
 from eval import bot_process, logs
 from eval.bot_process import ProcessBotError
 from eval.config import (
@@ -220,12 +221,13 @@ def _run_round(cfg: TournamentConfig, deals: int, out: Path, workers: int | None
 
 # --------------------------------------------------------------------------- CLI
 def build_parser() -> argparse.ArgumentParser:
+    disqualifying = [g for g in game_names() if get_game(g).disqualify_failing_bots]
     p = argparse.ArgumentParser(
         prog="python -m eval.tournament",
         description="Duplicate tournament: every deal is replayed with the lineup rotated "
                     "through every seat; reports mean score, win rate and average rank with "
                     "95% intervals, and a head-to-head table.")
-    p.add_argument("game", help="a registered game, e.g. spades")
+    p.add_argument("game", help=f"the game: {', '.join(game_names())}")
     p.add_argument("--preset", default=None, help="rules preset (default: the game's first)")
     p.add_argument("--bots", required=True,
                    help="comma-separated bot specs in seat order, one per seat, e.g. "
@@ -257,7 +259,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="disqualify a bot that raises, plays an illegal action, fails to load "
                         "or runs out of time, and rerun the tournament without it; with "
                         "--no-disqualify such a bot stops the tournament (default: the game's "
-                        "rule; Sevens disqualifies, the others stop)")
+                        f"rule, its declaration's disqualify_failing_bots: "
+                        f"{', '.join(disqualifying) or 'none'} disqualify, the others stop)")
     p.add_argument("--fresh", action="store_true",
                    help="delete this output directory's earlier games instead of resuming")
     p.add_argument("--quiet", action="store_true", help="no progress bar or notes on stderr")
@@ -269,8 +272,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def config_from_args(args: argparse.Namespace) -> TournamentConfig:
-    from envs.games import game_names, get_game
-
     if args.game not in game_names():
         raise ConfigError(f"unknown game {args.game!r}; choose from {game_names()}")
     preset = args.preset if args.preset is not None else get_game(args.game).presets[0]

@@ -1,6 +1,7 @@
-"""Checks every game's env tests share: random episodes, reward totals, illegal actions.
+"""Checks every game's env tests share: random episodes, reward totals, illegal actions,
+and the examples (game, preset, rule changes) the tests of every game run on.
 
-Each takes a built env, so a game's test says only what is particular to it
+Each check takes a built env, so a game's test says only what is particular to it
 (its presets, its oracle, its expected numbers).
 """
 
@@ -11,7 +12,47 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
-from envs.games import get_game
+from envs.games import game_names, get_game
+from envs.rules_base import editable_fields
+
+# rule changes each game is also tested with, beyond its presets and player counts
+# (``examples``); a game without an entry is tested on what it declares
+EXTRA_EXAMPLES = {
+    "spades": [("cutthroat", {"jokers": True})],
+    "gin_rummy": [("seed", {"num_players": 3})],
+    "blind_auction": [("3p", {"tie_rule": "carry"}),
+                      ("2p", {"tie_rule": "split", "cards_per_suit": 5})],
+}
+
+
+def examples(player_counts: bool = True, extra: bool = True) -> list[tuple[str, str, dict]]:
+    """(game, preset, rule changes) for every declared game, read from the declarations,
+    so a new game cannot be left out: each preset as it is; with ``player_counts`` the
+    first preset at the fewest and the most players its editable ``num_players``
+    allows (counts a preset's rules refuse are skipped); with ``extra`` the game's
+    ``EXTRA_EXAMPLES``. Games with a hand cap play at most two hands."""
+    out = []
+    for name in game_names():
+        game = get_game(name)
+        first = game.get_rules(game.presets[0])
+        short = {"max_hands": 2} if "max_hands" in editable_fields(first) else {}
+        cases = [(preset, {}) for preset in game.presets]
+        players = editable_fields(first).get("num_players")
+        if player_counts and players is not None:
+            cases += [(game.presets[0], {"num_players": n}) for n in (players.low, players.high)
+                      if n != first.num_players]
+        cases += EXTRA_EXAMPLES.get(name, []) if extra else []
+        for preset, changes in cases:
+            try:
+                game.get_rules(preset, **changes, **short)
+            except ValueError:
+                continue  # e.g. a player count this preset does not allow
+            out.append((name, preset, {**changes, **short}))
+    return out
+
+
+def example_id(game: str, preset: str, changes: dict) -> str:
+    return "-".join([game, preset, *(f"{k}={v}" for k, v in changes.items())])
 
 
 def random_moves(state, seed: int, moves: int):

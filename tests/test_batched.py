@@ -9,15 +9,9 @@ from envs import cards
 from envs.batched import BatchedGames
 from envs.encoding import KINDS
 from envs.games import get_game
+from tests.env_checks import examples
 
-CONFIGS = [
-    ("spades", "killer", {"max_hands": 2}),
-    ("spades", "cutthroat", {"max_hands": 2}),
-    ("gin_rummy", "standard", {"max_hands": 2}),
-    ("gin_rummy", "seed", {"num_players": 3, "max_hands": 2}),
-    ("sevens", "random", {"num_players": 4}),
-    ("blind_auction", "3p", {"tie_rule": "carry"}),
-]
+CONFIGS = examples(player_counts=False, extra=False)  # every declared game and preset
 
 
 @pytest.mark.parametrize("episode", ["game", "hand"])

@@ -19,24 +19,12 @@ from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, see
 
 from envs.encoding import KINDS
 from envs.games import game_names, get_game
+from tests.env_checks import example_id, examples
 
-# (game, preset, rule changes): every preset and a spread of player counts; max_hands keeps
-# games that would run to a far target short
-CONFIGS = [
-    ("spades", "killer", {"max_hands": 2}),
-    ("spades", "cutthroat", {"max_hands": 2, "jokers": True}),
-    ("gin_rummy", "seed", {"max_hands": 2}),
-    ("gin_rummy", "seed", {"num_players": 3, "max_hands": 2}),
-    ("gin_rummy", "seed", {"num_players": 4, "max_hands": 2}),
-    ("gin_rummy", "standard", {"max_hands": 2}),
-    ("sevens", "random", {"num_players": 2}),
-    ("sevens", "random", {"num_players": 5}),
-    ("sevens", "classic", {"num_players": 9}),
-    ("blind_auction", "2p", {}),
-    ("blind_auction", "3p", {"tie_rule": "carry"}),
-    ("blind_auction", "2p", {"tie_rule": "split", "cards_per_suit": 5}),
-]
-IDS = [f"{g}-{p}-" + ",".join(f"{k}={v}" for k, v in c.items()) for g, p, c in CONFIGS]
+# (game, preset, rule changes): every declared game's presets, player counts and extra
+# examples (``tests.env_checks.examples``)
+CONFIGS = examples()
+IDS = [example_id(*c) for c in CONFIGS]
 
 
 def make(game: str, preset: str, changes: dict, kind: str, **options):
@@ -200,7 +188,7 @@ def test_every_package_exports_its_env_functions_not_its_modules():
     """``from envs.<game> import env`` is the env constructor, also after the module that
     defines it was imported (a submodule called ``env`` used to shadow it)."""
     for game in game_names():
-        importlib.import_module(get_game(game).env_module)
+        importlib.import_module(f"envs.{game}.environment")
         package = importlib.import_module(f"envs.{game}")
         for name in ("env", "raw_env"):
             assert callable(getattr(package, name)) and not isinstance(getattr(package, name),
@@ -213,9 +201,9 @@ def test_every_package_exports_its_env_functions_not_its_modules():
 
 def test_engines_and_declarations_load_neither_pettingzoo_nor_gymnasium():
     code = ("import sys\n"
-            "for g in ('spades', 'gin_rummy', 'sevens', 'blind_auction'):\n"
-            "    __import__(f'envs.{g}.engine'); __import__(f'envs.{g}.game')\n"
-            "import envs.games; [envs.games.get_game(g) for g in envs.games.game_names()]\n"
+            "import envs.games\n"
+            "for g in envs.games.game_names():\n"
+            "    __import__(f'envs.{g}.engine'); envs.games.get_game(g)\n"
             "print(sorted(m for m in sys.modules if m.split('.')[0] in "
             "('pettingzoo', 'gymnasium', 'torch', 'agents')))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

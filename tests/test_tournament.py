@@ -42,10 +42,10 @@ class IllegalBot(Bot):
 
 
 @pytest.fixture(autouse=True)
-def test_bots(monkeypatch):
+def test_bots():
     """Register the test bots for one test only, so other tests' bot lists never see them."""
-    for name, factory in (("test/first", FirstLegalBot), ("test/illegal", IllegalBot)):
-        monkeypatch.setitem(agents.registry._FACTORIES, name, factory)
+    with agents.registered({"test/first": (FirstLegalBot, ""), "test/illegal": (IllegalBot, "")}):
+        yield
 
 FOUR = ("test/first:tag=1", "random", "test/first:tag=2", "test/first:tag=3")
 

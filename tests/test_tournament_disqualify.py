@@ -146,22 +146,22 @@ class IllegalSpadesBot(Bot):
         return -1
 
 
-def test_disqualification_works_for_any_game_in_process(tmp_path, monkeypatch):
-    monkeypatch.setitem(agents.registry._FACTORIES, "test/illegal-spades", IllegalSpadesBot)
-    bots = ("spades/count-bid", "test/illegal-spades", "random", "spades/spade-count", "random")
-    cfg = TournamentConfig(game="spades", bots=bots, preset="killer", max_hands=1, seats=(4,),
-                           disqualify=True)
-    run = run_tournament(cfg, deals=2, out=tmp_path / "out")
-    assert [(d["bot"], d["kind"]) for d in run.disqualified] == [("test/illegal-spades",
-                                                                   "illegal")]
-    assert run.summary["games"] == 8
-    for log in read_logs(tmp_path / "out").values():
-        assert "test/illegal-spades" not in log["seats"] and log["excluded"] == [1]
-    # four bots cannot lose one more: the rerun would have no table
-    four = TournamentConfig(game="spades", bots=bots[:4], preset="killer", max_hands=1,
-                            disqualify=True)
-    with pytest.raises(ConfigError, match="3 bots are left"):
-        run_tournament(four, deals=1, out=tmp_path / "four")
+def test_disqualification_works_for_any_game_in_process(tmp_path):
+    with agents.registered({"test/illegal-spades": (IllegalSpadesBot, "")}):
+        bots = ("spades/count-bid", "test/illegal-spades", "random", "spades/spade-count", "random")
+        cfg = TournamentConfig(game="spades", bots=bots, preset="killer", max_hands=1, seats=(4,),
+                               disqualify=True)
+        run = run_tournament(cfg, deals=2, out=tmp_path / "out")
+        assert [(d["bot"], d["kind"]) for d in run.disqualified] == [("test/illegal-spades",
+                                                                       "illegal")]
+        assert run.summary["games"] == 8
+        for log in read_logs(tmp_path / "out").values():
+            assert "test/illegal-spades" not in log["seats"] and log["excluded"] == [1]
+        # four bots cannot lose one more: the rerun would have no table
+        four = TournamentConfig(game="spades", bots=bots[:4], preset="killer", max_hands=1,
+                                disqualify=True)
+        with pytest.raises(ConfigError, match="3 bots are left"):
+            run_tournament(four, deals=1, out=tmp_path / "four")
 
 
 def test_cli_runs_a_file_bot_tournament_and_prints_disqualifications(tmp_path, capsys):

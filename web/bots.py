@@ -32,6 +32,8 @@ from typing import Any
 
 import agents
 from agents.base import Bot
+from agents.learned import BotLoadError, read_card
+from agents.search import SearchBot
 from envs.games import game_names, get_game
 
 log = logging.getLogger("web")
@@ -53,8 +55,6 @@ def _registry_game(name: str) -> str | None:
 def shipped_checkpoints(game: str) -> list[str]:
     """``checkpoint:<file>`` of every shipped network for ``game`` whose card fits the
     installed game (one trained on an older observation version would fail in play)."""
-    from agents.learned import BotLoadError, read_card
-
     out = []
     if not CHECKPOINTS.is_dir():
         return out
@@ -85,8 +85,6 @@ def construct(spec: str) -> Bot:
 
 def _is_slow(bot: Bot) -> bool:
     """Whether a bot thinks for long: it says so (``slow``), or it is a search."""
-    from agents.search import SearchBot
-
     return bool(getattr(bot, "slow", False)) or isinstance(bot, SearchBot)
 
 

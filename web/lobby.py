@@ -24,6 +24,7 @@ import secrets
 from typing import Any
 
 from envs.games import game_names, get_game
+from envs.rules_base import editable_fields
 from web.bots import BotError
 from web.hub import Conn, Hub
 from web.table import RefusedError, Table
@@ -34,46 +35,27 @@ MAX_WAIT = 3600.0
 MAX_NAME = 80  # longest game, preset or seat word echoed back in an error
 
 
-def _int_in(low: int, high: int, none: bool = False):
-    def check(value: Any) -> bool:
-        if value is None:
-            return none
-        return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
-    check.text = f"an integer {low}..{high}" + (" or null" if none else "")
-    return check
-
-
-def _word(value: Any) -> bool:
-    return isinstance(value, str) and 0 < len(value) <= 20
-
-
-_word.text = "a word"
-
-
-def _flag(value: Any) -> bool:
-    return isinstance(value, bool)
-
-
-_flag.text = "true or false"
-
-# The rule fields a web table may change and the values each may take (the game's
-# rules object checks the rest, e.g. which tie rules exist); every other field keeps
-# its preset value. A game without the field refuses it.
-RULE_FIELDS = {
-    "target": _int_in(1, 10_000),
-    "max_hands": _int_in(1, 100, none=True),
-    "num_players": _int_in(2, 9),
-    "cards_per_suit": _int_in(1, 13),
-    "tie_rule": _word,
-    "knock_limit": _int_in(0, 100, none=True),
-    "jokers": _flag,
-}
-
-
 def _show(value: Any) -> str:
     """A value from a request, for an error message: repr, cut short."""
     text = repr(value)
     return text if len(text) <= MAX_NAME else text[:MAX_NAME - 3] + "..."
+
+
+def player_counts(game: Any, preset: str) -> list[int]:
+    """The player counts a table of ``preset`` may choose: those its editable ``num_players``
+    allows and the preset's rules accept (just the preset's own without such a field)."""
+    rules = game.get_rules(preset)
+    field = editable_fields(rules).get("num_players")
+    if field is None:
+        return [game.num_players(rules)]
+    counts = []
+    for n in range(field.low, field.high + 1):
+        try:
+            game.get_rules(preset, num_players=n)
+        except ValueError:
+            continue
+        counts.append(n)
+    return counts
 
 
 class Lobby(Hub):
@@ -97,11 +79,11 @@ class Lobby(Hub):
                 rules = game.get_rules(preset)
                 offered = self.bots.offered(name, rules)
                 presets.append({"name": preset, "players": game.num_players(rules),
+                                "player_counts": player_counts(game, preset),
                                 "bots": offered, "default_bot": self.bots.default(name, rules)})
             bots = {s: self.bots.describe(s) for s in self.bots.specs(name)}
             out.append({"game": name, "presets": presets, "bots": bots,
-                        "rule_fields": sorted(f for f in RULE_FIELDS
-                                              if hasattr(game.get_rules(game.presets[0]), f))})
+                        "rule_fields": sorted(editable_fields(game.get_rules(game.presets[0])))})
         return out
 
     def bots_for(self, game: Any, preset: Any, rules: Any) -> dict:
@@ -148,13 +130,15 @@ class Lobby(Hub):
         if not isinstance(rules, dict):
             raise RefusedError(f"rules must be an object of field: value changes, "
                                f"got {_show(rules)}")
+        # the fields the game's rules declare editable, and their values (``envs.rules_base``)
+        fields = editable_fields(g.get_rules(preset))
         for key, value in rules.items():
-            check = RULE_FIELDS.get(key)
-            if check is None:
-                raise RefusedError(f"rule {_show(key)} cannot be changed at a web table; "
-                                   f"these can: {', '.join(RULE_FIELDS)}")
-            if not check(value):
-                raise RefusedError(f"bad rules for {game}: {key} must be {check.text}, "
+            limits = fields.get(key)
+            if limits is None:
+                raise RefusedError(f"bad rules for {game}: rule {_show(key)} cannot be changed "
+                                   f"at a web table; these can: {', '.join(fields)}")
+            if not limits.allows(value):
+                raise RefusedError(f"bad rules for {game}: {key} must be {limits.text}, "
                                    f"got {_show(value)}")
         try:
             num_players = g.num_players(g.get_rules(preset, **rules))

@@ -1,4 +1,5 @@
-"""Bots for blind_auction (registered on import): rule heuristics and the exact equilibrium.
+"""Bots for blind_auction (``BOTS``, the registry's table): rule heuristics and the
+exact equilibrium.
 
     blind_auction/match, high-early, save-high, mirror    rule bots (heuristics.py)
     blind_auction/equilibrium                             exact Nash equilibrium (2 players,
@@ -8,14 +9,15 @@
 """
 
 from agents.blind_auction.equilibrium import MAX_CARDS, EquilibriumBot
-from agents.blind_auction.heuristics import BOTS
-from agents.registry import register
+from agents.blind_auction.heuristics import HEURISTICS
 
-for _name, (_factory, _help) in BOTS.items():
-    register(_name, _factory, _help)
-register("blind_auction/equilibrium", EquilibriumBot,
-         "exact Nash equilibrium of the score difference (2 players, cards_per_suit up to "
-         f"{max(MAX_CARDS.values())})")
+# bot name -> (factory, help): what ``agents.registry`` offers
+BOTS = {
+    **HEURISTICS,
+    "blind_auction/equilibrium": (
+        EquilibriumBot, "exact Nash equilibrium of the score difference (2 players, "
+                        f"cards_per_suit up to {max(MAX_CARDS.values())})"),
+}
 
 # the strongest rule bots first, for the full 13-card game (the equilibrium bot
 # only solves small decks): a 300-deal 2-player tournament of the heuristics

@@ -79,7 +79,7 @@ def _median_rank(card_ids: Sequence[int]) -> int:
     return ranks[(len(ranks) - 1) // 2]  # the lower median
 
 
-BOTS = {
+HEURISTICS = {
     "blind_auction/match": (MatchBot, "bid the card nearest the expected prize value"),
     "blind_auction/high-early": (HighEarlyBot, "bid the highest card (win early prizes)"),
     "blind_auction/save-high": (SaveHighBot,

@@ -1,4 +1,4 @@
-"""Gin Rummy rule bots (registered as ``gin_rummy/...``).
+"""Gin Rummy rule bots (``gin_rummy/...``; ``BOTS`` is the table the registry reads).
 
     gin_rummy/simple   the simple baseline of the Gin Rummy AI challenges (Neller's
                        SimpleGinRummyPlayer: random ties, no repeated draw/discard)
@@ -8,20 +8,21 @@
 
 from agents.gin_rummy.expert import ExpertBot
 from agents.gin_rummy.simple import SimpleBot
-from agents.registry import register, search_description, search_factory
 
-register("gin_rummy/simple", SimpleBot,
-         "simple baseline (Neller's SimpleGinRummyPlayer): take the up card only to meld, "
-         "discard a random card of those leaving least deadwood (never the card just taken, "
-         "never repeating a {drawn, discarded} pair of the hand), knock at once; options "
-         "ties=random|highest (highest: the old deterministic bot, highest card, repeats "
-         "allowed), no_repeat=true|false")
-register("gin_rummy/expert", ExpertBot,
-         "card tracking, one-draw look-ahead discards avoiding cards the next player wants, "
-         "knocks by the rules (early, or waits for gin where undercuts pay); options "
-         "knock=auto|early|gin|patient, patience=, danger=, ready=, take_margin=, opening=")
+# bot name -> (factory, help): what ``agents.registry`` offers
+BOTS = {
+    "gin_rummy/simple": (
+        SimpleBot,
+        "simple baseline (Neller's SimpleGinRummyPlayer): take the up card only to meld, "
+        "discard a random card of those leaving least deadwood (never the card just taken, "
+        "never repeating a {drawn, discarded} pair of the hand), knock at once; options "
+        "ties=random|highest (highest: the old deterministic bot, highest card, repeats "
+        "allowed), no_repeat=true|false"),
+    "gin_rummy/expert": (
+        ExpertBot,
+        "card tracking, one-draw look-ahead discards avoiding cards the next player wants, "
+        "knocks by the rules (early, or waits for gin where undercuts pay); options "
+        "knock=auto|early|gin|patient, patience=, danger=, ready=, take_margin=, opening="),
+}
 
-__all__ = ["SimpleBot", "ExpertBot"]
-
-register("gin_rummy/search", search_factory("gin_rummy", "gin_rummy/expert"),
-         search_description("gin_rummy/expert"))
+__all__ = ["BOTS", "SimpleBot", "ExpertBot"]

@@ -1,3 +1,8 @@
-"""Sevens rule bots (registered as ``sevens/...`` on import): greedy and lookahead."""
+"""Sevens rule bots (``sevens/...``): greedy and lookahead.
 
-from agents.sevens import bots  # noqa: F401 - registers the bots
+``BOTS`` is the game's table the bot registry reads (``agents.registry``).
+"""
+
+from agents.sevens.bots import BOTS, GreedyBot, LookaheadBot
+
+__all__ = ["BOTS", "GreedyBot", "LookaheadBot"]

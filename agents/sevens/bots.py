@@ -1,4 +1,4 @@
-"""Sevens rule bots (registered as ``sevens/...``): greedy and one-ply lookahead.
+"""Sevens rule bots (``sevens/...``, in ``BOTS``): greedy and one-ply lookahead.
 
 Both read only their view (parameters, total, last card, own hand, what was
 played, hand sizes), so they play the same in-process or behind a pipe.
@@ -16,7 +16,6 @@ import math
 from collections.abc import Sequence
 
 from agents.base import Bot
-from agents.registry import register
 from envs.sevens.engine import RANK
 from envs.sevens.reply import expected_replies
 from envs.sevens.scoring import points_for_total
@@ -65,6 +64,9 @@ class LookaheadBot(Bot):
         return int(best)
 
 
-register("sevens/greedy", GreedyBot, "most points now, ties at random")
-register("sevens/lookahead", LookaheadBot,
-         "points now minus weight (default 1) x the next player's expected best reply")
+# bot name -> (factory, help): what ``agents.registry`` offers
+BOTS = {
+    "sevens/greedy": (GreedyBot, "most points now, ties at random"),
+    "sevens/lookahead": (LookaheadBot, "points now minus weight (default 1) x the next "
+                                       "player's expected best reply"),
+}

@@ -1,7 +1,8 @@
-"""Spades rule bots (registered as ``spades/...``): bidding, lead and play strategies."""
+"""Spades rule bots (``spades/...``): bidding, lead and play strategies.
 
-from agents.registry import register, search_description, search_factory
-from agents.spades import bots  # noqa: F401 - registers the bots
+``BOTS`` is the game's table the bot registry reads (``agents.registry``).
+"""
 
-register("spades/search", search_factory("spades", "spades/expert"),
-         search_description("spades/expert"))
+from agents.spades.bots import BOTS, SpadesRuleBot
+
+__all__ = ["BOTS", "SpadesRuleBot"]

@@ -1,4 +1,4 @@
-"""The configurable Spades rule bot and its registered presets.
+"""The configurable Spades rule bot and its presets (``BOTS``, the registry's table).
 
 One bot = a bidding strategy + a play policy. Every option can be set on any
 preset: ``agents.make("spades/count-bid:nil=set-safe,prefer=avoid-over")``.
@@ -15,7 +15,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from agents.base import Bot
-from agents.registry import register
 from agents.spades.bidding import BID_STRATEGIES, legal_bid
 from agents.spades.leads import LEAD_STRATEGIES
 from agents.spades.play import NIL_RESPONSES, PLAY_POLICIES, PREFERENCES
@@ -78,5 +77,5 @@ def _preset(defaults: dict):
     return factory
 
 
-for _name, (_defaults, _help) in PRESETS.items():
-    register(_name, _preset(_defaults), _help)
+# bot name -> (factory, help): what ``agents.registry`` offers
+BOTS = {name: (_preset(defaults), text) for name, (defaults, text) in PRESETS.items()}

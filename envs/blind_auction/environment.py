@@ -19,7 +19,6 @@ from typing import Any
 import numpy as np
 from pettingzoo import ParallelEnv
 
-from envs.actions import as_action
 from envs.aec import CardGameEnv
 from envs.blind_auction.game import GAME
 
@@ -93,14 +92,10 @@ class parallel_raw_env(ParallelEnv):  # noqa: N801 - PettingZoo naming
         if missing:
             raise ValueError(f"actions missing for {missing}; every live agent bids each step")
         state = self.aec.state_obj
-        if self.aec.illegal_action == "raise":
+        if self.aec.illegal_action == "raise":  # every bid checked before any is played
             for seat, agent in enumerate(self.agents):
-                legal = state.legal_for(seat)
-                action = as_action(actions[agent])
-                if action is None or action not in legal:
-                    name = GAME.action_name(action) if action is not None else "not an action id"
-                    raise ValueError(f"illegal action {actions[agent]!r} by {agent} "
-                                     f"({name}); legal actions: {legal}")
+                self.aec.payout.resolve(state.legal_for(seat), actions[agent], agent,
+                                        GAME.action_name, self.aec._draw)
         rewards = {a: 0.0 for a in self.agents}
         aec = self.aec
         for agent in self.agents:

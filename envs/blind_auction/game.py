@@ -21,8 +21,5 @@ GAME = Game(
     render=render,
     encoders={"infostate": INFOSTATE, "features": FEATURES},
     score_scale=lambda rules: float(rules.prize_total),  # a share of the prizes
-    env_module="envs.blind_auction.environment",
-    bots="agents.blind_auction",
     strongest=("blind_auction/high-early", "blind_auction/save-high"),
-    web_adapter="web.adapters.blind_auction",
 )

@@ -13,7 +13,7 @@ import functools
 from dataclasses import dataclass
 
 from envs import cards
-from envs.rules_base import GameRules, lookup
+from envs.rules_base import GameRules, editable, lookup
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 3
 MIN_CARDS, MAX_CARDS = 3, 13
@@ -47,10 +47,10 @@ class BlindAuctionRules(GameRules):
     error = RulesError
 
     preset: str = "custom"
-    num_players: int = 2
-    tie_rule: str = "discard"
-    cards_per_suit: int = 13
-    max_hands: int | None = None
+    num_players: int = editable(2, low=MIN_PLAYERS, high=MAX_PLAYERS)
+    tie_rule: str = editable("discard", choices=TIE_RULES)
+    cards_per_suit: int = editable(13, low=MIN_CARDS, high=MAX_CARDS)
+    max_hands: int | None = None  # the tournaments' cap (see above), not a table's choice
 
     def __post_init__(self) -> None:
         if (not isinstance(self.num_players, int) or isinstance(self.num_players, bool)

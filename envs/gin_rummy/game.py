@@ -24,13 +24,9 @@ GAME = Game(
     render=render,
     encoders={"infostate": INFOSTATE, "features": FEATURES},
     score_scale=lambda rules: 100.0,
-    env_module="envs.gin_rummy.environment",
-    bots="agents.gin_rummy",
     strongest=("gin_rummy/expert", "gin_rummy/simple"),
-    web_adapter="web.adapters.gin_rummy",
     hand_metric=hand_metric,
     hand_rates=HAND_RATES,
     sample_worlds=sample_worlds,
-    redeal_unseen=GinRummyState.shuffle_stock,
     train_plugin="train.knock_head",
 )

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from envs.rules_base import GameRules, lookup
+from envs.rules_base import GameRules, editable, lookup
 
 HAND_SIZE = 10  # rule 3
 MIN_PLAYERS, MAX_PLAYERS = 2, 4  # "two or more" (rule 2); 4 x 10 leaves a stock of 11
@@ -29,17 +29,20 @@ class GinRummyRules(GameRules):
     preset_keeping_fields = frozenset({"num_players"})  # seed is the game for 2 to 4
 
     preset: str = "custom"
-    num_players: int = 2  # 2..4 (rule 2)
+    num_players: int = editable(2, low=MIN_PLAYERS, high=MAX_PLAYERS)  # rule 2
     first_dealer: int | None = 0  # seat of the first dealer; None = random from the seed
-    knock_limit: int | None = 10  # most deadwood left to knock; None = any (rule 6b)
+    # most deadwood left to knock; None = any (rule 6b)
+    knock_limit: int | None = editable(10, low=0, high=100, none=True)
     no_discard_of_taken: bool = True  # the card just taken from the pile may not go back
     dead_stock: int = 0  # a turn ending with this many stock cards or fewer ends the hand (6c)
     knocker_wins_ties: bool = True  # False: a tied player after the knocker wins (undercut)
     gin_bonus: int = 0  # extra points for winning with gin (deadwood 0)
     undercut_bonus: int = 0  # extra points for beating (or, see above, tying) the knocker
     layoff: bool = False  # others lay deadwood off onto the knocker's melds (not on gin)
-    target: int = 100  # the game ends after a hand where a total reaches it (rule 2)
-    max_hands: int | None = None  # safety cap; None = play on until someone wins
+    # the game ends after a hand where a total reaches it (rule 2)
+    target: int = editable(100, low=1, high=10_000)
+    # safety cap; None = play on until someone wins
+    max_hands: int | None = editable(None, low=1, high=100, none=True)
     # safety: a hand that reaches this many actions is dead, like an empty stock. Taking
     # the discard does not shrink the stock, so two players can pass cards through the
     # pile forever (two deterministic bots did); natural hands stay far below it.

@@ -22,9 +22,7 @@ GAME = Game(
     render=render,
     encoders={"infostate": INFOSTATE, "features": FEATURES},
     score_scale=lambda rules: 10.0,
-    env_module="envs.sevens.environment",
-    bots="agents.sevens",
     strongest=("sevens/lookahead", "sevens/greedy"),
-    web_adapter="web.adapters.sevens",
+    public_parameters=SevensState.public_parameters,
     disqualify_failing_bots=True,  # docs/rules.md section 3: the bot tournament
 )

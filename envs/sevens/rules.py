@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from envs import cards
-from envs.rules_base import GameRules, lookup
+from envs.rules_base import GameRules, editable, lookup
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 9
 NUM_SYMBOLS = 13
@@ -112,7 +112,7 @@ class SevensRules(GameRules):
     preset_keeping_fields = frozenset({"num_players", "max_hands"})
 
     preset: str = "custom"
-    num_players: int = 4
+    num_players: int = editable(4, low=MIN_PLAYERS, high=MAX_PLAYERS)
     values: tuple[tuple[int, ...], ...] | str | None = None  # None: drawn per game
     points: tuple[int, int, int] | str | None = None  # None: drawn per game
     value_min: int = -6  # ranges the drawn parameters come from (see module docstring)
@@ -120,7 +120,8 @@ class SevensRules(GameRules):
     second_value_chance: float = 0.5
     points_min: int = -10
     points_max: int = 10
-    max_hands: int | None = None  # a game is one hand; accepted as the tournaments' cap
+    # a game is one hand; accepted as the tournaments' cap
+    max_hands: int | None = None
 
     def __post_init__(self) -> None:
         if not _is_int(self.num_players) or not MIN_PLAYERS <= self.num_players <= MAX_PLAYERS:

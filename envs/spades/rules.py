@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from envs.rules_base import GameRules, lookup
+from envs.rules_base import GameRules, editable, lookup
 
 NUM_PLAYERS = 4
 HAND_SIZE = 13
@@ -36,10 +36,12 @@ class SpadesRules(GameRules):
     bag_limit: int | None = None  # None: no bags; else each time bags reach it, a penalty
     bag_penalty: int = 50
     nil_points: int = 100  # nil made +, failed - (S4, S4.1)
-    target: int = 250  # game ends after a hand where a total passes it (S5)
+    # game ends after a hand where a total passes it (S5)
+    target: int = editable(250, low=1, high=10_000)
     target_inclusive: bool = False  # False: total > target; True: total >= target
-    jokers: bool = False  # 2C and 2D leave; BJ > LJ > AS, both count as spades
-    max_hands: int | None = None  # safety cap; None = play on until someone wins
+    jokers: bool = editable(False, kind=bool)  # 2C and 2D leave; BJ > LJ > AS, both count as spades
+    # safety cap; None = play on until someone wins
+    max_hands: int | None = editable(None, low=1, high=100, none=True)
 
     def __post_init__(self) -> None:
         if self.first_dealer is not None and self.first_dealer not in range(NUM_PLAYERS):

@@ -11,15 +11,14 @@ safe by construction. Two things need game knowledge and live here:
 The default adapter reveals nothing it cannot know to be public: spectators
 get no view and a move is announced only as "seat N moved" (a sealed bid or a
 drawn card stays secret). A game gets a richer table by adding a module here
-and naming it in its declaration (``envs.games.Game.web_adapter``).
+named after it (``web/adapters/<game>.py``) that defines ``ADAPTER``.
 """
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
-from envs.games import get_game
+from envs.games import game_module
 
 
 class WebAdapter:
@@ -39,6 +38,6 @@ _DEFAULT = WebAdapter()
 
 
 def adapter_for(game: str) -> WebAdapter:
-    """The adapter the game's declaration names, or the safe default."""
-    module = get_game(game).web_adapter
-    return importlib.import_module(module).ADAPTER if module else _DEFAULT
+    """The game's adapter (``web/adapters/<game>.py``'s ``ADAPTER``), or the safe default."""
+    module = game_module("web.adapters", game)
+    return _DEFAULT if module is None else module.ADAPTER

@@ -169,8 +169,8 @@ function gameSelect(id) {
   return {game, preset, bot, botHint: botText.hint, rules, info};
 }
 
-// The length and player choices a table may change (server: web.lobby.RULE_FIELDS).
-const PLAYERS = {gin_rummy: [2, 3, 4], sevens: [2, 3, 4, 5, 6, 7, 8, 9]};
+// The length and player choices a table may change: the rules fields each game declares
+// editable (server: web.lobby, envs.rules_base.editable), and each preset's player counts.
 
 function ruleChoices(custom) {
   const players = el("select", {id: "custom-players"});
@@ -180,14 +180,13 @@ function ruleChoices(custom) {
   const fill = () => {
     const g = custom.info();
     const p = presetOf(g, custom.preset.value);
-    const counts = g.game === "gin_rummy" && p.name === "standard" ? [2]
-      : PLAYERS[g.game] ?? [];
+    const counts = p.player_counts;
     players.replaceChildren(...counts.map((n) => el("option", {value: n}, `${n} players`)));
     players.value = String(p.players);
     playersLabel.hidden = counts.length < 2;
     const lengths = g.rule_fields.includes("cards_per_suit")
       ? [["", "13 rounds"], ["8", "8 rounds (cards 2 to 9)"], ["5", "5 rounds (cards 2 to 6)"]]
-      : g.rule_fields.includes("max_hands") && g.game !== "sevens"
+      : g.rule_fields.includes("max_hands")
         ? [["", "the whole game"], ["1", "one hand"], ["3", "at most 3 hands"]] : [];
     length.replaceChildren(...lengths.map(([v, t]) => el("option", {value: v}, t)));
     lengthLabel.hidden = !lengths.length;

@@ -1,0 +1,153 @@
+"""What every route handler shares: the server's settings, the signed-in user, reading a
+JSON body, and turning a refusal into its 4xx answer (``answers``, ``signed_in``).
+
+Handlers are plain module-level functions (``web.routes``); what ``create_app`` was
+given lives on ``request.app.state``: ``settings`` (``Settings``) and ``lobby``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from starlette.requests import HTTPConnection, Request
+from starlette.responses import JSONResponse
+
+from web.lobby import Lobby
+from web.table import RefusedError
+
+log = logging.getLogger("web")
+COOKIE = "cardrl_session"
+MAX_BODY = 16 * 1024  # bytes of a request body; every request of the page is far smaller
+
+
+class TooLargeError(RefusedError):
+    status = 413
+
+
+class ThrottledError(RefusedError):
+    status = 429
+
+    def __init__(self, message: str, retry_after: float) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class Throttle:
+    """At most ``limit`` failures per key within ``window`` seconds (kept in memory)."""
+
+    def __init__(self, limit: int, window: float, clock: Callable[[], float]) -> None:
+        self.limit, self.window, self.clock = limit, window, clock
+        self.failures: dict[str, deque[float]] = {}
+
+    def _recent(self, key: str) -> deque[float]:
+        times = self.failures.get(key, deque())
+        while times and times[0] <= self.clock() - self.window:
+            times.popleft()
+        return times
+
+    def wait(self, key: str) -> float:
+        """Seconds until ``key`` may try again; 0 if it may now."""
+        times = self._recent(key)
+        if len(times) < self.limit:
+            return 0.0
+        return max(1.0, times[0] + self.window - self.clock())
+
+    def fail(self, key: str) -> None:
+        if len(self.failures) > 100_000:  # forget keys whose failures are all old
+            for k in [k for k in self.failures if not self._recent(k)]:
+                del self.failures[k]
+        times = self._recent(key)
+        times.append(self.clock())
+        self.failures[key] = times
+
+    def clear(self, key: str) -> None:
+        self.failures.pop(key, None)
+
+
+@dataclass
+class Settings:
+    """What the handlers read of ``create_app``'s arguments (``app.state.settings``)."""
+
+    clock: Callable[[], float]
+    secure_cookies: bool
+    password_cost: int | None  # scrypt's n; None: web.passwords' default
+    by_name: Throttle  # failed sign-ins per user name
+    by_address: Throttle  # and per client address
+
+
+def settings(conn: HTTPConnection) -> Settings:
+    return conn.app.state.settings
+
+
+def lobby(conn: HTTPConnection) -> Lobby:
+    return conn.app.state.lobby
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def user_of(conn: HTTPConnection) -> dict | None:
+    """The signed-in user of a request or websocket (its session cookie), or None."""
+    token = conn.cookies.get(COOKIE)
+    if not token:
+        return None
+    return lobby(conn).store.session_user(token_hash(token), settings(conn).clock())
+
+
+async def body(request: Request) -> dict:
+    """The request's JSON object, read only up to ``MAX_BODY`` bytes."""
+    if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
+        raise RefusedError("send requests as application/json")
+    length = request.headers.get("content-length")
+    if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
+        raise TooLargeError(f"a request body has at most {MAX_BODY} bytes")
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_BODY:
+            raise TooLargeError(f"a request body has at most {MAX_BODY} bytes")
+        chunks.append(chunk)
+    try:
+        data = json.loads(b"".join(chunks))
+    except (ValueError, RecursionError):
+        raise RefusedError("the request body is not JSON") from None
+    if not isinstance(data, dict):
+        raise RefusedError("the request body must be a JSON object")
+    return data
+
+
+def refusal(err: RefusedError) -> JSONResponse:
+    headers = {}
+    if isinstance(err, ThrottledError):
+        headers["Retry-After"] = str(int(err.retry_after + 0.999))
+    return JSONResponse({"error": str(err)}, status_code=err.status, headers=headers)
+
+
+def answers(handler):
+    """A refusal becomes its 4xx answer; an unexpected failure a logged 500."""
+    async def wrapper(request: Request):
+        try:
+            return await handler(request)
+        except RefusedError as err:
+            return refusal(err)
+        except Exception:
+            log.exception("%s %s failed", request.method, request.url.path)
+            return JSONResponse({"error": "the server failed to answer"}, status_code=500)
+    return wrapper
+
+
+def signed_in(handler):
+    """``answers``, for a handler ``(request, user)`` that needs a signed-in user (else 401)."""
+    @answers
+    async def wrapper(request: Request):
+        user = user_of(request)
+        if user is None:
+            return JSONResponse({"error": "sign in first"}, status_code=401)
+        return await handler(request, user)
+    return wrapper

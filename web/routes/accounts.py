@@ -1,0 +1,109 @@
+"""Accounts: sign up, sign in (throttled), sign out, who am I.
+
+A sign-in sets an HttpOnly session cookie holding a random token (only its
+SHA-256 is stored). Wrong passwords are throttled per user name and per client
+address.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from web.http import (
+    COOKIE,
+    ThrottledError,
+    answers,
+    body,
+    lobby,
+    settings,
+    signed_in,
+    token_hash,
+)
+from web.passwords import hash_password, verify_password
+from web.table import RefusedError
+
+SESSION_DAYS = 30
+NAME_RE = re.compile(r"^[A-Za-z0-9_.-]{3,24}$")
+
+
+def session_response(request: Request, user_id: int, name: str) -> JSONResponse:
+    """The answer that signs ``user_id`` in: a new session and its cookie."""
+    token = secrets.token_urlsafe(32)
+    s = settings(request)
+    lobby(request).store.add_session(token_hash(token), user_id,
+                                     s.clock() + SESSION_DAYS * 86400)
+    response = JSONResponse({"name": name})
+    response.set_cookie(COOKIE, token, max_age=SESSION_DAYS * 86400, httponly=True,
+                        samesite="lax", secure=s.secure_cookies, path="/")
+    return response
+
+
+def credentials(data: dict) -> tuple[str, str]:
+    name, password = data.get("name"), data.get("password")
+    if not isinstance(name, str) or not NAME_RE.match(name):
+        raise RefusedError("a user name is 3 to 24 letters, digits, '.', '_' or '-'")
+    if not isinstance(password, str) or not 8 <= len(password) <= 200:
+        raise RefusedError("a password has 8 to 200 characters")
+    return name, password
+
+
+@answers
+async def signup(request: Request):
+    name, password = credentials(await body(request))
+    s = settings(request)
+    cost = {} if s.password_cost is None else {"n": s.password_cost}
+    hashed = await run_in_threadpool(hash_password, password, **cost)
+    user_id = lobby(request).store.create_user(name, hashed, s.clock())
+    if user_id is None:
+        return JSONResponse({"error": f"the name {name!r} is taken"}, status_code=409)
+    return session_response(request, user_id, name)
+
+
+@answers
+async def signin(request: Request):
+    name, password = credentials(await body(request))
+    s = settings(request)
+    keys = [(s.by_name, "name:" + name.lower()),
+            (s.by_address, "address:" + (request.client.host if request.client else "?"))]
+    wait = max(throttle.wait(key) for throttle, key in keys)
+    if wait:
+        raise ThrottledError(f"too many wrong passwords: try again in {wait:.0f} s", wait)
+    user = lobby(request).store.user_by_name(name)
+    ok = user is not None and await run_in_threadpool(verify_password, password,
+                                                      user["password"])
+    if not ok:
+        for throttle, key in keys:
+            throttle.fail(key)
+        return JSONResponse({"error": "wrong user name or password"}, status_code=401)
+    s.by_name.clear(keys[0][1])
+    return session_response(request, user["id"], user["name"])
+
+
+@answers
+async def signout(request: Request):
+    await body(request)
+    token = request.cookies.get(COOKIE)
+    if token:
+        lobby(request).store.drop_session(token_hash(token))
+    response = JSONResponse({"ok": True})
+    response.delete_cookie(COOKIE, path="/")
+    return response
+
+
+@signed_in
+async def me(request: Request, user: dict):
+    return JSONResponse({"name": user["name"], "id": user["id"]})
+
+
+ROUTES = [
+    Route("/api/signup", signup, methods=["POST"]),
+    Route("/api/signin", signin, methods=["POST"]),
+    Route("/api/signout", signout, methods=["POST"]),
+    Route("/api/me", me),
+]

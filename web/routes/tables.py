@@ -1,0 +1,87 @@
+"""The lobby's JSON API: the games and bots on offer, the listing, and making, joining,
+leaving and replaying tables (every request answered by ``web.lobby.Lobby``)."""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from web.http import body, lobby, signed_in
+
+
+def table_answer(table) -> JSONResponse:
+    return JSONResponse({"table": table.id, "status": table.status})
+
+
+def path_table(request: Request) -> int:
+    return int(request.path_params["table_id"])  # the lobby refuses an id out of range
+
+
+@signed_in
+async def games(request: Request, user: dict):
+    return JSONResponse({"games": lobby(request).games()})
+
+
+@signed_in
+async def listing(request: Request, user: dict):
+    return JSONResponse(lobby(request).listing(user["id"]))
+
+
+@signed_in
+async def bots_for(request: Request, user: dict):
+    d = await body(request)
+    return JSONResponse(lobby(request).bots_for(d.get("game"), d.get("preset"), d.get("rules")))
+
+
+@signed_in
+async def create_table(request: Request, user: dict):
+    d = await body(request)
+    return table_answer(lobby(request).create_table(
+        user["id"], d.get("game"), d.get("preset"), d.get("rules"), d.get("seats")))
+
+
+@signed_in
+async def quick_match(request: Request, user: dict):
+    d = await body(request)
+    return table_answer(lobby(request).quick_match(
+        user["id"], d.get("game"), d.get("preset"), d.get("fill_after"), d.get("bot")))
+
+
+@signed_in
+async def schedule(request: Request, user: dict):
+    d = await body(request)
+    return table_answer(lobby(request).schedule(
+        user["id"], d.get("game"), d.get("starts_at"), d.get("players"), d.get("preset"),
+        d.get("rules"), d.get("absent", "bot"), d.get("bot")))
+
+
+@signed_in
+async def sit(request: Request, user: dict):
+    d = await body(request)
+    return table_answer(lobby(request).sit(user["id"], path_table(request), d.get("seat")))
+
+
+@signed_in
+async def stand(request: Request, user: dict):
+    await body(request)
+    return table_answer(lobby(request).stand(user["id"], path_table(request)))
+
+
+@signed_in
+async def again(request: Request, user: dict):
+    await body(request)
+    return table_answer(lobby(request).again(user["id"], path_table(request)))
+
+
+ROUTES = [
+    Route("/api/games", games),
+    Route("/api/lobby", listing),
+    Route("/api/tables", create_table, methods=["POST"]),
+    Route("/api/tables/{table_id:int}/sit", sit, methods=["POST"]),
+    Route("/api/tables/{table_id:int}/stand", stand, methods=["POST"]),
+    Route("/api/tables/{table_id:int}/again", again, methods=["POST"]),
+    Route("/api/bots", bots_for, methods=["POST"]),
+    Route("/api/quickmatch", quick_match, methods=["POST"]),
+    Route("/api/schedule", schedule, methods=["POST"]),
+]
