@@ -71,8 +71,6 @@ class Game:
     hand_points: Callable[[Any, Any], tuple] = points_as_scored
     # (state, rng) -> None: redeal in place the cards no seat has seen (the Gin Rummy stock)
     redeal_unseen: Callable[[Any, Any], None] | None = None
-    # module of the game's training extras (``train``'s plug-ins, e.g. a learned knock)
-    train_plugin: str | None = None
     # a tournament's default for a failing bot: disqualify it and rerun without it (True,
     # the Sevens seed's tournament), or stop (False); ``eval.tournament --[no-]disqualify``
     disqualify_failing_bots: bool = False

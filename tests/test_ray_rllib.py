@@ -29,9 +29,9 @@ def trained(request, ray_address, tmp_path_factory):
     mp = pytest.MonkeyPatch()
     mp.chdir(root)  # runs/ under the test's own directory
     try:
-        cfg = RllibConfig(game=game, observation=kind, steps=600, batch=200, minibatch=100,
-                          net=(16, 16), epochs=1, env_runners=runners, snapshots=2,
-                          snapshot_every=200, seed=1, name="tiny")
+        cfg = RllibConfig(game=game, observation=kind, steps=600, steps_per_update=200,
+                          batch_size=100, net=(16, 16), n_epochs=1, env_runners=runners,
+                          max_snapshots=2, snapshot_every=200, seed=1, name="tiny")
         yield cfg, train(cfg, address=ray_address, quiet=True), root
     finally:
         mp.undo()
@@ -105,5 +105,5 @@ def test_every_seat_plays_main_or_a_snapshot_and_one_seat_is_always_main():
 def test_bad_settings_exit_2_naming_them(capsys):
     assert main(["--game", "nope"]) == 2
     assert "unknown game 'nope'" in capsys.readouterr().err
-    assert main(["--game", "sevens", "--batch", "100", "--minibatch", "200"]) == 2
-    assert "minibatch 200 is larger than the batch 100" in capsys.readouterr().err
+    assert main(["--game", "sevens", "--steps-per-update", "100", "--batch-size", "200"]) == 2
+    assert "batch_size 200 is larger than steps_per_update 100" in capsys.readouterr().err

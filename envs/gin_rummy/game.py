@@ -32,5 +32,4 @@ GAME = Game(
     hand_rates=HAND_RATES,
     sample_worlds=sample_worlds,
     redeal_unseen=GinRummyState.shuffle_stock,
-    train_plugin="train.knock_head",
 )
