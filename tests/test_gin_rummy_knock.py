@@ -13,10 +13,12 @@ from envs.gin_rummy.engine import GinRummyState
 from envs.gin_rummy.features import KNOCK_FEATURES, encode, layout
 from envs.gin_rummy.features import VERSION as FEATURES_VERSION
 from envs.gin_rummy.rules import get_rules
-from train.plugins.gin_rummy import knock as kh
-from train.plugins.gin_rummy.__main__ import main as knock_main
+from train import plugins
 from train.config import TrainConfig
 from train.numpy_policy import MASKED
+from train.plugins import gin_rummy
+from train.plugins.gin_rummy import knock as kh
+from train.plugins.gin_rummy.__main__ import main as knock_main
 
 LAY = layout(2)
 
@@ -253,3 +255,10 @@ def test_head_reads_the_knock_block_and_the_game_situation():
     assert names[:len(KNOCK_FEATURES)] == [f"knock[{i}]" for i in range(len(KNOCK_FEATURES))]
     assert names[len(KNOCK_FEATURES):] == ["stock_size[0]", "scores[0]", "scores[1]",
                                            "dealer[0]"]
+
+
+def test_the_plugin_is_found_by_its_place_and_other_games_have_none(tmp_path):
+    assert plugins.find("gin_rummy") is gin_rummy
+    assert plugins.find("spades") is None
+    assert plugins.export_switch("spades", tmp_path) == (None, {})
+    assert plugins.export_switch("gin_rummy", tmp_path) == (None, {})  # a run without a head
