@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from matplotlib.figure import Figure
+
 from train.evaluate import hardest
 
 
@@ -11,17 +13,13 @@ def learning_curve(evals: list[dict], out: str | Path, opponent: str | None = No
                    title: str = "") -> Path:
     """Plot the learner's win rate (95% interval bars) against ``opponent`` (default: the
     rule bot it beats least at the last evaluation) and the no-edge line."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     if not evals:
         raise ValueError("no evaluations to plot (was eval_every 0?)")
     opponent = opponent or hardest(evals[-1]["results"])
     points = [(e["step"], e["results"][opponent]) for e in evals if opponent in e["results"]]
     steps = [s for s, _ in points]
-    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(11, 4), dpi=100)
+    fig = Figure(figsize=(11, 4), dpi=100)  # no pyplot: no GUI backend, no global figure
+    ax, ax2 = fig.subplots(1, 2)
     ax.errorbar(steps, [100 * r["win"] for _, r in points],
                 yerr=[100 * (r["win_ci95"] or 0.0) for _, r in points], marker="o", capsize=3,
                 label=f"learner vs {opponent}")
@@ -44,7 +42,6 @@ def learning_curve(evals: list[dict], out: str | Path, opponent: str | None = No
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(out)
-    plt.close(fig)
     return out
 
 

@@ -133,35 +133,29 @@ RECIPES: dict[str, Recipe] = {
 # From scratch: self-play only (the current policy and a pool of its snapshots), no imitation
 # and no rule bot in training; the rule bots appear only in evaluations. Exported into the
 # run's directory: a scratch bot ships (replaces a recipe above) only when it beats that bot.
-def scratch(**knobs: Any) -> TrainConfig:
-    return TrainConfig(opponents="self@0.6,snapshot@0.4", snapshot_every=100_000,
-                       max_snapshots=20, lr_decay=True, seed=1, **knobs)
+def scratch(summary: str, deals: int, judge_bots: tuple[str, ...] = (), **knobs: Any) -> Recipe:
+    return Recipe(summary=f"{summary} (current policy 60%, snapshots 40%)", deals=deals,
+                  judge_bots=judge_bots, ships=False, stages=(TrainConfig(
+                      opponents="self@0.6,snapshot@0.4", snapshot_every=100_000,
+                      max_snapshots=20, lr_decay=True, seed=1, **knobs),))
 
 
 RECIPES.update({
-    "sevens-random-scratch": Recipe(
-        summary="self-play from scratch on the features observation, 3M steps (current "
-                "policy 60%, snapshots 40%)",
-        stages=(scratch(game="sevens", preset="random", steps=3_000_000, relative_score=True,
-                        observation="features", eval_every=500_000, eval_deals=50),),
-        deals=500, ships=False),
-    "gin_rummy-standard-scratch": Recipe(
-        summary="self-play from scratch on the features observation, 1M steps of hand "
-                "episodes (current policy 60%, snapshots 40%)",
-        stages=(scratch(game="gin_rummy", preset="standard", steps=1_000_000, episode="hand",
-                        observation="features", eval_every=500_000, eval_deals=50),),
-        deals=500, ships=False),
-    "spades-killer-scratch": Recipe(
-        summary="self-play from scratch, 3M steps of hand episodes (current policy 60%, "
-                "snapshots 40%)",
-        stages=(scratch(game="spades", preset="killer", steps=3_000_000, episode="hand",
-                        eval_every=1_000_000, eval_deals=20),),
-        deals=50, ships=False),
-    "blind_auction-2p-scratch": Recipe(
-        summary="self-play from scratch, 1M steps (current policy 60%, snapshots 40%)",
-        stages=(scratch(game="blind_auction", preset="2p", steps=1_000_000,
-                        eval_every=250_000, eval_deals=50, eval_bots=BLIND_AUCTION_BOTS[:2]),),
-        deals=500, judge_bots=BLIND_AUCTION_BOTS, ships=False),
+    "sevens-random-scratch": scratch(
+        "self-play from scratch on the features observation, 3M steps", 500, game="sevens",
+        preset="random", steps=3_000_000, relative_score=True, observation="features",
+        eval_every=500_000, eval_deals=50),
+    "gin_rummy-standard-scratch": scratch(
+        "self-play from scratch on the features observation, 1M steps of hand episodes", 500,
+        game="gin_rummy", preset="standard", steps=1_000_000, episode="hand",
+        observation="features", eval_every=500_000, eval_deals=50),
+    "spades-killer-scratch": scratch(
+        "self-play from scratch, 3M steps of hand episodes", 50, game="spades",
+        preset="killer", steps=3_000_000, episode="hand", eval_every=1_000_000, eval_deals=20),
+    "blind_auction-2p-scratch": scratch(
+        "self-play from scratch, 1M steps", 500, BLIND_AUCTION_BOTS, game="blind_auction",
+        preset="2p", steps=1_000_000, eval_every=250_000, eval_deals=50,
+        eval_bots=BLIND_AUCTION_BOTS[:2]),
 })
 
 
