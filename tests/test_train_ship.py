@@ -31,29 +31,33 @@ def _ran(run_dir, steps: int) -> None:
 
 
 def test_stages_resume_where_the_run_stands(recipe, tmp_path):
+    """What train.run would be told: a new run; a resume to a stage's steps with the knobs it
+    changes from the stage before; a resume changing nothing once all is done (to export)."""
     run_dir = tmp_path / "ship-g-p"
 
     def left():
-        return [(cfg.steps, cfg.learning_rate, cfg.name, resume)
-                for cfg, resume in ship.stages_left(recipe, run_dir)]
+        return [(cfg.steps, cfg.name, changes)
+                for cfg, changes in ship.stages_left(recipe, run_dir)]
 
-    assert left() == [(1000, 2e-5, "ship-g-p", False), (3000, 1e-4, "ship-g-p", True)]
+    assert left() == [(1000, "ship-g-p", None),
+                      (3000, "ship-g-p", {"steps": 3000, "learning_rate": 1e-4})]
     _ran(run_dir, 400)  # the first stage was interrupted: resumed up to its target only
-    assert left() == [(1000, 2e-5, "ship-g-p", True), (3000, 1e-4, "ship-g-p", True)]
+    assert left() == [(1000, "ship-g-p", {"steps": 1000}),
+                      (3000, "ship-g-p", {"steps": 3000, "learning_rate": 1e-4})]
     _ran(run_dir, 1000)
-    assert left() == [(3000, 1e-4, "ship-g-p", True)]
+    assert left() == [(3000, "ship-g-p", {"steps": 3000, "learning_rate": 1e-4})]
     _ran(run_dir, 3000)
-    assert left() == [(3000, 1e-4, "ship-g-p", True)]  # all done: resumed only to export
+    assert left() == [(3000, "ship-g-p", {})]
 
 
-def test_a_resumed_stage_changes_only_what_a_resume_may_change(recipe):
+def test_a_resumed_stage_changes_only_what_it_names(recipe):
     first, second = (replace(s, name="ship-g-p") for s in ship.RECIPES[recipe].stages)
-    saved = replace(first.resolved(), learning_rate=7e-5)  # as the run's config.json says
-    cfg = ship.resumed(saved, second)
-    assert (cfg.steps, cfg.learning_rate, cfg.n_games) == (3000, 1e-4, 8)
+    saved = replace(first.resolved(), ent_coef=0.02)  # the user edited config.json
+    cfg = ship.resumed(saved, second, {"steps": 3000, "learning_rate": 1e-4})
+    assert (cfg.steps, cfg.learning_rate, cfg.ent_coef, cfg.n_games) == (3000, 1e-4, 0.02, 8)
     assert replace(cfg, steps=saved.steps, learning_rate=saved.learning_rate) == saved
     with pytest.raises(ValueError, match=r"other \['n_games'\] than this stage"):
-        ship.resumed(saved, replace(second, n_games=16))  # the run's envs are built
+        ship.resumed(saved, replace(second, n_games=16), {})  # the run's envs are built
 
 
 @pytest.mark.parametrize("name", sorted(ship.RECIPES))
@@ -159,3 +163,44 @@ def test_a_recipe_that_does_not_ship_writes_its_bot_into_its_run_not_checkpoints
         for stage in ship.RECIPES[name].stages:
             assert not stage.imitate  # from scratch: no teacher
             assert {o.split("@")[0] for o in stage.opponents.split(",")} <= {"self", "snapshot"}
+
+
+def test_ship_trains_each_stage_then_the_plugin_stage_and_exports(tmp_path, monkeypatch):
+    """ship.train calls the trainer on each stage (the second resumes the run with its own
+    learning rate and steps), then the game's plug-in: checked first, run on the finished
+    run, and asked at export for its switch and card fields."""
+    monkeypatch.chdir(tmp_path)
+    first = TrainConfig(game="blind_auction", preset="2p", steps=64, n_games=4, n_steps=16,
+                        batch_size=32, n_epochs=1, net=(8,), eval_every=64, eval_deals=1,
+                        eval_bots=("blind_auction/match",), checkpoint_every=64,
+                        snapshot_every=64, torch_threads=1)
+    calls = []
+
+    class Plugin:
+        @staticmethod
+        def check(cfg, **settings):
+            calls.append(("check", cfg.name, settings))
+
+        @staticmethod
+        def extra_stage(cfg, **settings):
+            calls.append(("stage", cfg.steps, settings))
+            (cfg.run_dir / "extra.json").write_text("{}")
+
+        @staticmethod
+        def export_switch(run_dir):
+            return None, ({"extra": "here"} if (run_dir / "extra.json").is_file() else {})
+
+    monkeypatch.setattr(plugins, "find", lambda game: Plugin if game == "blind_auction" else None)
+    monkeypatch.setitem(ship.RECIPES, "t-2p", ship.Recipe(
+        summary="tiny", deals=1, extra={"knob": 1},
+        stages=(first, replace(first, steps=128, learning_rate=1e-4))))
+    path = tmp_path / "bot.onnx"
+    assert ship.train("t-2p", path) == 0
+    saved = TrainConfig.load_run("ship-t-2p")
+    assert (saved.steps, saved.learning_rate) == (128, 1e-4)
+    assert calls == [("check", "ship-t-2p", {"knob": 1}), ("stage", 128, {"knob": 1})]
+    card = json.loads(path.with_suffix(".json").read_text())
+    assert card["training"]["steps"] >= 128 and card["extra"] == "here"
+    assert (Path("runs") / "ship-t-2p" / "policy.onnx").is_file()
+    assert ship.stages_left("t-2p", Path("runs") / "ship-t-2p") == [
+        (replace(first, steps=128, learning_rate=1e-4, name="ship-t-2p"), {})]

@@ -11,7 +11,7 @@ calls the trainer on each stage still to do (resuming ``runs/ship-<name>`` if it
 exists), exports to ``checkpoints/``, then plays the acceptance match: the bot
 against ``n - 1`` copies of each of the game's strongest rule bots
 (``agents.strongest``), a duplicate tournament of ``deals`` deals (every seat
-rotation), and writes the results into the card under ``evaluation.final``. The
+rotation), and writes the results into the card under ``final_evaluation``. The
 bar: the win rate's 95% interval above the no-edge line (1/n) against the best rule
 bot. Step counts, never wall time, so a recipe makes the same bot on any machine.
 Results: docs/results.md and each bot's card.
@@ -171,20 +171,30 @@ def bot_path(name: str) -> Path:
     return run_dir(name) / f"{name}.onnx"
 
 
-def stages_left(name: str, folder: Path) -> list[tuple[TrainConfig, bool]]:
-    """The stages a recipe still needs, as (config, resume): its run (new, or resumed up to
-    its steps), then each later stage; a finished run is resumed with nothing to train,
-    which exports it."""
+def stages_left(name: str, folder: Path) -> list[tuple[TrainConfig, dict[str, Any] | None]]:
+    """The stages a recipe still needs, as (config, what a resume changes; None: a new run),
+    as ``train.run`` would be told: the run (new, or resumed up to its steps), then each
+    later stage, resumed with its steps and the knobs it changes from the stage before; a
+    finished run is resumed changing nothing, which exports it."""
     stages = [replace(stage, name=folder.name) for stage in RECIPES[name].stages]
     done = RunState.load(folder).steps if (folder / CHECKPOINT).is_file() else None
-    todo = [(stage, done is not None or i > 0) for i, stage in enumerate(stages)
-            if done is None or done < stage.steps]
-    return todo or [(stages[-1], True)]
+    todo: list[tuple[TrainConfig, dict[str, Any] | None]] = []
+    for i, stage in enumerate(stages):
+        if done is not None and done >= stage.steps:
+            continue
+        if i == 0:
+            todo.append((stage, None if done is None else {"steps": stage.steps}))
+        else:
+            todo.append((stage, {"steps": stage.steps, **{
+                k: getattr(stage, k) for k in run.TUNABLE
+                if getattr(stage, k) != getattr(stages[i - 1], k)}}))
+    return todo or [(stages[-1], {})]
 
 
-def resumed(saved: TrainConfig, stage: TrainConfig) -> TrainConfig:
-    """The run's saved config with a stage's steps and the knobs a resume may change
-    (``train.run.TUNABLE``); a stage that changes any other knob is refused."""
+def resumed(saved: TrainConfig, stage: TrainConfig, changes: dict[str, Any]) -> TrainConfig:
+    """The run's saved config with a stage's ``changes`` (knobs a resume may change: a user's
+    edit of ``config.json`` holds for the others, as with ``train.run --resume``); a stage
+    made with other knobs than the run is refused."""
     want = stage.resolved()
     kept = [f.name for f in dataclasses.fields(TrainConfig)
             if f.name not in ("steps", *run.TUNABLE)
@@ -192,7 +202,7 @@ def resumed(saved: TrainConfig, stage: TrainConfig) -> TrainConfig:
     if kept:
         raise ValueError(f"run {saved.name!r} was made with other {kept} than this stage; a "
                          f"resumed run keeps them: train it afresh (move {saved.run_dir} away)")
-    return replace(saved, steps=stage.steps, **{k: getattr(stage, k) for k in run.TUNABLE})
+    return replace(saved, **changes)
 
 
 def _fingerprint(path: Path, search: dict | None) -> str:
@@ -286,10 +296,10 @@ def describe(name: str) -> list[str]:
 def train(name: str, path: Path) -> int:
     """Train what a recipe still needs, export its bot to ``path``, draw its curve."""
     recipe = RECIPES[name]
-    for cfg, resume in stages_left(name, run_dir(name)):
-        if resume:
-            cfg = resumed(TrainConfig.load_run(cfg.name), cfg)
-        code = run.train_and_export(run.open_run(cfg, resume), path)
+    for cfg, changes in stages_left(name, run_dir(name)):
+        if changes is not None:
+            cfg = resumed(TrainConfig.load_run(cfg.name), cfg, changes)
+        code = run.train_and_export(run.open_run(cfg, resume=changes is not None), path)
         if code:
             return code
     if recipe.extra:
