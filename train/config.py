@@ -4,11 +4,11 @@ Every trainer reads one kind of config: ``RunConfig`` holds what any run has (th
 game, its rules and observation, what an episode is, the network, the seed, the run
 folder, the evaluations against the rule bots), ``PPOKnobs`` adds PPO's knobs under
 SB3's names, and each trainer's config adds its own: ``TrainConfig`` (``train.ppo``,
-SB3) here, ``RllibConfig`` in ``train.rllib``. ``add_run_arguments`` gives every
-trainer's command line the same flags for the same knobs, and ``from_args`` reads
-them back. A run is measured in steps, never in wall time, so a recipe makes the
-same bot on any machine. ``validate`` checks user input before anything is built and
-names the bad value.
+SB3) here, ``RllibConfig`` in ``train.rllib``. ``add_run_arguments`` (and
+``add_ppo_arguments``) give every trainer's command line the same flags for the same
+knobs, and ``from_args`` reads them back. A run is measured in steps, never in wall
+time, so a recipe makes the same bot on any machine. ``validate`` checks user input
+before anything is built and names the bad value.
 """
 
 from __future__ import annotations
@@ -273,10 +273,10 @@ def add_knob(p: argparse.ArgumentParser, d: RunConfig, tunable: Collection[str],
                        **kw)
 
 
-def add_run_arguments(p: argparse.ArgumentParser, d: PPOKnobs, steps_help: str,
+def add_run_arguments(p: argparse.ArgumentParser, d: RunConfig, steps_help: str,
                       tunable: Collection[str] = ()) -> None:
-    """The flags of ``RunConfig`` and ``PPOKnobs``, the same in every trainer's command line
-    (``from_args`` reads them back)."""
+    """The flags of ``RunConfig``, the same in every trainer's command line (``from_args``
+    reads them back)."""
     p.add_argument("--game", default=d.game, help="a registered game")
     p.add_argument("--preset", default=None, help="rules preset (default: the game's first)")
     p.add_argument("--observation", default=d.observation, choices=["infostate", "features"],
@@ -295,16 +295,23 @@ def add_run_arguments(p: argparse.ArgumentParser, d: PPOKnobs, steps_help: str,
     p.add_argument("--net", type=hidden_sizes, default=d.net,
                    help="hidden layer sizes, e.g. 256,256")
     p.add_argument("--activation", default=d.activation, choices=sorted(ACTIVATIONS))
-    for flag, kind, name, text in (
-            ("--lr", float, "learning_rate", ""), ("--gamma", float, "gamma", ""),
-            ("--gae-lambda", float, "gae_lambda", ""), ("--ent-coef", float, "ent_coef", ""),
-            ("--clip-range", float, "clip_range", ""), ("--n-epochs", int, "n_epochs", ""),
-            ("--batch-size", int, "batch_size", "minibatch size of each gradient step"),
-            ("--eval-every", int, "eval_every",
-             "steps between duplicate matches against each eval bot; 0 = never"),
-            ("--eval-deals", int, "eval_deals", "")):
-        add_knob(p, d, tunable, flag, kind, name, text)
+    add_knob(p, d, tunable, "--eval-every", int, "eval_every",
+             text="steps between duplicate matches against each eval bot; 0 = never")
+    add_knob(p, d, tunable, "--eval-deals", int, "eval_deals")
     p.add_argument("--eval-bots", default="",
                    help="comma-separated rule bots to evaluate against (default: the strongest)")
     p.add_argument("--eval-workers", type=int, default=d.eval_workers)
     p.add_argument("--name", default="", help=f"run directory {RUNS_DIR}/<name>")
+
+
+def add_ppo_arguments(p: argparse.ArgumentParser, d: PPOKnobs,
+                      tunable: Collection[str] = ()) -> None:
+    """The flags of ``PPOKnobs``, the same in every PPO trainer's command line."""
+    for flag, kind, name in (("--lr", float, "learning_rate"), ("--gamma", float, "gamma"),
+                             ("--gae-lambda", float, "gae_lambda"),
+                             ("--ent-coef", float, "ent_coef"),
+                             ("--clip-range", float, "clip_range"),
+                             ("--n-epochs", int, "n_epochs")):
+        add_knob(p, d, tunable, flag, kind, name)
+    add_knob(p, d, tunable, "--batch-size", int, "batch_size",
+             text="minibatch size of each gradient step")

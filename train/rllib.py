@@ -63,7 +63,7 @@ from torch.utils.tensorboard import SummaryWriter
 import envs
 import train as train_package
 from envs.games import get_game
-from train.config import CONFIG_FILE, PPOKnobs, add_run_arguments, check_ints
+from train.config import CONFIG_FILE, PPOKnobs, add_ppo_arguments, add_run_arguments, check_ints
 from train.evaluate import evaluate
 from train.export import base_card, update_card, write_onnx
 from train.numpy_policy import MASKED
@@ -488,6 +488,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m train.rllib",
                                 description=__doc__.splitlines()[0])
     add_run_arguments(p, d, "env steps to sample (every seat's moves, all games together)")
+    add_ppo_arguments(p, d)
     p.add_argument("--steps-per-update", type=int, default=d.steps_per_update,
                    help="env steps sampled per PPO update")
     p.add_argument("--env-runners", type=int, default=d.env_runners,

@@ -19,7 +19,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from train.config import PPO_KNOBS, TrainConfig, add_knob, add_run_arguments
+from train.config import PPO_KNOBS, TrainConfig, add_knob, add_ppo_arguments, add_run_arguments
 from train.ppo import Trainer
 
 _DEFAULTS = TrainConfig()
@@ -32,6 +32,7 @@ def build_parser() -> argparse.ArgumentParser:
     d = _DEFAULTS
     p = argparse.ArgumentParser(prog="python -m train.run", description=__doc__.splitlines()[0])
     add_run_arguments(p, d, "total learner steps of the run", tunable=TUNABLE)
+    add_ppo_arguments(p, d, tunable=TUNABLE)
     p.add_argument("--opponents", default=d.opponents,
                    help="opponent mix: what@weight entries; what = a bot spec, self, snapshot "
                         "or rules (every rule bot of the game)")
