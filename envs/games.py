@@ -76,8 +76,6 @@ class Game:
     hand_points: Callable[[Any, Any], tuple] = points_as_scored
     # state -> what the dealer announces at the start (a tournament bot's ``start_game``)
     public_parameters: Callable[[Any], dict] = nothing_public
-    # module of the game's training extras (``train``'s plug-ins, e.g. a learned knock)
-    train_plugin: str | None = None
     # a tournament's default for a failing bot: disqualify it and rerun without it (True,
     # the Sevens seed's tournament), or stop (False); ``eval.tournament --[no-]disqualify``
     disqualify_failing_bots: bool = False

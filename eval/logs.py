@@ -7,7 +7,7 @@
     <out>/voided/round-<k>/        games played before the (k+1)-th disqualification,
                                    and failed-<deal>-<rot>.json, the game the bot failed in
 
-Every file is written to a temporary name and then ``os.replace``d, so an
+Every file is written atomically (``envs.files.write_atomic``), so an
 interrupted run never leaves a half-written log: a log that exists is a
 finished game, which is what makes resuming safe.
 """
@@ -19,6 +19,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from envs.files import TMP_SUFFIX, write_atomic
 from eval.config import ConfigError, TournamentConfig
 from eval.play import game_header
 
@@ -26,24 +27,10 @@ GAMES_DIR = "games"
 VOIDED_DIR = "voided"
 CONFIG_FILE = "tournament.json"
 DISQUALIFIED_FILE = "disqualified.json"
-TMP_SUFFIX = ".tmp"
 
 
 def game_path(out: Path, deal: int, rotation: int) -> Path:
     return out / GAMES_DIR / f"{deal:05d}-{rotation}.json"
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` so that readers see the old file or the whole new one."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f"{path.name}.{os.getpid()}{TMP_SUFFIX}")  # one writer per process
-    try:
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
 
 
 def game_log_text(log: dict) -> str:

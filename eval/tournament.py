@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING
 
 from tqdm import tqdm
 
+from envs.files import write_atomic
 from envs.games import game_names, get_game
 from eval import bot_process, logs
 from eval.bot_process import ProcessBotError
@@ -213,8 +214,8 @@ def _run_round(cfg: TournamentConfig, deals: int, out: Path, workers: int | None
 
     summary = summarize(cfg, deals, list(records.values()), disqualified)
     text = summary_text(summary)
-    logs.write_atomic(out / "summary.json", json.dumps(summary, indent=2) + "\n")
-    logs.write_atomic(out / "summary.txt", text)
+    write_atomic(out / "summary.json", json.dumps(summary, indent=2) + "\n")
+    write_atomic(out / "summary.txt", text)
     return TournamentRun(out, summary, text, played=len(todo), loaded=loaded,
                          disqualified=list(disqualified))
 

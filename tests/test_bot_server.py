@@ -12,9 +12,8 @@ import numpy as np
 import pytest
 
 from agents.server import answer, make_bot
-from envs.games import get_game
+from envs.games import game_names, get_game
 from train.export import export_untrained
-from train.games import ready_games
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -89,7 +88,7 @@ def test_server_serves_an_exported_bot_file(tmp_path):
         [True] * 10
 
 
-@pytest.mark.parametrize("game", ready_games())
+@pytest.mark.parametrize("game", game_names())
 def test_random_bot_serves_every_game(game):
     good = requests(game, 5)
     replies = serve("random", [json.dumps({"view": v, "legal": legal}) for v, legal in good])
@@ -97,7 +96,7 @@ def test_random_bot_serves_every_game(game):
 
 
 def test_a_bot_of_another_game_refuses_the_view():
-    other = [g for g in ready_games() if g != "spades"]
+    other = [g for g in game_names() if g != "spades"]
     view, legal = requests(other[0], 1)[0]
     reply = answer(make_bot("spades/expert"), json.dumps({"view": view, "legal": legal}))
     assert reply == {"error": f"this server's bot plays spades, the view is {other[0]}"}

@@ -16,11 +16,10 @@ import pytest
 import agents
 from agents.learned import BotLoadError
 from envs.encoding import KINDS
-from envs.games import get_game
+from envs.games import game_names, get_game
 from eval.config import TournamentConfig
 from eval.tournament import run_tournament
 from train.export import export_untrained
-from train.games import ready_games
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -180,7 +179,7 @@ def test_exported_bot_plays_a_duplicate_tournament(exported, tmp_path):
 
 
 @pytest.mark.parametrize("kind", KINDS)
-@pytest.mark.parametrize("game", ready_games())
+@pytest.mark.parametrize("game", game_names())
 def test_every_game_exports_and_loads(game, kind, tmp_path):
     path = export_untrained(game, tmp_path / f"{game}.onnx", observation=kind)
     bot = agents.load(path)

@@ -5,6 +5,8 @@ RLlib module's greedy actions, and whose run logged to tensorboard."""
 
 from __future__ import annotations
 
+import dataclasses
+import json
 from types import SimpleNamespace
 
 import numpy as np
@@ -17,7 +19,17 @@ from envs.games import get_game
 from eval.config import TournamentConfig
 from eval.tournament import run_tournament
 from tests.env_checks import decision_points
-from train.rllib import MAIN, RllibConfig, SeatMapping, greedy_actions, main, train
+from train import run as sb3_cli
+from train.config import PPOKnobs, TrainConfig
+from train.rllib import (
+    MAIN,
+    RllibConfig,
+    SeatMapping,
+    build_parser,
+    greedy_actions,
+    main,
+    train,
+)
 
 CASES = [("blind_auction", "infostate", 0), ("sevens", "features", 1)]  # game, kind, runners
 
@@ -29,9 +41,9 @@ def trained(request, ray_address, tmp_path_factory):
     mp = pytest.MonkeyPatch()
     mp.chdir(root)  # runs/ under the test's own directory
     try:
-        cfg = RllibConfig(game=game, observation=kind, steps=600, batch=200, minibatch=100,
-                          net=(16, 16), epochs=1, env_runners=runners, snapshots=2,
-                          snapshot_every=200, seed=1, name="tiny")
+        cfg = RllibConfig(game=game, observation=kind, steps=600, steps_per_update=200,
+                          batch_size=100, net=(16, 16), n_epochs=1, env_runners=runners,
+                          max_snapshots=2, snapshot_every=200, seed=1, name="tiny")
         yield cfg, train(cfg, address=ray_address, quiet=True), root
     finally:
         mp.undo()
@@ -105,5 +117,39 @@ def test_every_seat_plays_main_or_a_snapshot_and_one_seat_is_always_main():
 def test_bad_settings_exit_2_naming_them(capsys):
     assert main(["--game", "nope"]) == 2
     assert "unknown game 'nope'" in capsys.readouterr().err
-    assert main(["--game", "sevens", "--batch", "100", "--minibatch", "200"]) == 2
-    assert "minibatch 200 is larger than the batch 100" in capsys.readouterr().err
+    assert main(["--game", "sevens", "--steps-per-update", "100", "--batch-size", "200"]) == 2
+    assert "batch_size 200 is larger than steps_per_update 100" in capsys.readouterr().err
+
+
+def test_both_trainers_read_the_shared_knobs_under_the_same_flags():
+    """RunConfig and PPOKnobs (train.config) are one set of knobs with one set of flags:
+    the same command line sets the same fields in train.run and train.rllib."""
+    shared = [f.name for f in dataclasses.fields(PPOKnobs) if f.name != "eval_every"]
+    argv = ["--game", "sevens", "--observation", "features", "--rule", "value_max=12",
+            "--episode", "hand", "--relative-score", "--max-hands", "5", "--steps", "999",
+            "--seed", "3", "--net", "8,4", "--activation", "relu", "--lr", "1e-3",
+            "--gamma", "0.9", "--gae-lambda", "0.8", "--ent-coef", "0.02", "--clip-range",
+            "0.3", "--n-epochs", "2", "--batch-size", "64", "--eval-every", "100",
+            "--eval-deals", "3", "--eval-bots", "sevens/greedy", "--eval-workers", "2",
+            "--name", "same"]
+    sb3 = TrainConfig.from_args(sb3_cli.build_parser().parse_args(argv))
+    rllib = RllibConfig.from_args(build_parser().parse_args(argv))
+    assert {k: getattr(sb3, k) for k in shared} == {k: getattr(rllib, k) for k in shared}
+    assert (sb3.learning_rate, sb3.net, sb3.eval_bots, sb3.rule_changes) == \
+        (1e-3, (8, 4), ("sevens/greedy",), {"value_max": 12})
+    assert sb3.eval_every == rllib.eval_every == 100
+    sb3.validate()
+    rllib.validate()
+
+
+def test_a_config_saved_under_the_old_names_loads_under_the_new(tmp_path):
+    old = {"game": "sevens", "lr": 1e-3, "lambda_": 0.9, "clip": 0.3, "epochs": 2,
+           "batch": 2048, "minibatch": 256, "snapshots": 3, "eval_deals": 0, "name": "old"}
+    (tmp_path / "config.json").write_text(json.dumps(old))
+    cfg = RllibConfig.load(tmp_path)
+    assert (cfg.learning_rate, cfg.gae_lambda, cfg.clip_range, cfg.n_epochs,
+            cfg.steps_per_update, cfg.batch_size, cfg.max_snapshots) == \
+        (1e-3, 0.9, 0.3, 2, 2048, 256, 3)
+    (tmp_path / "config.json").write_text(json.dumps({**old, "bogus": 1}))
+    with pytest.raises(ValueError, match=r"unknown RllibConfig fields \['bogus'\]"):
+        RllibConfig.load(tmp_path)

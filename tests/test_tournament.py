@@ -9,8 +9,8 @@ import pytest
 
 import agents
 from agents.base import Bot
+from envs.files import write_atomic
 from envs.games import get_game
-from eval import logs
 from eval.config import ConfigError, TournamentConfig, split_bot_list
 from eval.play import BotError
 from eval.stats import average_ranks, bot_stats, head_to_head, win_shares
@@ -179,10 +179,12 @@ def test_game_logs_and_summary_are_complete_json(tmp_path):
 
 def test_atomic_write_leaves_old_file_or_whole_new_one(tmp_path):
     path = tmp_path / "x.json"
-    logs.write_atomic(path, "old")
+    write_atomic(path, "old")
     with pytest.raises(TypeError):
-        logs.write_atomic(path, 123)  # fails while writing
+        write_atomic(path, 123)  # fails while writing
     assert path.read_text() == "old" and [p.name for p in tmp_path.iterdir()] == ["x.json"]
+    write_atomic(tmp_path / "new" / "x.bin", b"\x00new")  # bytes, into a new folder
+    assert (tmp_path / "new" / "x.bin").read_bytes() == b"\x00new"
 
 
 # --------------------------------------------------------------------- resume

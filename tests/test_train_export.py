@@ -14,15 +14,14 @@ import torch
 
 import agents
 from envs.encoding import KINDS
-from envs.games import get_game
+from envs.games import game_names, get_game
 from tests.env_checks import decision_points
 from train.cardnet import CardActor, CardPolicy
 from train.config import TrainConfig
 from train.export import policy_weights
-from train.games import ready_games
 from train.ppo import Trainer
 
-GAMES = ready_games()
+GAMES = game_names()
 CASES = [(game, kind, "mlp") for game in GAMES for kind in KINDS] + [
     (game, "infostate", "card") for game in GAMES]
 STEPS = 2048

@@ -12,7 +12,13 @@ import torch
 from envs.encoding import KINDS
 from envs.games import game_names, get_game
 from train.export import policy_weights
-from train.policy import ActionFeatureHead, ActionFeaturePolicy, game_action_features
+from train.numpy_policy import ACTIVATIONS
+from train.policy import (
+    TORCH_ACTIVATIONS,
+    ActionFeatureHead,
+    ActionFeaturePolicy,
+    game_action_features,
+)
 
 
 def test_each_block_adds_its_weight_times_its_features_to_its_own_actions():
@@ -112,3 +118,13 @@ def test_the_policy_round_trips_through_save_and_load_with_its_head(tmp_path):
     obs, mask = env.reset()[0], env.action_masks()[0]
     assert np.array_equal(a.logits(obs, mask), b.logits(obs, mask))
     assert a.skip is not None and np.count_nonzero(a.skip) == 3 * 104
+
+
+def test_every_activation_computes_the_same_in_numpy_and_torch():
+    """One list of names (train.numpy_policy.ACTIVATIONS) with its torch side: the opponent
+    seats (numpy) play what the learner (torch) learned."""
+    assert TORCH_ACTIVATIONS.keys() == ACTIVATIONS.keys()
+    x = np.linspace(-3, 3, 61, dtype=np.float32)
+    for name, numpy_fn in ACTIVATIONS.items():
+        torch_out = TORCH_ACTIVATIONS[name]()(torch.from_numpy(x)).numpy()
+        np.testing.assert_allclose(numpy_fn(x), torch_out, rtol=1e-6, atol=1e-7)

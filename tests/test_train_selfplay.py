@@ -13,14 +13,13 @@ import pytest
 import agents
 from envs.batched import BatchedGames
 from envs.encoding import KINDS
-from envs.games import get_game
+from envs.games import game_names, get_game
 from train.config import TrainConfig
-from train.games import ready_games
 from train.numpy_policy import NumpyPolicy
 from train.opponents import OpponentPool, parse_mix, rule_bots
 from train.selfplay import SelfPlayVecEnv
 
-GAMES = ready_games()
+GAMES = game_names()
 CAP = {"max_hands": 2}  # short games: several hands and the final bonus are still exercised
 
 

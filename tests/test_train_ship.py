@@ -1,25 +1,26 @@
-"""train.ship: the command lines a recipe still needs, stage by stage, and its recipes'
-sanity (each names its game's preset and a step target)."""
+"""train.ship: the stages a recipe still needs, what a resumed stage may change, and its
+recipes' sanity (each a valid config per stage of one run)."""
 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from envs.games import get_game
-from train import ship
-from train.run import build_parser, config_from_args
+from train import plugins, ship
+from train.config import TrainConfig
 
 
 @pytest.fixture
 def recipe(monkeypatch):
-    monkeypatch.setitem(ship.RECIPES, "g-p", {
-        "game": "sevens", "preset": "random", "deals": 10,
-        "summary": "a test recipe",
-        "args": ["--steps", "1000", "--n-games", "8", "--lr", "2e-5"],
-        "stages": [["--steps", "3000", "--lr", "1e-4"]]})
+    first = TrainConfig(game="sevens", preset="random", steps=1000, n_games=8,
+                        learning_rate=2e-5)
+    monkeypatch.setitem(ship.RECIPES, "g-p", ship.Recipe(
+        summary="a test recipe", deals=10,
+        stages=(first, replace(first, steps=3000, learning_rate=1e-4))))
     return "g-p"
 
 
@@ -30,43 +31,60 @@ def _ran(run_dir, steps: int) -> None:
 
 
 def test_stages_resume_where_the_run_stands(recipe, tmp_path):
+    """What train.run would be told: a new run; a resume to a stage's steps with the knobs it
+    changes from the stage before; a resume changing nothing once all is done (to export)."""
     run_dir = tmp_path / "ship-g-p"
-    assert ship.stage_commands(recipe, run_dir) == [
-        ["--game", "sevens", "--preset", "random", "--name", "ship-g-p",
-         "--steps", "1000", "--n-games", "8", "--lr", "2e-5"],
-        ["--resume", "ship-g-p", "--steps", "3000", "--lr", "1e-4"]]
+
+    def left():
+        return [(cfg.steps, cfg.name, changes)
+                for cfg, changes in ship.stages_left(recipe, run_dir)]
+
+    assert left() == [(1000, "ship-g-p", None),
+                      (3000, "ship-g-p", {"steps": 3000, "learning_rate": 1e-4})]
     _ran(run_dir, 400)  # the first stage was interrupted: resumed up to its target only
-    assert ship.stage_commands(recipe, run_dir) == [
-        ["--resume", "ship-g-p", "--steps", "1000"],
-        ["--resume", "ship-g-p", "--steps", "3000", "--lr", "1e-4"]]
+    assert left() == [(1000, "ship-g-p", {"steps": 1000}),
+                      (3000, "ship-g-p", {"steps": 3000, "learning_rate": 1e-4})]
     _ran(run_dir, 1000)
-    assert ship.stage_commands(recipe, run_dir) == [
-        ["--resume", "ship-g-p", "--steps", "3000", "--lr", "1e-4"]]
+    assert left() == [(3000, "ship-g-p", {"steps": 3000, "learning_rate": 1e-4})]
     _ran(run_dir, 3000)
-    assert ship.stage_commands(recipe, run_dir) == [["--resume", "ship-g-p"]]  # export only
+    assert left() == [(3000, "ship-g-p", {})]
+
+
+def test_a_resumed_stage_changes_only_what_it_names(recipe):
+    first, second = (replace(s, name="ship-g-p") for s in ship.RECIPES[recipe].stages)
+    saved = replace(first.resolved(), ent_coef=0.02)  # the user edited config.json
+    cfg = ship.resumed(saved, second, {"steps": 3000, "learning_rate": 1e-4})
+    assert (cfg.steps, cfg.learning_rate, cfg.ent_coef, cfg.n_games) == (3000, 1e-4, 0.02, 8)
+    assert replace(cfg, steps=saved.steps, learning_rate=saved.learning_rate) == saved
+    with pytest.raises(ValueError, match=r"other \['n_games'\] than this stage"):
+        ship.resumed(saved, replace(second, n_games=16), {})  # the run's envs are built
 
 
 @pytest.mark.parametrize("name", sorted(ship.RECIPES))
-def test_every_recipe_parses_and_validates(name):
-    """Step counts only (a recipe makes the same bot on any machine), a summary for the card,
-    and arguments the command line takes."""
+def test_every_recipe_validates_and_lists(name, capsys):
+    """Step counts only (a recipe makes the same bot on any machine), one run (every stage
+    of the same game and preset, each longer than the last), a summary for the card, a
+    plug-in stage only where the game has a plug-in that takes its settings."""
     recipe = ship.RECIPES[name]
-    assert recipe["preset"] in get_game(recipe["game"]).presets
-    first = ["--game", recipe["game"], "--preset", recipe["preset"], *recipe["args"]]
-    config_from_args(build_parser().parse_args(first)).validate()
-    assert "--steps" in recipe["args"]
-    for stage in recipe.get("stages", []):
-        assert "--steps" in stage  # a later stage needs a target to know when it is done
-        build_parser().parse_args(["--resume", "x", *stage])
-    for argv in [recipe["args"], *recipe.get("stages", [])]:
-        assert not {"--minutes", "--n-envs", "--baseline"} & set(argv)
-    assert isinstance(recipe["summary"], str) and recipe["summary"].strip()
-    assert ship.recipe_card(name) == {"name": name, "summary": recipe["summary"],
+    assert recipe.preset in get_game(recipe.game).presets
+    steps = [stage.steps for stage in recipe.stages]
+    assert steps == sorted(set(steps))
+    for stage in recipe.stages:
+        stage.validate()
+        assert (stage.game, stage.preset) == (recipe.game, recipe.preset)
+    if recipe.extra:
+        plugins.find(recipe.game).check(recipe.stages[-1], **recipe.extra)
+    assert isinstance(recipe.summary, str) and recipe.summary.strip()
+    assert ship.recipe_card(name) == {"name": name, "summary": recipe.summary,
                                       "command": f"python -m train.ship {name}"}
+    assert ship.main(["--list"]) == 0
+    listed = capsys.readouterr().out
+    assert f"{name}: {recipe.summary}" in listed.splitlines()
+    assert f"game={recipe.game} preset={recipe.preset}" in listed
 
 
 @pytest.mark.parametrize("name", sorted(n for n, r in ship.RECIPES.items()
-                                         if r.get("ships", True)))
+                                         if r.ships))
 def test_every_shipped_bot_loads_on_the_installed_env_and_plays_legally(name):
     """A shipped bot trained on an older observation would be refused at load: every
     recipe's checkpoint must be current (retrain it when an encoder changes)."""
@@ -78,12 +96,12 @@ def test_every_shipped_bot_loads_on_the_installed_env_and_plays_legally(name):
     path = ship.bot_path(name)
     assert path.parent == ship.CHECKPOINTS
     card = json.loads(path.with_suffix(".json").read_text())
-    g = get_game(recipe["game"])
+    g = get_game(recipe.game)
     assert card["env_name"] == g.env_name, f"{name} was trained on {card['env_name']}"
     bot = agents.load(path)
-    rules = g.get_rules(recipe["preset"])
+    rules = g.get_rules(recipe.preset)
     if g.num_players(rules) != card["num_players"]:
-        rules = g.get_rules(recipe["preset"], num_players=card["num_players"])
+        rules = g.get_rules(recipe.preset, num_players=card["num_players"])
     state = g.new_state(rules, 3)
     rng = np.random.default_rng(3)
     for _ in range(30):
@@ -119,7 +137,7 @@ def test_judging_a_search_recipe_ships_the_search_and_plays_the_network_alone_to
                 for o in opponents}
 
     monkeypatch.setattr(ship, "evaluate", fake_evaluate)
-    search = ship.RECIPES["spades-killer"]["search"]
+    search = ship.RECIPES["spades-killer"].search
     final = ship.judge("spades-killer", path, 75, 1, False)
     card = json.loads(path.with_suffix(".json").read_text())
     assert card["search"] == search and card["final_evaluation"] == final
@@ -130,7 +148,7 @@ def test_judging_a_search_recipe_ships_the_search_and_plays_the_network_alone_to
     assert (net, net_opps, net_out) == (f"{path}:worlds=0", ("spades/expert",), out / "network")
     assert isinstance(agents.load(path), SearchBot)
     monkeypatch.setitem(ship.RECIPES, "spades-killer",
-                        {**ship.RECIPES["spades-killer"], "search": {**search, "worlds": 8}})
+                        replace(ship.RECIPES["spades-killer"], search={**search, "worlds": 8}))
     ship.judge("spades-killer", path, 75, 1, False)
     assert calls[2][2] != out  # other settings: other games
     ship.judge("spades-killer", path, 75, 1, False)
@@ -138,11 +156,51 @@ def test_judging_a_search_recipe_ships_the_search_and_plays_the_network_alone_to
 
 
 def test_a_recipe_that_does_not_ship_writes_its_bot_into_its_run_not_checkpoints():
-    kept = [n for n, r in ship.RECIPES.items() if not r.get("ships", True)]
+    kept = [n for n, r in ship.RECIPES.items() if not r.ships]
     assert kept, "the from-scratch recipes are kept beside their runs"
     for name in kept:
         assert ship.bot_path(name) == Path("runs") / f"ship-{name}" / f"{name}.onnx"
-        assert "--imitate" not in ship.RECIPES[name]["args"]  # from scratch: no teacher
-        opponents = ship.RECIPES[name]["args"][ship.RECIPES[name]["args"].index("--opponents")
-                                               + 1]
-        assert {o.split("@")[0] for o in opponents.split(",")} <= {"self", "snapshot"}
+        for stage in ship.RECIPES[name].stages:
+            assert not stage.imitate  # from scratch: no teacher
+            assert {o.split("@")[0] for o in stage.opponents.split(",")} <= {"self", "snapshot"}
+
+
+def test_ship_trains_each_stage_then_the_plugin_stage_and_exports(tmp_path, monkeypatch):
+    """ship.train calls the trainer on each stage (the second resumes the run with its own
+    learning rate and steps), then the game's plug-in: checked first, run on the finished
+    run, and asked at export for its switch and card fields."""
+    monkeypatch.chdir(tmp_path)
+    first = TrainConfig(game="blind_auction", preset="2p", steps=64, n_games=4, n_steps=16,
+                        batch_size=32, n_epochs=1, net=(8,), eval_every=64, eval_deals=1,
+                        eval_bots=("blind_auction/match",), checkpoint_every=64,
+                        snapshot_every=64, torch_threads=1)
+    calls = []
+
+    class Plugin:
+        @staticmethod
+        def check(cfg, **settings):
+            calls.append(("check", cfg.name, settings))
+
+        @staticmethod
+        def extra_stage(cfg, **settings):
+            calls.append(("stage", cfg.steps, settings))
+            (cfg.run_dir / "extra.json").write_text("{}")
+
+        @staticmethod
+        def export_switch(run_dir):
+            return None, ({"extra": "here"} if (run_dir / "extra.json").is_file() else {})
+
+    monkeypatch.setattr(plugins, "find", lambda game: Plugin if game == "blind_auction" else None)
+    monkeypatch.setitem(ship.RECIPES, "t-2p", ship.Recipe(
+        summary="tiny", deals=1, extra={"knob": 1},
+        stages=(first, replace(first, steps=128, learning_rate=1e-4))))
+    path = tmp_path / "bot.onnx"
+    assert ship.train("t-2p", path) == 0
+    saved = TrainConfig.load_run("ship-t-2p")
+    assert (saved.steps, saved.learning_rate) == (128, 1e-4)
+    assert calls == [("check", "ship-t-2p", {"knob": 1}), ("stage", 128, {"knob": 1})]
+    card = json.loads(path.with_suffix(".json").read_text())
+    assert card["training"]["steps"] >= 128 and card["extra"] == "here"
+    assert (Path("runs") / "ship-t-2p" / "policy.onnx").is_file()
+    assert ship.stages_left("t-2p", Path("runs") / "ship-t-2p") == [
+        (replace(first, steps=128, learning_rate=1e-4, name="ship-t-2p"), {})]

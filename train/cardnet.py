@@ -33,8 +33,7 @@ from torch import nn
 from envs.encoding import CardTable
 from envs.games import get_game
 from train.numpy_policy import MASKED
-
-ACTIVATIONS = {"relu": nn.ReLU, "tanh": nn.Tanh}
+from train.policy import TORCH_ACTIVATIONS
 
 
 def card_table(game: str, preset: str | None = None, rule_changes: dict | None = None,
@@ -58,15 +57,16 @@ class CardNet(nn.Module):
                  hidden: tuple[int, ...] = (256, 256), activation: str = "relu",
                  context: int = 32) -> None:
         super().__init__()
-        if activation not in ACTIVATIONS:
-            raise ValueError(f"activation must be one of {list(ACTIVATIONS)}, got {activation!r}")
+        if activation not in TORCH_ACTIVATIONS:
+            raise ValueError(f"activation must be one of {list(TORCH_ACTIVATIONS)}, "
+                             f"got {activation!r}")
         if table.action_card.shape[0] != num_actions:
             raise ValueError(f"card table has {table.action_card.shape[0]} actions, "
                              f"the game {num_actions}")
         if table.index.max() >= obs_size:
             raise ValueError(f"card table index {int(table.index.max())} outside an "
                              f"observation of {obs_size}")
-        act = ACTIVATIONS[activation]
+        act = TORCH_ACTIVATIONS[activation]
         self.obs_size, self.num_actions, self.embed = obs_size, num_actions, embed
         self.num_cards, per_card = table.index.shape
         self.num_kinds = max(table.num_kinds, 1)

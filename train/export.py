@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import time
 import warnings
 from pathlib import Path
@@ -25,12 +24,18 @@ from sb3_contrib import MaskablePPO
 from torch import nn
 
 from envs.batched import BatchedGames
+from envs.files import write_atomic
 from envs.games import get_game
 from eval.config import rules_dict
 from train.cardnet import CardActor, CardLogits, CardPolicy
 from train.numpy_policy import MASKED, NumpyPolicy
 from train.opponents import OpponentPool
-from train.policy import ActionFeatureHead, ActionFeaturePolicy, game_action_features
+from train.policy import (
+    TORCH_ACTIVATIONS,
+    ActionFeatureHead,
+    ActionFeaturePolicy,
+    game_action_features,
+)
 from train.selfplay import SelfPlayVecEnv
 
 CARD_FORMAT = "cardrl-bot-card/1"
@@ -61,8 +66,8 @@ def policy_weights(policy: Any) -> NumpyPolicy | CardActor:
         if isinstance(module, nn.Linear):
             layers.append((module.weight.detach().cpu().numpy().copy(),
                            module.bias.detach().cpu().numpy().copy()))
-        elif isinstance(module, nn.Tanh | nn.ReLU):
-            name = "tanh" if isinstance(module, nn.Tanh) else "relu"
+        elif type(module) in TORCH_ACTIVATIONS.values():
+            name = next(n for n, kind in TORCH_ACTIVATIONS.items() if type(module) is kind)
             if activation not in (None, name):
                 raise ValueError("mixed activations do not export")
             activation = name
@@ -73,7 +78,7 @@ def policy_weights(policy: Any) -> NumpyPolicy | CardActor:
 
 class MaskedLogits(nn.Module):
     """(observation, action_mask) -> masked logits of an SB3 actor, the graph ONNX gets;
-    ``switch`` (``train.knock_head.KnockSwitch``) then makes the knock decision."""
+    ``switch`` (a game's, ``train.plugins``) may then change them."""
 
     def __init__(self, policy: Any, switch: nn.Module | None = None) -> None:
         super().__init__()
@@ -89,12 +94,6 @@ class MaskedLogits(nn.Module):
             logits = logits + observation @ self.skip
         logits = torch.where(action_mask > 0.5, logits, torch.full_like(logits, MASKED))
         return logits if self.switch is None else self.switch(observation, action_mask, logits)
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
 
 
 def export_onnx(policy: Any, path: str | Path, card: dict, switch: nn.Module | None = None

@@ -4,18 +4,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from matplotlib.figure import Figure
+
 
 def learning_curve(evals: list[dict], out: str | Path, opponent: str | None = None,
                    title: str = "") -> Path:
     """Plot the learner's win rate (95% interval bars) against every evaluated bot (or only
     ``opponent``), the no-edge line, and beside it the rank or score against each."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     series = curve_series(evals, opponent)
-    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(11, 4), dpi=100)
+    fig = Figure(figsize=(11, 4), dpi=100)  # no pyplot: no GUI backend, no global figure
+    ax, ax2 = fig.subplots(1, 2)
     no_edge = None
     for name, points in series.items():
         steps, results = [s for s, _ in points], [r for _, r in points]
@@ -42,7 +40,6 @@ def learning_curve(evals: list[dict], out: str | Path, opponent: str | None = No
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(out)
-    plt.close(fig)
     return out
 
 

@@ -27,6 +27,8 @@ from torch import nn
 
 from envs.games import get_game
 
+# the torch side of ``train.numpy_policy.ACTIVATIONS``, the one list of activation names
+TORCH_ACTIVATIONS: dict[str, type[nn.Module]] = {"tanh": nn.Tanh, "relu": nn.ReLU}
 # (observation offset, first action, length): obs[offset + i] describes action first + i
 ActionFeatures = tuple[tuple[int, int, int], ...]
 

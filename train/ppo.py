@@ -16,8 +16,8 @@
    evaluates against the rule bots (duplicate matches, ``train.evaluate``),
    checkpoints, and holds the actor during a critic warm-up. ``--imitate``
    clones a rule bot first (``train.imitate``), an option; self-play from scratch
-   is the default. A game's training extras plug in through its declaration
-   (``Game.train_plugin``, e.g. Gin Rummy's learned knock).
+   is the default. A game's training extras plug in by their place
+   (``train.plugins``, e.g. Gin Rummy's learned knock).
 6. **Export**: ``runs/<name>/policy.onnx`` and its card (``train.export``).
 
 A run lives in ``runs/<name>/``: ``config.json``, ``checkpoint.zip`` (periodic
@@ -29,9 +29,8 @@ exported ``policy.onnx``.
 from __future__ import annotations
 
 import contextlib
-import importlib
+import io
 import json
-import os
 import signal
 import sys
 import threading
@@ -44,11 +43,11 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.utils import ConstantSchedule
 from stable_baselines3.common.vec_env import VecMonitor
-from torch import nn
 from tqdm import tqdm
 
 from envs.batched import BatchedGames
-from envs.games import get_game
+from envs.files import write_atomic
+from train import plugins
 from train.cardnet import CardActor, CardPolicy, card_table
 from train.cardnet import policy_kwargs as card_policy_kwargs
 from train.config import CONFIG_FILE, PPO_KNOBS, TrainConfig
@@ -57,7 +56,7 @@ from train.export import base_card, export_onnx, policy_weights
 from train.imitate import collect, fit
 from train.numpy_policy import NumpyPolicy
 from train.opponents import OpponentPool
-from train.policy import ActionFeaturePolicy, game_action_features
+from train.policy import TORCH_ACTIVATIONS, ActionFeaturePolicy, game_action_features
 from train.selfplay import SelfPlayVecEnv
 
 CHECKPOINT = "checkpoint.zip"
@@ -91,7 +90,7 @@ def new_model(cfg: TrainConfig, env: VecMonitor) -> MaskablePPO:
         return MaskablePPO(CardPolicy, env, policy_kwargs=card_policy_kwargs(
             cfg.game, cfg.preset, cfg.rule_changes, cfg.observation, cfg.card_embed, cfg.net,
             cfg.activation), **knobs)
-    activation = {"tanh": nn.Tanh, "relu": nn.ReLU}[cfg.activation]
+    activation = TORCH_ACTIVATIONS[cfg.activation]
     blocks = game_action_features(cfg.game, cfg.preset, cfg.rule_changes, cfg.observation) \
         if cfg.action_head else ()
     return MaskablePPO(
@@ -124,7 +123,7 @@ class RunState:
         return cls(**json.loads(path.read_text())) if path.is_file() else cls()
 
     def save(self, run_dir: Path) -> None:
-        write_text(run_dir / STATE, json.dumps(self.__dict__, indent=2) + "\n")
+        write_atomic(run_dir / STATE, json.dumps(self.__dict__, indent=2) + "\n")
 
 
 @dataclass
@@ -228,7 +227,7 @@ class Trainer:
 
         fit(self.model.policy, data, cfg.imitate_epochs, seed=cfg.seed,
             balance=cfg.imitate_balance, log=record)
-        write_text(self.run_dir / "imitate.json", json.dumps(
+        write_atomic(self.run_dir / "imitate.json", json.dumps(
             {"teacher": cfg.imitate, "decisions": len(data), "episodes": data.episodes,
              "seconds": round(time.monotonic() - t0, 1), "epochs": log}, indent=2) + "\n")
         self.checkpoint(0)
@@ -287,9 +286,9 @@ class Trainer:
         selfplay(self.env).add_snapshot(weights)
 
     def checkpoint(self, step: int) -> None:
-        tmp = self.run_dir / "checkpoint.tmp.zip"
-        self.model.save(tmp)
-        os.replace(tmp, self.run_dir / CHECKPOINT)
+        buf = io.BytesIO()
+        self.model.save(buf)
+        write_atomic(self.run_dir / CHECKPOINT, buf.getvalue())
         self.state.steps = step
         self.state.wall_time_s = self.wall_time()
         self.state.save(self.run_dir)
@@ -357,29 +356,20 @@ class Trainer:
 
     def export(self, path: Path | str) -> Path:
         """The policy as ONNX at ``path``, with its card (the last evaluation included); a
-        game's training plug-in (its declaration's ``train_plugin``) may add a module after
+        game's training plug-in (``train.plugins``) may add a module after
         the policy in the same graph, and fields to the card."""
         evals = read_evals(self.run_dir)
         last = evals[-1] if evals else None
         evaluation = ({"step": last["step"], "deals": last["deals"], "results": last["results"]}
                       if last else None)
         card = self.card(self.model.num_timesteps, evaluation)
-        switch = None
-        plugin = get_game(self.cfg.game).train_plugin
-        if plugin:
-            switch, extra = importlib.import_module(plugin).export_switch(self.run_dir)
-            card.update(extra)
+        switch, extra = plugins.export_switch(self.cfg.game, self.run_dir)
+        card.update(extra)
         export_onnx(self.model.policy, path, card, switch)
         return Path(path)
 
 
 # ------------------------------------------------------------------------- helpers
-def write_text(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
-
-
 def read_evals(run_dir: Path) -> list[dict]:
     path = Path(run_dir) / EVALS
     if not path.is_file():

@@ -9,6 +9,9 @@ simulators over a Ray cluster (``--env-runners`` on any node, ``--address`` to j
 cluster; a local Ray by default). The env is the game's own AEC env (``get_game(g).env``)
 behind RLlib's ``PettingZooEnv``, either observation kind; nothing in ``envs`` knows Ray.
 
+* **Config**: ``RllibConfig``, ``train.config``'s ``RunConfig`` and ``PPOKnobs`` (the
+  knobs every trainer has, under the same names and flags) plus the cluster's and
+  self-play's knobs; ``steps`` counts env steps.
 * **Masking**: ``MaskedMLPModule`` reads ``action_mask`` from the observation dict and
   sets illegal logits to -1e8 before sampling, training and greedy play, as the
   exported graph does.
@@ -18,33 +21,33 @@ behind RLlib's ``PettingZooEnv``, either observation kind; nothing in ``envs`` k
   initial policy, then copies ``main`` into the oldest slot every ``snapshot_every``
   env steps (learner weights, synced to every env runner).
 * **Logs**: RLlib's env-runner and learner metrics per iteration to tensorboard
-  (``runs/<name>/tb``), with env steps and learner steps per second.
+  (``runs/<name>/tb``), with env steps and learner steps per second, and every
+  ``eval_every`` env steps (and at the end) duplicate matches against the eval bots.
 * **Export**: ``main``'s actor as ONNX with the inputs and output of ``train.export``
   (``observation``, ``action_mask`` -> ``logits``, illegal at -1e8) and a card made by
   ``train.export.base_card`` plus ``training`` (``"trainer": "rllib"``), so
   ``agents.load``, tournaments, the bot server and the web table play it unchanged.
 
 Not here (the SB3 path has them): resuming a run, imitation, rule-bot opponents
-during training, the per-action feature head, the knock plug-in.
+during training, the per-action feature head, the games' training plug-ins.
 """
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import functools
-import json
 import logging
 import sys
 import time
 import zlib
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import gymnasium as gym
 import numpy as np
+import ray
 import torch
 from ray.rllib.algorithms.ppo import PPOConfig
 from ray.rllib.callbacks.callbacks import RLlibCallback
@@ -57,123 +60,55 @@ from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 from torch import nn
 from torch.utils.tensorboard import SummaryWriter
 
-from agents import strongest
-from envs.games import game_names, get_game
-from eval.config import ConfigError, parse_rule_changes
-from train.config import hidden_sizes
+import envs
+import train as train_package
+from envs.games import get_game
+from train.config import CONFIG_FILE, PPOKnobs, add_ppo_arguments, add_run_arguments, check_ints
 from train.evaluate import evaluate
-from train.export import base_card, write_onnx
+from train.export import base_card, update_card, write_onnx
+from train.numpy_policy import MASKED
+from train.policy import TORCH_ACTIVATIONS
 
-RUNS_DIR = Path("runs")
 MAIN = "main"
-MASKED = -1e8  # an illegal action's logit, as in train.export and sb3-contrib
 
 
 # ---------------------------------------------------------------------- config
 @dataclass
-class RllibConfig:
-    """Every knob of a run, saved as ``runs/<name>/config.json`` and in the bot's card."""
+class RllibConfig(PPOKnobs):
+    """A run on RLlib: ``RunConfig`` and ``PPOKnobs`` (``train.config``) plus the
+    cluster's and self-play's knobs. ``steps`` counts env steps sampled (moves of every
+    seat, all games together); saved as ``runs/<name>/config.json`` and in the card."""
 
-    game: str = "spades"
-    preset: str | None = None  # None: the game's first preset
-    observation: str = "infostate"  # or "features" (envs.encoding)
-    rule_changes: dict[str, Any] = field(default_factory=dict)
-    steps: int = 200_000  # env steps sampled (moves of every seat, all games together)
-    seed: int = 0
-    net: tuple[int, ...] = (256, 256)  # hidden layers of the actor and of the critic
-    activation: str = "tanh"
-    lr: float = 3e-4
-    gamma: float = 0.995
-    lambda_: float = 0.95
-    ent_coef: float = 0.01
-    clip: float = 0.2
-    epochs: int = 4
-    batch: int = 4096  # env steps per PPO update (train_batch_size_per_learner)
-    minibatch: int = 512
+    TRAINER: ClassVar[str] = "rllib"
+    RENAMED: ClassVar[dict[str, str]] = {  # the names of this config before it shared them
+        "lr": "learning_rate", "lambda_": "gae_lambda", "clip": "clip_range",
+        "epochs": "n_epochs", "minibatch": "batch_size", "batch": "steps_per_update",
+        "snapshots": "max_snapshots"}
+
+    eval_every: int = 0  # steps between matches against the eval bots (and at the end); 0 = never
+    steps_per_update: int = 4096  # env steps sampled per PPO update (RLlib's train batch)
     env_runners: int = 0  # remote sampler actors; 0 = sample in this process
     envs_per_runner: int = 1
-    snapshots: int = 4  # frozen copies of the policy the other seats may play; 0 = none
+    max_snapshots: int = 4  # frozen copies of the policy the other seats may play; 0 = none
     snapshot_every: int = 50_000  # env steps between snapshots
     self_share: float = 0.8  # chance a non-learner seat plays the current policy
-    episode: str = "game"  # "game" or "hand" (docs/rules.md section 5)
-    relative_score: bool = False
-    max_hands: int | None = 40  # safety cap on a training game
-    eval_deals: int = 0  # duplicate deals against each strongest rule bot at the end; 0 = none
-    name: str = ""  # runs/<name>; "" = <game>-<preset>-rllib-s<seed>-<time>
-
-    def __post_init__(self) -> None:
-        self.net = tuple(self.net)
-
-    def resolved(self) -> RllibConfig:
-        cfg = dataclasses.replace(self)
-        if cfg.preset is None:
-            cfg.preset = get_game(cfg.game).presets[0]
-        if not cfg.name:
-            cfg.name = f"{cfg.game}-{cfg.preset}-rllib-s{cfg.seed}-{time.strftime('%Y%m%d-%H%M%S')}"
-        return cfg
-
-    @property
-    def run_dir(self) -> Path:
-        return RUNS_DIR / self.name
 
     def env_config(self) -> dict[str, Any]:
         """What ``CardGameEnv`` builds the game's AEC env from (picklable, sent to runners)."""
-        rules = dict(self.rule_changes)
-        if self.max_hands is not None:
-            rules["max_hands"] = self.max_hands
-        return {"game": self.game, "preset": self.preset, "observation": self.observation,
-                "episode": self.episode, "relative_score": self.relative_score, **rules}
+        return {"game": self.game, "preset": self.preset, **self.env_options(),
+                **self.env_rule_changes()}
 
     def validate(self) -> None:
-        if self.game not in game_names():
-            raise ValueError(f"unknown game {self.game!r}; choose from {game_names()}")
-        game = get_game(self.game)
-        preset = self.preset if self.preset is not None else game.presets[0]
-        if preset not in game.presets:
-            raise ValueError(f"unknown preset {preset!r} for {self.game}; "
-                             f"choose from {list(game.presets)}")
-        game.encoder(self.observation)  # raises naming the kinds
-        if "max_hands" in self.rule_changes:
-            raise ValueError("give the training hand cap with --max-hands, not as a rule change")
-        env_cfg = self.env_config()
-        game.get_rules(preset, **{k: v for k, v in env_cfg.items()
-                                  if k not in ("game", "preset", "observation", "episode",
-                                               "relative_score")})
-        for key in ("steps", "batch", "minibatch", "epochs", "envs_per_runner",
-                    "snapshot_every"):
-            value = getattr(self, key)
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise ValueError(f"{key} must be a positive int, got {value!r}")
-        for key in ("env_runners", "snapshots", "eval_deals", "seed"):
-            value = getattr(self, key)
-            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-                raise ValueError(f"{key} must be a non-negative int, got {value!r}")
-        if self.minibatch > self.batch:
-            raise ValueError(f"minibatch {self.minibatch} is larger than the batch {self.batch}")
-        if not self.net or any(not isinstance(h, int) or h < 1 for h in self.net):
-            raise ValueError(f"net must be hidden layer sizes like 256,256, got {self.net!r}")
-        if self.activation not in ACTIVATIONS:
-            raise ValueError(f"activation must be one of {sorted(ACTIVATIONS)}, "
-                             f"got {self.activation!r}")
-        if self.episode not in ("game", "hand"):
-            raise ValueError(f"episode must be 'game' or 'hand', got {self.episode!r}")
-        for key in ("lr", "gamma", "lambda_", "clip"):
-            if not 0 < getattr(self, key) <= 1:
-                raise ValueError(f"{key} must be in (0, 1], got {getattr(self, key)!r}")
+        super().validate()
+        if self.policy != "mlp":
+            raise ValueError(f"train.rllib trains the MLP policy only, got policy {self.policy!r}")
+        check_ints(self, ("steps_per_update", "envs_per_runner", "snapshot_every"), 1)
+        check_ints(self, ("env_runners", "max_snapshots"), 0)
+        if self.batch_size > self.steps_per_update:
+            raise ValueError(f"batch_size {self.batch_size} is larger than steps_per_update "
+                             f"{self.steps_per_update}")
         if not 0 <= self.self_share <= 1:
             raise ValueError(f"self_share must be in [0, 1], got {self.self_share!r}")
-        if self.ent_coef < 0:
-            raise ValueError(f"ent_coef must be >= 0, got {self.ent_coef!r}")
-        if self.max_hands is not None and (not isinstance(self.max_hands, int)
-                                           or self.max_hands < 1):
-            raise ValueError(f"max_hands must be a positive int or None, got {self.max_hands!r}")
-        if "/" in self.name or self.name.startswith("."):
-            raise ValueError(f"a run name is one directory name, got {self.name!r}")
-
-    def to_dict(self) -> dict:
-        d = dataclasses.asdict(self)
-        d["net"] = list(self.net)
-        return d
 
 
 # ------------------------------------------------------------------------- env
@@ -188,9 +123,6 @@ class CardGameEnv(PettingZooEnv):
 
 
 # ---------------------------------------------------------------------- module
-ACTIVATIONS = {"tanh": nn.Tanh, "relu": nn.ReLU}
-
-
 def mlp(sizes: Sequence[int], activation: str, out_gain: float) -> nn.Sequential:
     """Linear layers with the activation between them, initialised as SB3 does
     (orthogonal, gain sqrt 2 in the hidden layers): the two trainers start alike."""
@@ -202,7 +134,7 @@ def mlp(sizes: Sequence[int], activation: str, out_gain: float) -> nn.Sequential
         nn.init.zeros_(linear.bias)
         layers.append(linear)
         if not last:
-            layers.append(ACTIVATIONS[activation]())
+            layers.append(TORCH_ACTIVATIONS[activation]())
     return nn.Sequential(*layers)
 
 
@@ -320,7 +252,7 @@ def algo_config(cfg: RllibConfig) -> PPOConfig:
     num_players = len(env.env.possible_agents)
     env.close()
     modules = {m: module_spec(cfg, obs_space, action_space)
-               for m in [MAIN, *snapshot_ids(cfg.snapshots)]}
+               for m in [MAIN, *snapshot_ids(cfg.max_snapshots)]}
     return (
         PPOConfig()
         # RLlib's env check steps random actions, which our envs refuse as illegal
@@ -329,14 +261,16 @@ def algo_config(cfg: RllibConfig) -> PPOConfig:
                      rollout_fragment_length="auto", batch_mode="truncate_episodes")
         .learners(num_learners=0)
         .multi_agent(policies=set(modules),
-                     policy_mapping_fn=SeatMapping(num_players, cfg.snapshots, cfg.self_share),
+                     policy_mapping_fn=SeatMapping(num_players, cfg.max_snapshots,
+                                                     cfg.self_share),
                      policies_to_train=[MAIN])
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=modules))
-        .training(lr=cfg.lr, gamma=cfg.gamma, lambda_=cfg.lambda_, entropy_coeff=cfg.ent_coef,
-                  clip_param=cfg.clip, num_epochs=cfg.epochs, use_kl_loss=False,
-                  train_batch_size_per_learner=cfg.batch, minibatch_size=cfg.minibatch,
+        .training(lr=cfg.learning_rate, gamma=cfg.gamma, lambda_=cfg.gae_lambda,
+                  entropy_coeff=cfg.ent_coef, clip_param=cfg.clip_range, num_epochs=cfg.n_epochs,
+                  use_kl_loss=False, train_batch_size_per_learner=cfg.steps_per_update,
+                  minibatch_size=cfg.batch_size,
                   vf_clip_param=float("inf"), grad_clip=0.5, grad_clip_by="global_norm")
-        .callbacks(functools.partial(SnapshotCallback, cfg.snapshots, cfg.snapshot_every))
+        .callbacks(functools.partial(SnapshotCallback, cfg.max_snapshots, cfg.snapshot_every))
         .debugging(seed=cfg.seed, log_level="ERROR")
         .reporting(metrics_num_episodes_for_smoothing=100)
     )
@@ -345,17 +279,12 @@ def algo_config(cfg: RllibConfig) -> PPOConfig:
 def project_modules() -> list[str]:
     """The packages a remote env runner imports (this module's and the envs'): shipped
     in Ray's runtime env, so a cluster runs the driver's code without installing it."""
-    import envs
-    import train
-
-    return [str(Path(envs.__file__).parent), str(Path(train.__file__).parent)]
+    return [str(Path(envs.__file__).parent), str(Path(train_package.__file__).parent)]
 
 
 def init_ray(address: str | None = None, num_cpus: int | None = None) -> bool:
     """Connect to ``address`` (a running cluster) or start a local Ray; True if this call
     started or joined it (so the caller shuts it down)."""
-    import ray
-
     if ray.is_initialized():
         return False
     kwargs: dict[str, Any] = {"runtime_env": {"py_modules": project_modules()},
@@ -449,15 +378,11 @@ class Throughput:
 def train(cfg: RllibConfig, address: str | None = None, export: str | Path | None = None,
           quiet: bool = False) -> RllibResult:
     """Train ``cfg`` on Ray (local unless ``address``), log to tensorboard, export the bot."""
-    import ray
-
     cfg.validate()
     cfg = cfg.resolved()
-    run_dir = cfg.run_dir
-    if (run_dir / "config.json").exists():
-        raise ValueError(f"run {str(run_dir)!r} exists; pick a new --name")
-    run_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir / "config.json").write_text(json.dumps(cfg.to_dict(), indent=2) + "\n")
+    if (cfg.run_dir / CONFIG_FILE).exists():
+        raise ValueError(f"run {str(cfg.run_dir)!r} exists; pick a new --name")
+    cfg.save(cfg.run_dir)
     say = (lambda text: None) if quiet else (lambda text: print(text, file=sys.stderr))
     started = init_ray(address)
     try:
@@ -475,13 +400,13 @@ def train(cfg: RllibConfig, address: str | None = None, export: str | Path | Non
 
 
 def _run(cfg: RllibConfig, algo: Any, export: str | Path | None, say: Any) -> RllibResult:
-    """The training loop, tensorboard, export and the optional final evaluation."""
-
+    """The training loop with its evaluations, tensorboard, and the export."""
     run_dir = cfg.run_dir
     writer = SummaryWriter(str(run_dir / "tb"))
     throughput = Throughput()
     t0 = time.monotonic()
     steps = learner_steps = snapshots = 0
+    next_eval, evaluation = cfg.eval_every, {}
     try:
         while steps < cfg.steps:
             t = time.monotonic()
@@ -503,20 +428,22 @@ def _run(cfg: RllibConfig, algo: Any, export: str | Path | None, say: Any) -> Rl
             done = ret is not None and np.isfinite(ret)  # no game may have ended this time
             say(f"[rllib] {steps:,} env steps, {wall:.1f} s/iteration, main's mean return "
                 f"{round(float(ret), 3) if done else '-'}")
+            if cfg.eval_every and next_eval <= steps < cfg.steps:
+                path = run_dir / "evals" / f"step-{steps:09d}.onnx"
+                export_module(_learner_module(algo), path, training_card(
+                    cfg, steps, learner_steps, time.monotonic() - t0, throughput.summary()))
+                evaluation = evaluate_bot(cfg, path, steps, writer)
+                next_eval = steps + cfg.eval_every
         wall_time = time.monotonic() - t0
         module = _learner_module(algo)
         card = training_card(cfg, steps, learner_steps, wall_time, throughput.summary())
         card["training"]["snapshots_taken"] = snapshots
         path = Path(export) if export is not None else run_dir / "policy.onnx"
-        export_module(module, path, card)
-        if path != run_dir / "policy.onnx":
-            export_module(module, run_dir / "policy.onnx", card)
-        evaluation = {}
-        if cfg.eval_deals:
-            evaluation = evaluate_bot(cfg, path, run_dir / "evals", writer, steps)
-            from train.export import update_card
-
-            update_card(path, evaluation={"deals": cfg.eval_deals, "results": evaluation})
+        for each in {path, run_dir / "policy.onnx"}:
+            export_module(module, each, card)
+        if cfg.eval_every:
+            evaluation = evaluate_bot(cfg, path, steps, writer)
+            update_card(path, evaluation=evaluation)
         writer.flush()
     finally:
         writer.close()
@@ -534,7 +461,6 @@ def _learner_module(algo: Any) -> MaskedMLPModule:
 
 def training_card(cfg: RllibConfig, steps: int, learner_steps: int, wall_time: float,
                   throughput: dict) -> dict:
-
     return {**base_card(cfg.game, cfg.preset, cfg.rule_changes, cfg.observation),
             "training": {"steps": steps, "learner_steps": learner_steps,
                          "wall_time_s": round(wall_time, 1), "trainer": "rllib",
@@ -543,18 +469,19 @@ def training_card(cfg: RllibConfig, steps: int, learner_steps: int, wall_time: f
             "evaluation": {}}
 
 
-def evaluate_bot(cfg: RllibConfig, path: Path, out: Path, writer: Any, step: int) -> dict:
-    """Duplicate matches of the exported bot against each of the game's strongest rule
-    bots (``train.evaluate``, as the SB3 path runs them), logged as ``eval_<bot>/...``."""
-
-    results = evaluate(cfg.game, cfg.preset, str(path), list(strongest(cfg.game)),
-                       cfg.eval_deals, out, rule_changes=cfg.rule_changes, seed=cfg.seed)
+def evaluate_bot(cfg: RllibConfig, path: Path, step: int, writer: Any) -> dict:
+    """Duplicate matches of the exported bot at ``path`` against each eval bot
+    (``train.evaluate``, as the SB3 path runs them), logged as ``eval_<bot>/...``; the
+    card's ``evaluation`` entry."""
+    results = evaluate(cfg.game, cfg.preset, str(path), list(cfg.eval_bots), cfg.eval_deals,
+                       cfg.run_dir / "evals" / f"step-{step:09d}", rule_changes=cfg.rule_changes,
+                       seed=cfg.seed, workers=cfg.eval_workers)
     for opp, r in results.items():
         tag = "eval_" + opp.replace("/", "_").replace(":", "_")
         for key, value in r.items():
             if isinstance(value, int | float) and not isinstance(value, bool):
                 writer.add_scalar(f"{tag}/{key}", value, step)
-    return results
+    return {"step": step, "deals": cfg.eval_deals, "results": results}
 
 
 # ------------------------------------------------------------------------ CLI
@@ -562,42 +489,20 @@ def build_parser() -> argparse.ArgumentParser:
     d = RllibConfig()
     p = argparse.ArgumentParser(prog="python -m train.rllib",
                                 description=__doc__.splitlines()[0])
-    p.add_argument("--game", default=d.game, help="a registered game")
-    p.add_argument("--preset", default=None, help="rules preset (default: the game's first)")
-    p.add_argument("--observation", default=d.observation, choices=["infostate", "features"])
-    p.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",
-                   help="change a rules field of the preset (repeatable)")
-    p.add_argument("--steps", type=int, default=d.steps,
-                   help="env steps to sample (every seat's moves, all games together)")
-    p.add_argument("--seed", type=int, default=d.seed)
-    p.add_argument("--net", type=hidden_sizes, default=d.net,
-                   help="hidden layer sizes, e.g. 256,256")
-    p.add_argument("--activation", default=d.activation, choices=sorted(ACTIVATIONS))
-    p.add_argument("--lr", type=float, default=d.lr)
-    p.add_argument("--gamma", type=float, default=d.gamma)
-    p.add_argument("--gae-lambda", dest="lambda_", type=float, default=d.lambda_)
-    p.add_argument("--ent-coef", type=float, default=d.ent_coef)
-    p.add_argument("--clip", type=float, default=d.clip)
-    p.add_argument("--epochs", type=int, default=d.epochs)
-    p.add_argument("--batch", type=int, default=d.batch, help="env steps per PPO update")
-    p.add_argument("--minibatch", type=int, default=d.minibatch)
+    add_run_arguments(p, d, "env steps to sample (every seat's moves, all games together)")
+    add_ppo_arguments(p, d)
+    p.add_argument("--steps-per-update", type=int, default=d.steps_per_update,
+                   help="env steps sampled per PPO update")
     p.add_argument("--env-runners", type=int, default=d.env_runners,
                    help="remote sampler actors, placed anywhere in the cluster (0 = sample in "
                         "this process)")
     p.add_argument("--envs-per-runner", type=int, default=d.envs_per_runner)
-    p.add_argument("--snapshots", type=int, default=d.snapshots,
+    p.add_argument("--max-snapshots", type=int, default=d.max_snapshots,
                    help="frozen snapshot slots the other seats may play (0 = pure self-play)")
     p.add_argument("--snapshot-every", type=int, default=d.snapshot_every,
                    help="env steps between snapshots")
     p.add_argument("--self-share", type=float, default=d.self_share,
                    help="chance a seat other than the learner's plays the current policy")
-    p.add_argument("--episode", default=d.episode, choices=["game", "hand"])
-    p.add_argument("--relative-score", action="store_true")
-    p.add_argument("--max-hands", type=int, default=d.max_hands,
-                   help="safety cap on hands per training game; 0 = none")
-    p.add_argument("--eval-deals", type=int, default=d.eval_deals,
-                   help="after training, duplicate deals against each strongest rule bot")
-    p.add_argument("--name", default="", help="run directory runs/<name>")
     p.add_argument("--export", default=None,
                    help="also write the bot here (default: runs/<name>/policy.onnx only)")
     p.add_argument("--address", default=None,
@@ -608,21 +513,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-
     args = build_parser().parse_args(argv)
     try:
-        cfg = RllibConfig(
-            game=args.game, preset=args.preset, observation=args.observation,
-            rule_changes=parse_rule_changes(args.rule), steps=args.steps, seed=args.seed,
-            net=args.net, activation=args.activation, lr=args.lr, gamma=args.gamma,
-            lambda_=args.lambda_, ent_coef=args.ent_coef, clip=args.clip, epochs=args.epochs,
-            batch=args.batch, minibatch=args.minibatch, env_runners=args.env_runners,
-            envs_per_runner=args.envs_per_runner, snapshots=args.snapshots,
-            snapshot_every=args.snapshot_every, self_share=args.self_share,
-            episode=args.episode, relative_score=args.relative_score,
-            max_hands=args.max_hands or None, eval_deals=args.eval_deals, name=args.name)
+        cfg = RllibConfig.from_args(args)
         result = train(cfg, address=args.address, export=args.export, quiet=args.quiet)
-    except (ValueError, ConfigError) as err:
+    except ValueError as err:  # also eval.config.ConfigError, a bad --rule
         print(f"error: {err}", file=sys.stderr)
         return 2
     t = result.throughput
@@ -630,7 +525,7 @@ def main(argv: Sequence[str] | None = None) -> int:
           f"({result.learner_steps:,} agent steps of main) in {result.wall_time_s:.0f} s; "
           f"{t['env_steps_per_s']} env steps/s, {t['learner_steps_per_s']} learner steps/s "
           f"(after the first iteration)")
-    for opp, r in result.evaluation.items():
+    for opp, r in result.evaluation.get("results", {}).items():
         ci = r["win_ci95"]
         print(f"vs {opp}: win {100 * r['win']:.1f}%"
               + (f" ± {100 * ci:.1f}" if ci is not None else "")

@@ -13,12 +13,13 @@ The run itself is ``train.ppo`` (read it top to bottom).
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import sys
 from collections.abc import Sequence
+from pathlib import Path
+from types import ModuleType
+from typing import Any
 
-from eval.config import parse_rule_changes, split_bot_list
-from train.config import POLICIES, PPO_KNOBS, RUNS_DIR, TrainConfig, hidden_sizes
+from train.config import PPO_KNOBS, TrainConfig, add_knob, add_ppo_arguments, add_run_arguments
 from train.ppo import Trainer
 
 _DEFAULTS = TrainConfig()
@@ -30,26 +31,11 @@ TUNABLE = (*PPO_KNOBS, "critic_warmup", "critic_warmup_lr", "eval_every", "eval_
 def build_parser() -> argparse.ArgumentParser:
     d = _DEFAULTS
     p = argparse.ArgumentParser(prog="python -m train.run", description=__doc__.splitlines()[0])
-    p.add_argument("--game", default=d.game, help="a registered game")
-    p.add_argument("--preset", default=None, help="rules preset (default: the game's first)")
-    p.add_argument("--observation", default=d.observation, choices=["infostate", "features"],
-                   help="what the network reads: the information state (default) or the "
-                        "expert's features as well")
-    p.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",
-                   help="change a rules field of the preset (repeatable)")
-    p.add_argument("--steps", type=int, default=d.steps, help="total learner steps of the run")
-    p.add_argument("--seed", type=int, default=d.seed)
+    add_run_arguments(p, d, "total learner steps of the run", tunable=TUNABLE)
+    add_ppo_arguments(p, d, tunable=TUNABLE)
     p.add_argument("--opponents", default=d.opponents,
                    help="opponent mix: what@weight entries; what = a bot spec, self, snapshot "
                         "or rules (every rule bot of the game)")
-    p.add_argument("--net", type=hidden_sizes, default=d.net,
-                   help="hidden layer sizes, e.g. 256,256")
-    p.add_argument("--activation", default=d.activation, choices=["tanh", "relu"])
-    p.add_argument("--policy", default=d.policy, choices=list(POLICIES),
-                   help="mlp: actor and critic MLPs; card: one card-structured network that "
-                        "reads every card through a shared embedding (train.cardnet)")
-    p.add_argument("--card-embed", type=int, default=d.card_embed,
-                   help="the card network's per-card embedding size")
     p.add_argument("--no-action-head", dest="action_head", action="store_false",
                    help="a plain MLP head: no direct path from per-action features to logits")
     p.add_argument("--n-games", type=int, default=d.n_games,
@@ -57,31 +43,13 @@ def build_parser() -> argparse.ArgumentParser:
                         "per tick decides every game's network seats)")
     p.add_argument("--n-steps", type=int, default=d.n_steps,
                    help="rollout length per game (a rollout is n_games x n_steps steps)")
-
-    def tunable(flag: str, kind: type, field: str, text: str = "", **kw) -> None:
-        """A knob that defaults to None: given with --resume it changes the run from there."""
-        note = f"(default {getattr(d, field)}; with --resume: changes the run)"
-        p.add_argument(flag, dest=field, type=kind, default=None, help=f"{text} {note}".strip(),
-                       **kw)
-
-    tunable("--batch-size", int, "batch_size")
-    tunable("--n-epochs", int, "n_epochs")
-    tunable("--lr", float, "learning_rate")
     p.add_argument("--lr-decay", action="store_true",
                    help="the learning rate falls linearly to 0 at the last step")
-    tunable("--gamma", float, "gamma")
-    tunable("--gae-lambda", float, "gae_lambda")
-    tunable("--ent-coef", float, "ent_coef")
-    tunable("--clip-range", float, "clip_range")
-    tunable("--critic-warmup", int, "critic_warmup", metavar="STEPS",
-            text="train only the critic for the first STEPS steps (after --imitate)")
-    tunable("--critic-warmup-lr", float, "critic_warmup_lr")
-    tunable("--target-kl", float, "target_kl",
-            text="stop an update's epochs early once the policy moved this far (KL)")
-    tunable("--episode", str, "episode", choices=["game", "hand"],
-            text="what one episode is; a resumed run may switch (warm the critic again)")
-    p.add_argument("--relative-score", action="store_true",
-                   help="reward a seat's points minus the others' mean (what ranks pay)")
+    add_knob(p, d, TUNABLE, "--critic-warmup", int, "critic_warmup", metavar="STEPS",
+             text="train only the critic for the first STEPS steps (after --imitate)")
+    add_knob(p, d, TUNABLE, "--critic-warmup-lr", float, "critic_warmup_lr")
+    add_knob(p, d, TUNABLE, "--target-kl", float, "target_kl",
+             text="stop an update's epochs early once the policy moved this far (KL)")
     p.add_argument("--imitate", default=d.imitate, metavar="BOT",
                    help="clone this rule bot into the policy before PPO (train.imitate)")
     p.add_argument("--imitate-samples", type=int, default=d.imitate_samples,
@@ -89,20 +57,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--imitate-epochs", type=int, default=d.imitate_epochs)
     p.add_argument("--imitate-balance", type=float, default=d.imitate_balance,
                    help="weight each teacher move by its action's count^-B (0 = plain)")
-    p.add_argument("--max-hands", type=int, default=d.max_hands,
-                   help="safety cap on hands per training game; 0 = none")
-    tunable("--eval-every", int, "eval_every",
-            text="steps between duplicate matches against each rule bot; 0 = never")
-    tunable("--eval-deals", int, "eval_deals")
-    p.add_argument("--eval-bots", default="",
-                   help="comma-separated rule bots to evaluate against (default: all)")
-    p.add_argument("--eval-workers", type=int, default=d.eval_workers)
     p.add_argument("--checkpoint-every", type=int, default=d.checkpoint_every)
     p.add_argument("--snapshot-every", type=int, default=d.snapshot_every)
     p.add_argument("--max-snapshots", type=int, default=d.max_snapshots)
     p.add_argument("--torch-threads", type=int, default=d.torch_threads,
                    help="0 = every core")
-    p.add_argument("--name", default="", help=f"run directory {RUNS_DIR}/<name>")
     p.add_argument("--resume", default=None, metavar="NAME",
                    help="continue runs/NAME from its checkpoint (--steps may change)")
     p.add_argument("--export", default=None, metavar="PATH.onnx",
@@ -120,35 +79,58 @@ def config_from_args(args: argparse.Namespace) -> TrainConfig:
             if getattr(args, key) is not None:
                 setattr(cfg, key, getattr(args, key))
         return cfg
-    fields = {f.name for f in dataclasses.fields(TrainConfig)}
-    values = {k: v for k, v in vars(args).items() if k in fields and v is not None}
-    values["rule_changes"] = parse_rule_changes(args.rule)
-    values["max_hands"] = args.max_hands or None
-    values["eval_bots"] = tuple(split_bot_list(args.eval_bots)) if args.eval_bots else ()
-    return TrainConfig(**values)
+    return TrainConfig.from_args(args)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    try:
-        cfg = config_from_args(args)
-        trainer = Trainer(cfg, resume=bool(args.resume), progress=not args.quiet and
-                          sys.stderr.isatty(), quiet=args.quiet)
-    except ValueError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
+def extra_stage(plugin: ModuleType, name: str, settings: dict[str, Any],
+                exports: Sequence[Path] = ()) -> Trainer:
+    """A game's extra stage (its training plug-in, ``train.plugins``) on the finished run
+    ``runs/<name>``: the settings checked before any work, the stage, a checkpoint (the
+    run's wall time then counts the stage), and the export, to the run's ``policy.onnx``
+    and to each of ``exports``."""
+    cfg = TrainConfig.load_run(name)
+    plugin.check(cfg, **settings)
+    trainer = Trainer(cfg, resume=True, progress=False, quiet=True)
+    plugin.extra_stage(trainer.cfg, **settings)
+    trainer.checkpoint(trainer.state.steps)
+    for path in [trainer.run_dir / "policy.onnx", *exports]:
+        trainer.export(path)
+        print(f"exported {path}", file=sys.stderr)
+    return trainer
+
+
+def open_run(cfg: TrainConfig, resume: bool = False, quiet: bool = False) -> Trainer:
+    """The run ``cfg``, new or resumed (a ``ValueError`` names a bad knob), announced."""
+    trainer = Trainer(cfg, resume=resume, progress=not quiet and sys.stderr.isatty(),
+                      quiet=quiet)
     print(f"run {trainer.run_dir}  (config: {trainer.run_dir / 'config.json'}; "
           f"tensorboard --logdir {trainer.run_dir})", file=sys.stderr)
+    return trainer
+
+
+def train_and_export(trainer: Trainer, export: str | Path | None = None) -> int:
+    """Train the run to its steps, then export it to ``export`` too; the command's exit code
+    (130: interrupted, the checkpoint saved)."""
     result = trainer.run()
     if result.interrupted:
         print(f"\ninterrupted at {result.steps:,} steps; checkpoint saved. Continue with: "
               f"python -m train.run --resume {trainer.cfg.name}", file=sys.stderr)
         return 130
-    if args.export:
-        trainer.export(args.export)
-        print(f"exported {args.export} (+ .json card)")
+    if export:
+        trainer.export(export)
+        print(f"exported {export} (+ .json card)")
     print(f"{result.steps:,} steps in {result.wall_time_s / 60:.1f} min; policy: {result.onnx}")
     return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        trainer = open_run(config_from_args(args), bool(args.resume), args.quiet)
+    except ValueError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    return train_and_export(trainer, args.export)
 
 
 if __name__ == "__main__":

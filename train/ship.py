@@ -4,172 +4,205 @@
     python -m train.ship spades-killer              # train (or resume), export, final match
     python -m train.ship spades-killer --judge-only # the final match of the committed file
 
-Each recipe is a ``train.run`` command line; ``ship`` runs it (resuming
-``runs/ship-<name>`` if it exists), exports to ``checkpoints/``, then plays the
-acceptance match: the bot against ``n - 1`` copies of each of the game's
-strongest rule bots (``agents.strongest``), a
-duplicate tournament of ``deals`` deals (every seat rotation), and writes the
-results into the card under ``evaluation.final``. The bar: the win rate's 95%
-interval above the no-edge line (1/n) against the best rule bot.
+A recipe is data: the config of each stage of one run (the first makes the run,
+each later one resumes it with other knobs up to its steps), the settings of its
+game's plug-in stage if any (``train.plugins``), and its final match. ``ship``
+calls the trainer on each stage still to do (resuming ``runs/ship-<name>`` if it
+exists), exports to ``checkpoints/``, then plays the acceptance match: the bot
+against ``n - 1`` copies of each of the game's strongest rule bots
+(``agents.strongest``), a duplicate tournament of ``deals`` deals (every seat
+rotation), and writes the results into the card under ``final_evaluation``. The
+bar: the win rate's 95% interval above the no-edge line (1/n) against the best rule
+bot. Step counts, never wall time, so a recipe makes the same bot on any machine.
+Results: docs/results.md and each bot's card.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import hashlib
 import json
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from agents.search import VERSION as SEARCH_VERSION
-from train import knock_head, run
+from train import plugins, run
+from train.config import RUNS_DIR, TrainConfig
 from train.evaluate import evaluate, onnx_spec
 from train.export import update_card
 from train.opponents import strongest_bots
 from train.plots import learning_curve
-from train.ppo import read_evals
+from train.ppo import CHECKPOINT, RunState, read_evals
 
 CHECKPOINTS = Path("checkpoints")
-# Fine-tuning a clone of a rule bot (--imitate): long rollouts, small clipped steps that stop
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """How one bot is made and judged."""
+
+    summary: str  # one line of what the stages do, for --list and the card
+    stages: tuple[TrainConfig, ...]  # one run: the first makes it, each later one resumes it
+    deals: int  # the final match: duplicate deals against each judge bot
+    judge_bots: tuple[str, ...] = ()  # () = the game's strongest rule bots
+    search: dict[str, Any] | None = None  # shipped inside agents.search.SearchBot with these
+    extra: dict[str, Any] | None = None  # settings of the game's plug-in stage, after the last
+    ships: bool = True  # False: the bot stays beside its run, out of checkpoints/
+
+    @property
+    def game(self) -> str:
+        return self.stages[0].game
+
+    @property
+    def preset(self) -> str:
+        return self.stages[0].preset
+
+
+# Fine-tuning a clone of a rule bot (imitate): long rollouts, small clipped steps that stop
 # at a KL bound, no entropy bonus, after a critic warm-up (train.ppo.Trainer.freeze_actor)
-GENTLE = ["--clip-range", "0.1", "--target-kl", "0.01", "--n-games", "64", "--n-steps", "64",
-          "--batch-size", "512", "--ent-coef", "0", "--net", "256,256", "--seed", "1",
-          "--checkpoint-every", "100000", "--snapshot-every", "1000000",
-          "--observation", "features"]
-BLIND_AUCTION_BOTS = ["blind_auction/high-early", "blind_auction/save-high",
-                      "blind_auction/match", "blind_auction/mirror", "random"]
-# Each recipe: the game, the final match's deals (and opponents, "judge_bots", default the
-# game's strongest rule bots), a one-line "summary" of what the stages do, the train.run
-# arguments of its first stage ("args") and of later stages ("stages", resumes), and for
-# Gin Rummy the train.knock_head arguments ("knock"). Step counts, never wall time, so a
-# recipe makes the same bot on any machine. Results: docs/results.md and each bot's card.
-RECIPES: dict[str, dict] = {
-    **{f"spades-{preset}": {
-        "game": "spades", "preset": preset, "deals": 75, "search": {"worlds": 16, "top_k": 3},
-        "judge_bots": ["spades/expert"],
-        "summary": "clone of spades/expert (250k decisions), critic warm-up 60k steps, then "
-                   f"PPO against the expert to {steps:,} steps; ships inside a search",
-        "args": ["--steps", str(steps), "--episode", "hand", "--imitate", "spades/expert",
-                 "--imitate-samples", "250000", "--imitate-epochs", "15",
-                 "--opponents", "spades/expert@1.0", "--critic-warmup", "60000",
-                 "--lr", "5e-5", "--eval-every", "150000", "--eval-deals", "8",
-                 "--eval-bots", "spades/expert", *GENTLE]}
+GENTLE = TrainConfig(clip_range=0.1, target_kl=0.01, n_games=64, n_steps=64, batch_size=512,
+                     ent_coef=0.0, net=(256, 256), seed=1, checkpoint_every=100_000,
+                     snapshot_every=1_000_000, observation="features")
+BLIND_AUCTION_BOTS = ("blind_auction/high-early", "blind_auction/save-high",
+                      "blind_auction/match", "blind_auction/mirror", "random")
+
+
+def gentle(**knobs: Any) -> TrainConfig:
+    return replace(GENTLE, **knobs)
+
+
+SEVENS_CLONE = gentle(game="sevens", preset="random", steps=158_720, relative_score=True,
+                      imitate="sevens/lookahead", imitate_samples=300_000,
+                      opponents="sevens/lookahead@1.0", critic_warmup=150_000,
+                      learning_rate=5e-5, eval_every=200_000, eval_deals=250,
+                      eval_bots=("sevens/lookahead",))
+RECIPES: dict[str, Recipe] = {
+    **{f"spades-{preset}": Recipe(
+        summary="clone of spades/expert (250k decisions), critic warm-up 60k steps, then "
+                f"PPO against the expert to {steps:,} steps; ships inside a search",
+        stages=(gentle(game="spades", preset=preset, steps=steps, episode="hand",
+                       imitate="spades/expert", imitate_samples=250_000, imitate_epochs=15,
+                       opponents="spades/expert@1.0", critic_warmup=60_000, learning_rate=5e-5,
+                       eval_every=150_000, eval_deals=8, eval_bots=("spades/expert",)),),
+        deals=75, judge_bots=("spades/expert",), search={"worlds": 16, "top_k": 3})
         for preset, steps in (("killer", 827_392), ("cutthroat", 798_720))},
     # Gin Rummy: every step is inside the critic warm-up, so the actor is the clone: no PPO
-    "gin_rummy-standard": {
-        "game": "gin_rummy", "preset": "standard", "deals": 1000,
-        "summary": "clone of gin_rummy/expert (120k decisions, rare knocks weighted up), its "
-                   "critic fitted for 98,304 steps with the actor frozen (no PPO), then the "
-                   "learned knock (train.knock_head, 6,000 labelled games)",
-        "args": ["--steps", "98304", "--episode", "hand", "--imitate", "gin_rummy/expert",
-                 "--imitate-samples", "120000", "--imitate-epochs", "20",
-                 "--imitate-balance", "0.5", "--opponents", "gin_rummy/expert@1.0",
-                 "--critic-warmup", "100000", "--lr", "5e-5", "--eval-every", "150000",
-                 "--eval-deals", "100", "--eval-bots", "gin_rummy/expert", *GENTLE],
-        "knock": ["--games", "6000", "--reshuffles", "12", "--workers", "2"]},
-    "gin_rummy-seed": {
-        "game": "gin_rummy", "preset": "seed", "deals": 1000,
-        "summary": "clone of gin_rummy/expert (100k decisions), its critic fitted for 98,304 "
-                   "steps with the actor frozen (no PPO)",
-        "args": ["--steps", "98304", "--episode", "hand", "--imitate", "gin_rummy/expert",
-                 "--imitate-samples", "100000", "--imitate-epochs", "20",
-                 "--opponents", "gin_rummy/expert@1.0", "--critic-warmup", "100000",
-                 "--lr", "5e-5", "--eval-every", "150000", "--eval-deals", "100",
-                 "--eval-bots", "gin_rummy/expert", *GENTLE]},
-    "sevens-random": {
-        "game": "sevens", "preset": "random", "deals": 1000,
-        "summary": "clone of sevens/lookahead (300k decisions), critic warm-up 150k steps, "
-                   "then PPO against the lookahead bot to 1,257,984 steps (lr 1e-4 after "
-                   "158,720)",
-        "args": ["--steps", "158720", "--relative-score", "--imitate", "sevens/lookahead",
-                 "--imitate-samples", "300000", "--opponents", "sevens/lookahead@1.0",
-                 "--critic-warmup", "150000", "--lr", "5e-5", "--eval-every", "200000",
-                 "--eval-deals", "250", "--eval-bots", "sevens/lookahead", *GENTLE],
-        "stages": [["--steps", "1257984", "--lr", "1e-4"]]},
+    "gin_rummy-standard": Recipe(
+        summary="clone of gin_rummy/expert (120k decisions, rare knocks weighted up), its "
+                "critic fitted for 98,304 steps with the actor frozen (no PPO), then the "
+                "learned knock (train.plugins.gin_rummy, 6,000 labelled games)",
+        stages=(gentle(game="gin_rummy", preset="standard", steps=98_304, episode="hand",
+                       imitate="gin_rummy/expert", imitate_samples=120_000, imitate_epochs=20,
+                       imitate_balance=0.5, opponents="gin_rummy/expert@1.0",
+                       critic_warmup=100_000, learning_rate=5e-5, eval_every=150_000,
+                       eval_deals=100, eval_bots=("gin_rummy/expert",)),),
+        deals=1000, extra={"games": 6000, "reshuffles": 12, "workers": 2}),
+    "gin_rummy-seed": Recipe(
+        summary="clone of gin_rummy/expert (100k decisions), its critic fitted for 98,304 "
+                "steps with the actor frozen (no PPO)",
+        stages=(gentle(game="gin_rummy", preset="seed", steps=98_304, episode="hand",
+                       imitate="gin_rummy/expert", imitate_samples=100_000, imitate_epochs=20,
+                       opponents="gin_rummy/expert@1.0", critic_warmup=100_000,
+                       learning_rate=5e-5, eval_every=150_000, eval_deals=100,
+                       eval_bots=("gin_rummy/expert",)),),
+        deals=1000),
+    "sevens-random": Recipe(
+        summary="clone of sevens/lookahead (300k decisions), critic warm-up 150k steps, "
+                "then PPO against the lookahead bot to 1,257,984 steps (lr 1e-4 after "
+                "158,720)",
+        stages=(SEVENS_CLONE, replace(SEVENS_CLONE, steps=1_257_984, learning_rate=1e-4)),
+        deals=1000),
     # the rule bots are weak here: PPO from scratch against all of them, self and snapshots
-    "blind_auction-2p": {
-        "game": "blind_auction", "preset": "2p", "deals": 1000,
-        "judge_bots": BLIND_AUCTION_BOTS,
-        "summary": "PPO from scratch, 600k steps, against every rule bot, itself and "
-                   "snapshots",
-        "args": ["--steps", "600064", "--seed", "1", "--net", "256,256",
-                 "--opponents", ",".join(f"{b}@0.15" for b in BLIND_AUCTION_BOTS)
-                 + ",self@0.15,snapshot@0.1", "--eval-every", "100000",
-                 "--eval-deals", "50", "--checkpoint-every", "50000",
-                 "--snapshot-every", "100000"]},
+    "blind_auction-2p": Recipe(
+        summary="PPO from scratch, 600k steps, against every rule bot, itself and "
+                "snapshots",
+        stages=(TrainConfig(game="blind_auction", preset="2p", steps=600_064, seed=1,
+                            net=(256, 256), opponents=",".join(
+                                f"{b}@0.15" for b in BLIND_AUCTION_BOTS)
+                            + ",self@0.15,snapshot@0.1", eval_every=100_000, eval_deals=50,
+                            checkpoint_every=50_000, snapshot_every=100_000),),
+        deals=1000, judge_bots=BLIND_AUCTION_BOTS),
 }
+
+
 # From scratch: self-play only (the current policy and a pool of its snapshots), no imitation
 # and no rule bot in training; the rule bots appear only in evaluations. Exported into the
 # run's directory: a scratch bot ships (replaces a recipe above) only when it beats that bot.
-SCRATCH = ["--opponents", "self@0.6,snapshot@0.4", "--snapshot-every", "100000",
-           "--max-snapshots", "20", "--lr-decay", "--seed", "1"]
+def scratch(summary: str, deals: int, judge_bots: tuple[str, ...] = (), **knobs: Any) -> Recipe:
+    return Recipe(summary=f"{summary} (current policy 60%, snapshots 40%)", deals=deals,
+                  judge_bots=judge_bots, ships=False, stages=(TrainConfig(
+                      opponents="self@0.6,snapshot@0.4", snapshot_every=100_000,
+                      max_snapshots=20, lr_decay=True, seed=1, **knobs),))
+
+
 RECIPES.update({
-    "sevens-random-scratch": {
-        "game": "sevens", "preset": "random", "deals": 500, "ships": False,
-        "summary": "self-play from scratch on the features observation, 3M steps (current "
-                   "policy 60%, snapshots 40%)",
-        "args": ["--steps", "3000000", "--relative-score", "--observation", "features",
-                 "--eval-every", "500000", "--eval-deals", "50", *SCRATCH]},
-    "gin_rummy-standard-scratch": {
-        "game": "gin_rummy", "preset": "standard", "deals": 500, "ships": False,
-        "summary": "self-play from scratch on the features observation, 1M steps of hand "
-                   "episodes (current policy 60%, snapshots 40%)",
-        "args": ["--steps", "1000000", "--episode", "hand", "--observation", "features",
-                 "--eval-every", "500000", "--eval-deals", "50", *SCRATCH]},
-    "spades-killer-scratch": {
-        "game": "spades", "preset": "killer", "deals": 50, "ships": False,
-        "summary": "self-play from scratch, 3M steps of hand episodes (current policy 60%, "
-                   "snapshots 40%)",
-        "args": ["--steps", "3000000", "--episode", "hand", "--eval-every", "1000000",
-                 "--eval-deals", "20", *SCRATCH]},
-    "blind_auction-2p-scratch": {
-        "game": "blind_auction", "preset": "2p", "deals": 500, "ships": False,
-        "judge_bots": BLIND_AUCTION_BOTS,
-        "summary": "self-play from scratch, 1M steps (current policy 60%, snapshots 40%)",
-        "args": ["--steps", "1000000", "--eval-every", "250000", "--eval-deals", "50",
-                 "--eval-bots", ",".join(BLIND_AUCTION_BOTS[:2]), *SCRATCH]},
+    "sevens-random-scratch": scratch(
+        "self-play from scratch on the features observation, 3M steps", 500, game="sevens",
+        preset="random", steps=3_000_000, relative_score=True, observation="features",
+        eval_every=500_000, eval_deals=50),
+    "gin_rummy-standard-scratch": scratch(
+        "self-play from scratch on the features observation, 1M steps of hand episodes", 500,
+        game="gin_rummy", preset="standard", steps=1_000_000, episode="hand",
+        observation="features", eval_every=500_000, eval_deals=50),
+    "spades-killer-scratch": scratch(
+        "self-play from scratch, 3M steps of hand episodes", 50, game="spades",
+        preset="killer", steps=3_000_000, episode="hand", eval_every=1_000_000, eval_deals=20),
+    "blind_auction-2p-scratch": scratch(
+        "self-play from scratch, 1M steps", 500, BLIND_AUCTION_BOTS, game="blind_auction",
+        preset="2p", steps=1_000_000, eval_every=250_000, eval_deals=50,
+        eval_bots=BLIND_AUCTION_BOTS[:2]),
 })
 
 
 def run_dir(name: str) -> Path:
     """The training run of a recipe: ``runs/ship-<name>``."""
-    return run.RUNS_DIR / f"ship-{name}"
+    return RUNS_DIR / f"ship-{name}"
 
 
 def bot_path(name: str) -> Path:
     """Where a recipe's bot is written: ``checkpoints/`` if it ships, else its run."""
-    if RECIPES[name].get("ships", True):
+    if RECIPES[name].ships:
         return CHECKPOINTS / f"{name}.onnx"
     return run_dir(name) / f"{name}.onnx"
 
 
-def _flag(argv: Sequence[str], flag: str) -> str | None:
-    return argv[argv.index(flag) + 1] if flag in argv else None
-
-
-def stage_commands(name: str, run_dir: Path) -> list[list[str]]:
-    """The ``train.run`` command lines a recipe still needs: its run (new, or resumed up to
-    its ``--steps``), then each later stage, a resume that changes some knobs; a finished
-    run is resumed with nothing to train, which exports it."""
-    recipe = RECIPES[name]
-    state = run_dir / "state.json"
-    done = json.loads(state.read_text())["steps"] if (run_dir / "checkpoint.zip").is_file() \
-        else None
-    commands = []
-    for i, stage in enumerate([recipe["args"], *recipe.get("stages", [])]):
-        target = _flag(stage, "--steps")
-        if done is not None and target is not None and done >= int(target):
+def stages_left(name: str, folder: Path) -> list[tuple[TrainConfig, dict[str, Any] | None]]:
+    """The stages a recipe still needs, as (config, what a resume changes; None: a new run),
+    as ``train.run`` would be told: the run (new, or resumed up to its steps), then each
+    later stage, resumed with its steps and the knobs it changes from the stage before; a
+    finished run is resumed changing nothing, which exports it."""
+    stages = [replace(stage, name=folder.name) for stage in RECIPES[name].stages]
+    done = RunState.load(folder).steps if (folder / CHECKPOINT).is_file() else None
+    todo: list[tuple[TrainConfig, dict[str, Any] | None]] = []
+    for i, stage in enumerate(stages):
+        if done is not None and done >= stage.steps:
             continue
-        if i == 0 and done is None:
-            commands.append(["--game", recipe["game"], "--preset", recipe["preset"],
-                             "--name", run_dir.name, *stage])
-        elif i == 0:  # the first stage, interrupted: only its length matters now
-            commands.append(["--resume", run_dir.name, "--steps", target])
+        if i == 0:
+            todo.append((stage, None if done is None else {"steps": stage.steps}))
         else:
-            commands.append(["--resume", run_dir.name, *stage])
-    return commands or [["--resume", run_dir.name]]  # all done: resume only to export
+            todo.append((stage, {"steps": stage.steps, **{
+                k: getattr(stage, k) for k in run.TUNABLE
+                if getattr(stage, k) != getattr(stages[i - 1], k)}}))
+    return todo or [(stages[-1], {})]
+
+
+def resumed(saved: TrainConfig, stage: TrainConfig, changes: dict[str, Any]) -> TrainConfig:
+    """The run's saved config with a stage's ``changes`` (knobs a resume may change: a user's
+    edit of ``config.json`` holds for the others, as with ``train.run --resume``); a stage
+    made with other knobs than the run is refused."""
+    want = stage.resolved()
+    kept = [f.name for f in dataclasses.fields(TrainConfig)
+            if f.name not in ("steps", *run.TUNABLE)
+            and getattr(saved, f.name) != getattr(want, f.name)]
+    if kept:
+        raise ValueError(f"run {saved.name!r} was made with other {kept} than this stage; a "
+                         f"resumed run keeps them: train it afresh (move {saved.run_dir} away)")
+    return replace(saved, **changes)
 
 
 def _fingerprint(path: Path, search: dict | None) -> str:
@@ -194,7 +227,7 @@ def _report(label: str, results: dict) -> None:
 
 def recipe_card(name: str) -> dict:
     """What the card says of how the bot was made: the recipe's name and summary."""
-    return {"name": name, "summary": RECIPES[name]["summary"],
+    return {"name": name, "summary": RECIPES[name].summary,
             "command": f"python -m train.ship {name}"}
 
 
@@ -208,11 +241,10 @@ def judge(name: str, path: Path, deals: int, workers: int, progress: bool) -> di
     so an interrupted match resumes, and a retrained bot starts afresh.
     """
     recipe = RECIPES[name]
-    game, preset = recipe["game"], recipe["preset"]
-    search = recipe.get("search")
+    game, preset, search = recipe.game, recipe.preset, recipe.search
     update_card(path, search=search, recipe=recipe_card(name))
     t0 = time.monotonic()
-    opponents = recipe.get("judge_bots") or strongest_bots(game)
+    opponents = list(recipe.judge_bots) or strongest_bots(game)
     out = run_dir(name) / f"final-{_fingerprint(path, search)}"
     results = evaluate(game, preset, onnx_spec(path), opponents, deals, out, workers=workers,
                        progress=progress, fresh=False)
@@ -241,6 +273,41 @@ def curve(name: str) -> Path:
     return out
 
 
+def describe(name: str) -> list[str]:
+    """A recipe's lines in ``--list``: its summary, then each stage's knobs that differ from
+    the stage before (the first: from the defaults), the plug-in stage, the final match."""
+    recipe = RECIPES[name]
+    lines = [f"{name}: {recipe.summary}"]
+    before = TrainConfig()
+    for i, stage in enumerate(recipe.stages, 1):
+        knobs = {k: v for k, v in stage.to_dict().items()
+                 if v != before.to_dict()[k] or (i == 1 and k in ("game", "preset"))}
+        lines.append(f"  stage {i}: " + " ".join(f"{k}={v}" for k, v in knobs.items()))
+        before = stage
+    if recipe.extra:
+        lines.append(f"  then {recipe.game}'s plug-in stage (train.plugins): "
+                     + " ".join(f"{k}={v}" for k, v in recipe.extra.items()))
+    against = ", ".join(recipe.judge_bots) or "the strongest rule bots"
+    lines.append(f"  final match: {recipe.deals} deals against {against}"
+                 + (f", inside search {recipe.search}" if recipe.search else ""))
+    return lines
+
+
+def train(name: str, path: Path) -> int:
+    """Train what a recipe still needs, export its bot to ``path``, draw its curve."""
+    recipe = RECIPES[name]
+    for cfg, changes in stages_left(name, run_dir(name)):
+        if changes is not None:
+            cfg = resumed(TrainConfig.load_run(cfg.name), cfg, changes)
+        code = run.train_and_export(run.open_run(cfg, resume=changes is not None), path)
+        if code:
+            return code
+    if recipe.extra:
+        run.extra_stage(plugins.find(recipe.game), run_dir(name).name, recipe.extra, [path])
+    curve(name)
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m train.ship", description=__doc__.splitlines()[0])
     p.add_argument("name", nargs="?", help="a recipe, e.g. spades-killer")
@@ -251,31 +318,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--workers", type=int, default=2)
     args = p.parse_args(argv)
     if args.list or not args.name:
-        for name, r in RECIPES.items():
-            print(f"{name:20} python -m train.run --game {r['game']} --preset {r['preset']} "
-                  + " ".join(r["args"]))
-            if "knock" in r:
-                print(f"{'':20} python -m train.knock_head ship-{name} " + " ".join(r["knock"]))
+        for name in RECIPES:
+            print("\n".join(describe(name)))
         return 0
     if args.name not in RECIPES:
         print(f"error: unknown recipe {args.name!r}; choose from {sorted(RECIPES)}",
               file=sys.stderr)
         return 2
-    recipe = RECIPES[args.name]
     path = bot_path(args.name)
     if not args.judge_only:
-        run_name = run_dir(args.name).name
-        for argv_run in stage_commands(args.name, run_dir(args.name)):
-            code = run.main([*argv_run, "--export", str(path)])
-            if code:
-                return code
-        if "knock" in recipe:
-            code = knock_head.main([run_name, *recipe["knock"], "--export", str(path)])
-            if code:
-                return code
-        curve(args.name)
-    progress = sys.stderr.isatty()
-    judge(args.name, path, args.deals or recipe["deals"], args.workers, progress)
+        try:
+            code = train(args.name, path)
+        except ValueError as err:
+            print(f"error: {err}", file=sys.stderr)
+            return 2
+        if code:
+            return code
+    judge(args.name, path, args.deals or RECIPES[args.name].deals, args.workers,
+          sys.stderr.isatty())
     return 0
 
 

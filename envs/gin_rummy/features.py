@@ -20,7 +20,7 @@ gin (the standard expert) ranks its discards by it, and the share that allows a
 knock at 10 says little about it. Version 6 adds the ``knock`` block: what the choice
 between knocking now and playing on turns on (how low the knock is, what waiting could
 bring, how many unseen cards could be laid off on the knock, what the next player has
-shown); ``train.knock_head`` learns that choice from it.
+shown); ``train.plugins.gin_rummy`` learns that choice from it.
 """
 
 from __future__ import annotations

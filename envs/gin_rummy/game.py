@@ -28,5 +28,4 @@ GAME = Game(
     hand_metric=hand_metric,
     hand_rates=HAND_RATES,
     sample_worlds=sample_worlds,
-    train_plugin="train.knock_head",
 )

@@ -1,4 +1,4 @@
-"""The learned knock (train.knock_head): the game-win table, the labels, the switch that puts
+"""The learned knock (train.plugins.gin_rummy): the game-win table, the labels, the switch that puts
 the head's decision into the policy's logits, and its export to ONNX."""
 
 from __future__ import annotations
@@ -13,9 +13,12 @@ from envs.gin_rummy.engine import GinRummyState
 from envs.gin_rummy.features import KNOCK_FEATURES, encode, layout
 from envs.gin_rummy.features import VERSION as FEATURES_VERSION
 from envs.gin_rummy.rules import get_rules
-from train import knock_head as kh
+from train import plugins
 from train.config import TrainConfig
 from train.numpy_policy import MASKED
+from train.plugins import gin_rummy
+from train.plugins.gin_rummy import knock as kh
+from train.plugins.gin_rummy.__main__ import main as knock_main
 
 LAY = layout(2)
 
@@ -228,8 +231,8 @@ def test_exported_bot_with_a_head_plays_what_torch_plays(tmp_path, monkeypatch):
 @pytest.mark.parametrize("argv, message", [
     (["missing-run"], "missing-run"),
     (["sp"], "plays spades"),
-    (["g", "--games", "0"], "--games must be a positive int"),
-    (["g", "--held-out", "1.5"], "--held-out must be in"),
+    (["g", "--games", "0"], "games must be a positive int, got 0"),
+    (["g", "--held-out", "1.5"], "held_out must be in [0, 1), got 1.5"),
     (["g3"], "for 2 players, got num_players=3"),
     (["gi"], "run 'gi' reads the 'infostate' observation; the knock head reads the 'features' "
              "observation's knock block"),
@@ -242,7 +245,7 @@ def test_command_line_refuses_bad_input(argv, message, capsys, tmp_path, monkeyp
     TrainConfig(game="gin_rummy", preset="seed", observation="features", name="g3",
                 rule_changes={"num_players": 3}).save(tmp_path / "runs" / "g3")
     TrainConfig(game="gin_rummy", preset="standard", name="gi").save(tmp_path / "runs" / "gi")
-    assert kh.main(argv) == 2
+    assert knock_main(argv) == 2
     assert message in capsys.readouterr().err
     assert not (tmp_path / "runs" / argv[0] / kh.TABLE_FILE).exists()  # refused before work
 
@@ -252,3 +255,10 @@ def test_head_reads_the_knock_block_and_the_game_situation():
     assert names[:len(KNOCK_FEATURES)] == [f"knock[{i}]" for i in range(len(KNOCK_FEATURES))]
     assert names[len(KNOCK_FEATURES):] == ["stock_size[0]", "scores[0]", "scores[1]",
                                            "dealer[0]"]
+
+
+def test_the_plugin_is_found_by_its_place_and_other_games_have_none(tmp_path):
+    assert plugins.find("gin_rummy") is gin_rummy
+    assert plugins.find("spades") is None
+    assert plugins.export_switch("spades", tmp_path) == (None, {})
+    assert plugins.export_switch("gin_rummy", tmp_path) == (None, {})  # a run without a head

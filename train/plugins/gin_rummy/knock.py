@@ -1,6 +1,6 @@
 """When to knock in Gin Rummy, learned from play-outs: a small head beside the policy.
 
-    python -m train.knock_head RUN --bot gin_rummy/expert --games 6000 --workers 2
+    python -m train.plugins.gin_rummy RUN --bot gin_rummy/expert --games 6000 --workers 2
 
 Knocking ends the hand; playing on may bring gin (a bonus) or hand the other player
 its own knock, gin or undercut. Which is better turns on the other hand, which no
@@ -27,13 +27,14 @@ stands; gin is left to the policy. The labels are kept per chunk of games under
 
 from __future__ import annotations
 
-import argparse
+import io
 import json
 import multiprocessing
 import sys
 import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -41,6 +42,7 @@ import torch
 from torch import nn
 
 import agents
+from envs.files import write_atomic
 from envs.gin_rummy.actions import KNOCK_OFFSET
 from envs.gin_rummy.engine import GinRummyState
 from envs.gin_rummy.features import KNOCK_FEATURES, encode, layout
@@ -50,7 +52,6 @@ from envs.gin_rummy.rules import GinRummyRules
 from train.config import TrainConfig
 from train.numpy_policy import MASKED
 from train.opponents import check_bot
-from train.ppo import Trainer
 
 CHUNK_GAMES = 100  # games per label file: what an interruption can lose
 HEAD_FILE, STATS_FILE, TABLE_FILE = "knock_head.pt", "knock_head.json", "win_table.npy"
@@ -174,9 +175,9 @@ def label_games(rules: GinRummyRules, bot: str, games: int, seed: int, reshuffle
 def _chunk_job(rules: GinRummyRules, bot: str, seed: int, reshuffles: int, table_path: str,
                out: str) -> str:
     obs, gains = label_games(rules, bot, CHUNK_GAMES, seed, reshuffles, np.load(table_path))
-    tmp = Path(out).with_suffix(".tmp.npz")
-    np.savez_compressed(tmp, obs=obs, gains=gains)
-    tmp.replace(out)
+    buf = io.BytesIO()
+    np.savez_compressed(buf, obs=obs, gains=gains)
+    write_atomic(out, buf.getvalue())
     return out
 
 
@@ -232,7 +233,7 @@ class KnockHead(nn.Module):
     def save(self, path: Path, stats: dict) -> None:
         torch.save({"inputs": self.inputs.tolist(), "hidden": self.hidden,
                     "state": self.state_dict()}, path)
-        (path.parent / STATS_FILE).write_text(json.dumps(stats, indent=2) + "\n")
+        write_atomic(path.parent / STATS_FILE, json.dumps(stats, indent=2) + "\n")
 
     @classmethod
     def load(cls, path: Path) -> KnockHead:
@@ -296,88 +297,73 @@ def fit(obs: np.ndarray, gains: np.ndarray, held_out: int, epochs: int = 800,
     return head, stats
 
 
-# ------------------------------------------------------------------ command line
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m train.knock_head",
-                                description=__doc__.splitlines()[0])
-    p.add_argument("run", help="the Gin Rummy run under runs/ whose policy gets the head")
-    p.add_argument("--bot", default="gin_rummy/expert", help="the bot that plays the games")
-    p.add_argument("--games", type=int, default=6000, help="games labelled")
-    p.add_argument("--reshuffles", type=int, default=12, help="stock redeals per play-on")
-    p.add_argument("--table-hands", type=int, default=6000,
-                   help="hands of the bot against itself behind the win table")
-    p.add_argument("--held-out", type=float, default=0.1, help="share of chunks held out")
-    p.add_argument("--workers", type=int, default=1)
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--export", default=None, metavar="PATH.onnx",
-                   help="also export the policy with its head here")
-    return p
+# ------------------------------------------------------------------ the stage
+@dataclass(frozen=True)
+class KnockStage:
+    """The settings of the knock stage (the plug-in's ``**settings``)."""
+
+    bot: str = "gin_rummy/expert"  # the bot that plays the labelled games
+    games: int = 6000  # games labelled
+    reshuffles: int = 12  # stock redeals per play-on
+    table_hands: int = 6000  # hands of the bot against itself behind the win table
+    held_out: float = 0.1  # share of label chunks held out
+    workers: int = 1
+    seed: int = 1
+
+    def check(self, cfg: TrainConfig) -> GinRummyRules:
+        """The rules of run ``cfg``, once the run and these settings are fit for a head."""
+        if cfg.game != GAME.name:
+            raise ValueError(f"run {cfg.name!r} plays {cfg.game}; a knock head is for "
+                             f"{GAME.name}")
+        if cfg.observation != "features":
+            raise ValueError(f"run {cfg.name!r} reads the {cfg.observation!r} observation; the "
+                             f"knock head reads the 'features' observation's knock block, so "
+                             f"it needs a run trained with observation='features'")
+        check_bot(self.bot, cfg.game, role="bot")
+        for key in ("games", "reshuffles", "table_hands", "workers"):
+            value = getattr(self, key)
+            if not isinstance(value, int) or value < 1:
+                raise ValueError(f"{key} must be a positive int, got {value!r}")
+        if not 0.0 <= self.held_out < 1.0:
+            raise ValueError(f"held_out must be in [0, 1), got {self.held_out!r}")
+        rules = GAME.get_rules(cfg.preset or GAME.presets[0], **cfg.rule_changes)
+        if rules.num_players != 2:
+            raise ValueError(f"the knock head's win table is for 2 players, "
+                             f"got num_players={rules.num_players}")
+        return rules
+
+    def run(self, cfg: TrainConfig) -> dict:
+        """The win table, the labels and the head of run ``cfg``, saved in its folder (each
+        made only where missing, so an interrupted stage resumes); the head's statistics."""
+        rules, run_dir = self.check(cfg), cfg.run_dir
+        t0 = time.monotonic()
+        if not (run_dir / TABLE_FILE).is_file():
+            outcomes = hand_outcomes(rules, self.bot, self.table_hands, self.seed)
+            np.save(run_dir / TABLE_FILE, win_table(outcomes, rules.target))
+            print(f"[knock] win table from {self.table_hands:,} hands of {self.bot}, "
+                  f"{time.monotonic() - t0:.0f} s", file=sys.stderr)
+        chunks = labels(run_dir, rules, self.bot, self.games, self.reshuffles, self.workers,
+                        self.seed)
+        parts = [np.load(c) for c in chunks]
+        n_out = int(round(len(parts) * self.held_out))
+        obs = np.concatenate([p["obs"] for p in parts])
+        gains = np.concatenate([p["gains"] for p in parts])
+        held_out = sum(len(p["gains"]) for p in parts[len(parts) - n_out:]) if n_out else 0
+        head, stats = fit(obs, gains, held_out, seed=self.seed,
+                          log=lambda m: print(f"[knock] {m}", file=sys.stderr))
+        stats.update({"games": self.games, "bot": self.bot, "reshuffles": self.reshuffles,
+                      "table_hands": self.table_hands, "seconds": round(time.monotonic() - t0)})
+        head.save(run_dir / HEAD_FILE, stats)
+        print("[knock] " + ", ".join(f"{k} {v:.4f}" if isinstance(v, float) else f"{k} {v}"
+                                     for k, v in stats.items()), file=sys.stderr)
+        return stats
 
 
 def export_switch(run_dir: Path) -> tuple[nn.Module | None, dict]:
-    """The game's training plug-in (``envs.games.Game.train_plugin``): the learned knock
-    after the policy in the exported graph, and its statistics for the card; nothing for
-    a run without a head."""
+    """The learned knock after the policy in the exported graph, and its statistics for the
+    card; nothing for a run without a head."""
     head_file = Path(run_dir) / HEAD_FILE
     if not head_file.is_file():
         return None, {}
     return (KnockSwitch(KnockHead.load(head_file)),
             {"knock_head": json.loads((Path(run_dir) / STATS_FILE).read_text())})
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    try:
-        cfg = TrainConfig.load_run(args.run)
-        if cfg.game != GAME.name:
-            raise ValueError(f"run {args.run!r} plays {cfg.game}; a knock head is for "
-                             f"{GAME.name}")
-        if cfg.observation != "features":
-            raise ValueError(f"run {args.run!r} reads the {cfg.observation!r} observation; the "
-                             f"knock head reads the 'features' observation's knock block, so "
-                             f"it needs a run trained with observation='features'")
-        check_bot(args.bot, cfg.game, role="bot")
-        for key in ("games", "reshuffles", "table_hands", "workers"):
-            if getattr(args, key) < 1:
-                raise ValueError(f"--{key.replace('_', '-')} must be a positive int, "
-                                 f"got {getattr(args, key)}")
-        if not 0.0 <= args.held_out < 1.0:
-            raise ValueError(f"--held-out must be in [0, 1), got {args.held_out}")
-        rules = GAME.get_rules(cfg.preset or GAME.presets[0], **cfg.rule_changes)
-        if rules.num_players != 2:
-            raise ValueError(f"the knock head's win table is for 2 players, "
-                             f"got num_players={rules.num_players}")
-        trainer = Trainer(cfg, resume=True, progress=False, quiet=True)
-    except (ValueError, FileNotFoundError) as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
-    run_dir = trainer.run_dir
-    t0 = time.monotonic()
-    if not (run_dir / TABLE_FILE).is_file():
-        outcomes = hand_outcomes(rules, args.bot, args.table_hands, args.seed)
-        np.save(run_dir / TABLE_FILE, win_table(outcomes, rules.target))
-        print(f"[knock] win table from {args.table_hands:,} hands of {args.bot}, "
-              f"{time.monotonic() - t0:.0f} s", file=sys.stderr)
-    chunks = labels(run_dir, rules, args.bot, args.games, args.reshuffles, args.workers,
-                    args.seed)
-    parts = [np.load(c) for c in chunks]
-    n_out = int(round(len(parts) * args.held_out))
-    obs = np.concatenate([p["obs"] for p in parts])
-    gains = np.concatenate([p["gains"] for p in parts])
-    held_out = sum(len(p["gains"]) for p in parts[len(parts) - n_out:]) if n_out else 0
-    head, stats = fit(obs, gains, held_out, seed=args.seed,
-                      log=lambda m: print(f"[knock] {m}", file=sys.stderr))
-    stats.update({"games": args.games, "bot": args.bot, "reshuffles": args.reshuffles,
-                  "table_hands": args.table_hands, "seconds": round(time.monotonic() - t0)})
-    head.save(run_dir / HEAD_FILE, stats)
-    print("[knock] " + ", ".join(f"{k} {v:.4f}" if isinstance(v, float) else f"{k} {v}"
-                                 for k, v in stats.items()), file=sys.stderr)
-    trainer.checkpoint(trainer.state.steps)  # the wall time now counts the labelling
-    for path in [run_dir / "policy.onnx", *([Path(args.export)] if args.export else [])]:
-        trainer.export(path)
-        print(f"[knock] exported {path}", file=sys.stderr)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,0 +1,27 @@
+"""Gin Rummy's training plug-in (``train.plugins``): the learned knock (``knock``).
+
+After the policy's own training, a small head learns when a knock beats playing on,
+from play-outs on the true deal; the export puts it after the policy
+(``KnockSwitch``). ``python -m train.plugins.gin_rummy RUN`` runs the stage on a run.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from torch import nn
+
+from train.config import TrainConfig
+from train.plugins.gin_rummy import knock
+
+
+def check(cfg: TrainConfig, **settings) -> None:
+    knock.KnockStage(**settings).check(cfg)
+
+
+def extra_stage(cfg: TrainConfig, **settings) -> dict:
+    return knock.KnockStage(**settings).run(cfg)
+
+
+def export_switch(run_dir: Path) -> tuple[nn.Module | None, dict]:
+    return knock.export_switch(run_dir)
