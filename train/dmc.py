@@ -1,0 +1,569 @@
+"""Deep Monte Carlo (DouZero's method) beside PPO, read top to bottom: config, network,
+acting, replay, self-play, the run, export.
+
+    cfg = DMCConfig(game="blind_auction", steps=500_000)   # 1. every knob
+    result = DMCTrainer(cfg).run()                          # 2-6, then 7: runs/<name>/
+
+DouZero learned DouDizhu from scratch where policy-gradient and DQN baselines did
+not: a network scores every (state, action) pair, trained by plain regression on
+the Monte Carlo return of self-play, with no critic, no bootstrapping and no
+search. Here:
+
+1. **Config**: a ``DMCConfig``, ``train.config.TrainConfig`` plus DMC's knobs, saved
+   as ``runs/<name>/config.json`` (``algo: "dmc"``). Steps are decisions collected,
+   every seat's.
+2. **Network**: Q(s, .) in one forward pass, one score per action: an MLP
+   (``policy="mlp"``, PPO's knob), or the card network (``"card"``, ``train.cardnet``),
+   which scores an action about a card from that card's embedding.
+3. **Acting**: epsilon-greedy over the legal actions (the masks): a uniformly random
+   legal action with chance ``exp_epsilon``, else the best legal Q.
+4. **Replay**: a FIFO of the most recent decisions (observation, action); a
+   decision's target is filled in when its episode ends.
+5. **Self-play**: ``envs.batched.BatchedGames`` with EVERY seat played by the current
+   network, one forward pass per tick for all games. Each seat's decisions in an
+   episode are kept with the seat; when the episode ends, a decision's target is
+   what that seat received from that decision to the end (``gamma`` per own
+   decision; 1 by default: the plain return), the rewards paid on other seats'
+   moves included, as the AEC env pays them.
+6. **The run**: every ``train_freq`` decisions, ``gradient_steps`` Adam steps on
+   MSE(Q(s, a_taken), target) over ``batch_size`` decisions drawn from the replay;
+   evaluations against the rule bots (``train.evaluate``, ``evals.jsonl`` as
+   ``train.ppo`` writes it), checkpoints (network and optimizer; Ctrl-C or SIGTERM
+   checkpoint first), ``--resume``, tensorboard (loss, mean Q, returns, epsilon,
+   win rates).
+7. **Export**: ``runs/<name>/policy.onnx``: (observation, action_mask) -> masked Q
+   (illegal actions at ``MASKED``), so ``agents.load`` plays argmax Q; the card
+   is PPO's, with ``"algo": "dmc"`` under ``training``.
+
+The replay is not checkpointed (it is refilled in a few ticks); a resumed run
+deals new games. The command line is ``train.run``'s, with DMC's knobs:
+
+    python -m train.dmc --game sevens --preset random --steps 2000000 --policy card --name sv
+    python -m train.dmc --resume sv --steps 4000000
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import math
+import os
+import signal
+import sys
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+from torch.utils.tensorboard import SummaryWriter
+from tqdm import tqdm
+
+from envs.batched import BatchedGames
+from eval.config import parse_rule_changes, split_bot_list
+from train import run as run_cli
+from train.cardnet import CardNet, card_table
+from train.config import RUNS_DIR, TrainConfig
+from train.evaluate import evaluate, hardest, onnx_spec
+from train.export import base_card, write_onnx
+from train.numpy_policy import MASKED
+from train.ppo import EVALS, RunState, TrainResult, eval_line, read_evals
+
+ALGO = "dmc"
+CHECKPOINT = "checkpoint.pt"
+TB_DIR = "tb_0"
+
+
+# ---------------------------------------------------------------------- 1: config
+@dataclass
+class DMCConfig(TrainConfig):
+    """``TrainConfig`` plus DMC's knobs (names from DouZero and SB3's DQN). PPO's own knobs
+    (opponents, n_steps, n_epochs, gae_lambda, ent_coef, clip_range, target_kl, snapshots)
+    are not read: every seat is the current network."""
+
+    algo: str = ALGO  # config.json says which trainer resumes it
+    exp_epsilon: float = 0.05  # chance of a uniformly random legal action (DouZero: 0.01)
+    buffer_size: int = 100_000  # the replay holds the most recent decisions (FIFO)
+    train_freq: int = 1024  # decisions collected between rounds of updates
+    gradient_steps: int = 2  # Adam steps per round, ``batch_size`` decisions each
+    max_grad_norm: float = 40.0  # gradient clipping, as DouZero
+    # DMC's defaults of shared knobs: the plain Monte Carlo return, DouZero's ReLU
+    gamma: float = 1.0
+    activation: str = "relu"
+    n_games: int = 64
+
+    def validate(self) -> None:
+        super().validate()
+        if self.algo != ALGO:
+            raise ValueError(f"a DMC config has algo {ALGO!r}, got {self.algo!r}")
+        if isinstance(self.exp_epsilon, bool) or not isinstance(self.exp_epsilon, int | float) \
+                or not 0 <= self.exp_epsilon <= 1:
+            raise ValueError(f"exp_epsilon must be in [0, 1], got {self.exp_epsilon!r}")
+        for key in ("buffer_size", "train_freq", "gradient_steps"):
+            value = getattr(self, key)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise ValueError(f"{key} must be a positive int, got {value!r}")
+        if self.buffer_size < max(self.batch_size, self.n_games):
+            raise ValueError(f"buffer_size {self.buffer_size} must hold a batch "
+                             f"({self.batch_size}) and a tick of every game ({self.n_games})")
+        if isinstance(self.max_grad_norm, bool) or not isinstance(self.max_grad_norm, int | float) \
+                or self.max_grad_norm <= 0:
+            raise ValueError(f"max_grad_norm must be positive, got {self.max_grad_norm!r}")
+        if self.imitate or self.critic_warmup:
+            raise ValueError("imitate and critic_warmup are PPO's (train.ppo); DMC starts from "
+                             "scratch and has no critic")
+
+
+# --------------------------------------------------------------------- 2: network
+class CardScores(nn.Module):
+    """A ``CardNet``'s action scores alone: Q(s, .)."""
+
+    def __init__(self, net: CardNet) -> None:
+        super().__init__()
+        self.net = net
+
+    def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        return self.net(obs)[0]
+
+
+def q_network(cfg: DMCConfig, obs_size: int, num_actions: int) -> nn.Module:
+    """obs (B, obs_size) -> Q (B, num_actions): one score per action, one forward pass."""
+    if cfg.policy == "card":
+        table = card_table(cfg.game, cfg.preset, cfg.rule_changes, cfg.observation)
+        return CardScores(CardNet(table, obs_size, num_actions, embed=cfg.card_embed,
+                                  hidden=tuple(cfg.net), activation=cfg.activation))
+    act = {"tanh": nn.Tanh, "relu": nn.ReLU}[cfg.activation]
+    layers: list[nn.Module] = []
+    width = obs_size
+    for h in cfg.net:
+        layers += [nn.Linear(width, h), act()]
+        width = h
+    return nn.Sequential(*layers, nn.Linear(width, num_actions))
+
+
+class MaskedQ(nn.Module):
+    """(observation, action_mask) -> Q with every illegal action at ``MASKED``: the graph
+    ONNX gets, so a bot's argmax is the best legal action."""
+
+    def __init__(self, q: nn.Module) -> None:
+        super().__init__()
+        self.q = q
+
+    def forward(self, observation: torch.Tensor, action_mask: torch.Tensor) -> torch.Tensor:
+        q = self.q(observation)
+        return torch.where(action_mask > 0.5, q, torch.full_like(q, MASKED))
+
+
+# ---------------------------------------------------------------------- 3: acting
+def epsilon_greedy(q: np.ndarray, masks: np.ndarray, epsilon: float,
+                   rng: np.random.Generator) -> np.ndarray:
+    """Per row: a uniformly random legal action with chance ``epsilon``, else the legal
+    action of highest ``q`` (the first on ties)."""
+    masks = np.asarray(masks, dtype=bool)
+    if not masks.any(axis=1).all():
+        raise ValueError(f"rows {np.flatnonzero(~masks.any(axis=1)).tolist()} have no legal "
+                         "action to choose from")
+    actions = np.where(masks, q, -np.inf).argmax(axis=1)
+    explore = np.flatnonzero(rng.random(len(actions)) < epsilon)
+    if len(explore):
+        noise = rng.random((len(explore), masks.shape[1]))
+        actions[explore] = np.where(masks[explore], noise, -1.0).argmax(axis=1)
+    return actions
+
+
+# ---------------------------------------------------------------------- 4: replay
+class Replay:
+    """The last ``size`` decisions (FIFO): observation, action, and the Monte Carlo target
+    once the decision's episode has ended (``ready``). A decision takes its slot when it is
+    made (one write per tick for all games); a slot reused before its episode ended (an
+    episode longer than the buffer) loses that target: ``owner`` says whose a slot is."""
+
+    def __init__(self, size: int, obs_size: int) -> None:
+        self.size = size
+        self.obs = np.zeros((size, obs_size), dtype=np.float32)
+        self.action = np.zeros(size, dtype=np.int64)
+        self.target = np.zeros(size, dtype=np.float32)
+        self.owner = np.full(size, -1, dtype=np.int64)  # the decision id in each slot
+        self.ready = np.zeros(size, dtype=bool)
+        self.next_id = 0
+
+    def add(self, obs: np.ndarray, actions: np.ndarray) -> np.ndarray:
+        """Store one decision per row; returns their ids (targets come later)."""
+        ids = np.arange(self.next_id, self.next_id + len(actions), dtype=np.int64)
+        pos = ids % self.size
+        self.obs[pos], self.action[pos] = obs, actions
+        self.owner[pos], self.ready[pos] = ids, False
+        self.next_id += len(actions)
+        return ids
+
+    def set_targets(self, ids: np.ndarray, targets: np.ndarray) -> None:
+        pos = ids % self.size
+        mine = self.owner[pos] == ids
+        self.target[pos[mine]] = targets[mine]
+        self.ready[pos[mine]] = True
+
+    def ready_count(self) -> int:
+        return int(self.ready.sum())
+
+    def sample(self, batch: int, rng: np.random.Generator) -> np.ndarray:
+        """Slots of ``batch`` decisions with targets, drawn uniformly with replacement."""
+        return rng.choice(np.flatnonzero(self.ready), size=batch)
+
+
+# ------------------------------------------------------------------ 5: self-play
+class SelfPlay:
+    """``games`` with every seat played by one Q-function, decisions into ``replay``.
+
+    Game ``i``'s seat ``s`` keeps the ids of its decisions in this episode and, for each,
+    the rewards it received from that decision up to its next one (paid on anyone's
+    move). When the episode ends, decision ``j``'s target is
+    ``r_j + gamma r_{j+1} + gamma^2 r_{j+2} + ...``: with ``gamma`` 1, everything the seat
+    got from its decision to the episode's end. Rewards paid before a seat's first
+    decision (none in these games) have no decision to go to."""
+
+    def __init__(self, games: BatchedGames, replay: Replay, gamma: float, seed: int) -> None:
+        self.games, self.replay, self.gamma = games, replay, gamma
+        self.rng = np.random.default_rng(seed)
+        n, p = games.num_games, games.num_players
+        self._ids: list[list[list[int]]] = [[[] for _ in range(p)] for _ in range(n)]
+        self._rewards: list[list[list[float]]] = [[[] for _ in range(p)] for _ in range(n)]
+        self.returns: list[float] = []  # each seat's return of each finished episode
+        self.lengths: list[int] = []  # decisions of each finished episode, all seats
+        games.reset(seed=seed)
+
+    def tick(self, q_values, epsilon: float) -> int:
+        """One decision in every game, chosen in one call ``q_values(obs) -> (N, A)``;
+        returns the number of decisions."""
+        games = self.games
+        n = games.num_games
+        obs, masks, seats = games.obs, games.masks, games.seats
+        actions = epsilon_greedy(q_values(obs), masks, epsilon, self.rng)
+        ids = self.replay.add(obs, actions)
+        for i, seat in enumerate(seats.tolist()):
+            self._ids[i][seat].append(int(ids[i]))
+            self._rewards[i][seat].append(0.0)
+        rewards, dones = games.step_games(range(n), actions)
+        for i in np.flatnonzero(rewards.any(axis=1)).tolist():
+            for seat, r in enumerate(rewards[i].tolist()):
+                owed = self._rewards[i][seat]
+                if owed:
+                    owed[-1] += r
+        for i in np.flatnonzero(dones).tolist():
+            self._finish(i)
+        return n
+
+    def _finish(self, i: int) -> None:
+        length = 0
+        for seat in range(self.games.num_players):
+            owed, ids = self._rewards[i][seat], self._ids[i][seat]
+            if not ids:
+                continue
+            targets = discounted_returns(owed, self.gamma)
+            self.replay.set_targets(np.asarray(ids, dtype=np.int64), targets)
+            self.returns.append(float(targets[0]))
+            length += len(ids)
+            owed.clear()
+            ids.clear()
+        self.lengths.append(length)
+
+
+def discounted_returns(rewards: list[float], gamma: float) -> np.ndarray:
+    """``out[j] = rewards[j] + gamma * out[j + 1]``: each decision's Monte Carlo target."""
+    out = np.zeros(len(rewards), dtype=np.float64)
+    g = 0.0
+    for j in range(len(rewards) - 1, -1, -1):
+        g = rewards[j] + gamma * g
+        out[j] = g
+    return out.astype(np.float32)
+
+
+# ---------------------------------------------------------------------- 6: the run
+class DMCTrainer:
+    """One DMC run: builds or resumes it (``resume``), ``run()`` trains, ``export()`` writes;
+    the same run folder, results and command line as ``train.ppo.Trainer``."""
+
+    def __init__(self, cfg: DMCConfig, resume: bool = False, progress: bool = True,
+                 quiet: bool = False) -> None:
+        cfg.validate()
+        self.cfg = cfg = cfg.resolved()
+        self.run_dir = cfg.run_dir
+        self.progress, self.quiet = progress, quiet
+        ckpt = self.run_dir / CHECKPOINT
+        if resume and not ckpt.is_file():
+            raise ValueError(f"nothing to resume: {str(ckpt)!r} does not exist")
+        if not resume and (self.run_dir / "config.json").exists():
+            raise ValueError(f"run {str(self.run_dir)!r} exists; resume it or pick a new --name")
+        cfg.save(self.run_dir)
+        torch.set_num_threads(cfg.threads())
+        torch.manual_seed(cfg.seed)
+        self.state = RunState.load(self.run_dir) if resume else \
+            RunState(next_checkpoint=cfg.checkpoint_every)
+        self.steps = self.state.steps
+        games = BatchedGames(cfg.game, cfg.n_games, preset=cfg.preset, **cfg.env_options(),
+                             **cfg.env_rule_changes())
+        self.replay = Replay(cfg.buffer_size, games.obs_size)
+        # a resumed run deals new games: the seed moves with the steps already taken
+        self.selfplay = SelfPlay(games, self.replay, cfg.gamma,
+                                 seed=cfg.seed * 1_000_003 + self.steps)
+        self.net = q_network(cfg, games.obs_size, games.num_actions)
+        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=cfg.learning_rate)
+        if resume:
+            saved = torch.load(ckpt, weights_only=True)
+            self.net.load_state_dict(saved["net"])
+            self.optimizer.load_state_dict(saved["optimizer"])
+        self.writer: SummaryWriter | None = None
+        self._start = time.monotonic()
+        self._wall0 = self.state.wall_time_s
+
+    def wall_time(self) -> float:
+        return self._wall0 + time.monotonic() - self._start
+
+    def q_values(self, obs: np.ndarray) -> np.ndarray:
+        with torch.no_grad():
+            return self.net(torch.from_numpy(obs)).numpy()
+
+    def learning_rate(self) -> float:
+        cfg = self.cfg
+        return cfg.learning_rate * (max(0.0, 1.0 - self.steps / cfg.steps) if cfg.lr_decay
+                                    else 1.0)
+
+    def update(self) -> dict[str, float]:
+        """``gradient_steps`` Adam steps of MSE(Q(s, a_taken), target); their mean stats."""
+        cfg, replay, rng = self.cfg, self.replay, self.selfplay.rng
+        for group in self.optimizer.param_groups:
+            group["lr"] = self.learning_rate()  # config.json's rate holds after a resume
+        stats = np.zeros(3)
+        for _ in range(cfg.gradient_steps):
+            idx = replay.sample(cfg.batch_size, rng)
+            obs = torch.from_numpy(replay.obs[idx])
+            action = torch.from_numpy(replay.action[idx])
+            target = torch.from_numpy(replay.target[idx])
+            q = self.net(obs).gather(1, action.unsqueeze(1)).squeeze(1)
+            loss = nn.functional.mse_loss(q, target)
+            self.optimizer.zero_grad()
+            loss.backward()
+            nn.utils.clip_grad_norm_(self.net.parameters(), cfg.max_grad_norm)
+            self.optimizer.step()
+            stats += (loss.item(), q.mean().item(), target.mean().item())
+        loss, q_mean, target_mean = stats / cfg.gradient_steps
+        return {"train/loss": loss, "train/q_mean": q_mean, "train/target_mean": target_mean}
+
+    def run(self) -> TrainResult:
+        cfg = self.cfg
+        self.writer = SummaryWriter(str(self.run_dir / TB_DIR))
+        ticks = math.ceil(cfg.train_freq / cfg.n_games)
+        bar = tqdm(total=cfg.steps, initial=min(self.steps, cfg.steps), unit="step",
+                   file=sys.stderr, disable=not self.progress, dynamic_ncols=True,
+                   desc=cfg.name, smoothing=0.05)
+        interrupted = False
+        old_term = None
+        if threading.current_thread() is threading.main_thread():
+            # `kill` (SIGTERM) stops a background run the way Ctrl-C does: checkpoint first
+            old_term = signal.signal(signal.SIGTERM, _raise_interrupt)
+        try:
+            while self.steps < cfg.steps:
+                self.periodic()
+                t0 = time.perf_counter()
+                collected = 0
+                for _ in range(ticks):
+                    n = self.selfplay.tick(self.q_values, cfg.exp_epsilon)
+                    collected += n
+                    self.steps += n  # a Ctrl-C between ticks checkpoints the exact count
+                    bar.update(n)
+                t1 = time.perf_counter()
+                if self.replay.ready_count() >= cfg.batch_size:
+                    self.log(self.update(), t1 - t0, time.perf_counter() - t1, collected)
+        except KeyboardInterrupt:
+            interrupted = True
+        finally:
+            bar.close()
+            if old_term is not None:
+                signal.signal(signal.SIGTERM, old_term)
+            self.checkpoint()
+        evals = read_evals(self.run_dir)
+        if not interrupted and cfg.eval_every and (not evals or evals[-1]["step"] != self.steps):
+            self.evaluate()
+        onnx = None if interrupted else self.export(self.run_dir / "policy.onnx")
+        self.writer.close()
+        return TrainResult(self.run_dir, self.steps, self.wall_time(), onnx,
+                           read_evals(self.run_dir), interrupted)
+
+    def periodic(self) -> None:
+        cfg, st = self.cfg, self.state
+        if cfg.eval_every and self.steps >= st.next_eval:
+            self.evaluate()
+            st.next_eval = self.steps + cfg.eval_every
+        if self.steps >= st.next_checkpoint:
+            self.checkpoint()
+            st.next_checkpoint = self.steps + cfg.checkpoint_every
+
+    def log(self, stats: dict[str, float], collect_s: float, update_s: float,
+            collected: int) -> None:
+        sp, w, step = self.selfplay, self.writer, self.steps
+        for key, value in stats.items():
+            w.add_scalar(key, value, step)
+        w.add_scalar("train/epsilon", self.cfg.exp_epsilon, step)
+        w.add_scalar("train/learning_rate", self.learning_rate(), step)
+        w.add_scalar("time/steps_per_s", collected / max(collect_s + update_s, 1e-9), step)
+        w.add_scalar("time/update_share", update_s / max(collect_s + update_s, 1e-9), step)
+        if sp.returns:
+            w.add_scalar("rollout/return_mean", float(np.mean(sp.returns)), step)
+            w.add_scalar("rollout/return_abs_mean", float(np.mean(np.abs(sp.returns))), step)
+            w.add_scalar("rollout/episode_decisions", float(np.mean(sp.lengths)), step)
+            sp.returns.clear()
+            sp.lengths.clear()
+
+    def checkpoint(self) -> None:
+        tmp = self.run_dir / (CHECKPOINT + ".tmp")
+        torch.save({"net": self.net.state_dict(), "optimizer": self.optimizer.state_dict(),
+                    "steps": self.steps}, tmp)
+        os.replace(tmp, self.run_dir / CHECKPOINT)
+        self.state.steps = self.steps
+        self.state.wall_time_s = self.wall_time()
+        self.state.save(self.run_dir)
+
+    def evaluate(self) -> dict:
+        """Duplicate matches of the current network against each eval bot, as ``train.ppo``
+        runs them (same ``evals.jsonl`` record, same tensorboard tags)."""
+        cfg, step = self.cfg, self.steps
+        path = self.run_dir / "evals" / f"step-{step:09d}.onnx"
+        self.write(path, self.card(None))
+        t0 = time.monotonic()
+        results = evaluate(cfg.game, cfg.preset, onnx_spec(path), list(cfg.eval_bots),
+                           cfg.eval_deals, self.run_dir / "evals" / f"step-{step:09d}",
+                           rule_changes=cfg.rule_changes, seed=cfg.seed,
+                           workers=cfg.eval_workers)
+        record = {"step": step, "wall_time_s": round(self.wall_time(), 1),
+                  "eval_seconds": round(time.monotonic() - t0, 1), "deals": cfg.eval_deals,
+                  "results": results, "hardest": hardest(results)}
+        with open(self.run_dir / EVALS, "a") as f:
+            f.write(json.dumps(record) + "\n")
+        if self.writer is not None:
+            for opp, r in results.items():
+                tag = "eval_" + opp.replace("/", "_").replace(":", "_")
+                for key, value in r.items():
+                    if isinstance(value, int | float) and key not in ("deals", "games"):
+                        self.writer.add_scalar(f"{tag}/{key}", value, step)
+            self.writer.add_scalar("eval/hardest_win_rate", results[record["hardest"]]["win"],
+                                   step)
+        if not self.quiet:
+            tqdm.write(eval_line(record), file=sys.stderr)
+        return record
+
+    # ------------------------------------------------------------------ 7: export
+    def card(self, evaluation: dict | None) -> dict:
+        cfg = self.cfg
+        return {**base_card(cfg.game, cfg.preset, cfg.rule_changes, cfg.observation),
+                "training": {"algo": ALGO, "steps": self.steps,
+                             "wall_time_s": round(self.wall_time(), 1),
+                             "run": str(self.run_dir), "config": cfg.to_dict()},
+                "evaluation": evaluation or {}}
+
+    def write(self, path: Path, card: dict) -> Path:
+        games = self.selfplay.games
+        write_onnx(MaskedQ(self.net), games.obs_size, games.num_actions, path, card)
+        self.net.train()  # write_onnx put it in eval mode (no layer here differs)
+        return Path(path)
+
+    def export(self, path: Path | str) -> Path:
+        """The network as ONNX at ``path`` (masked Q; a bot plays its argmax) with its card,
+        the last evaluation included."""
+        evals = read_evals(self.run_dir)
+        last = evals[-1] if evals else None
+        evaluation = ({"step": last["step"], "deals": last["deals"], "results": last["results"]}
+                      if last else None)
+        return self.write(Path(path), self.card(evaluation))
+
+
+# ------------------------------------------------------------------------- helpers
+def _raise_interrupt(signum, frame) -> None:
+    raise KeyboardInterrupt
+
+
+# ------------------------------------------------------------------- command line
+# train.run's flags that only PPO reads: refused here rather than silently ignored
+PPO_ONLY = ("opponents", "n_steps", "n_epochs", "gae_lambda", "ent_coef", "clip_range",
+            "target_kl", "critic_warmup", "critic_warmup_lr", "imitate", "imitate_samples",
+            "imitate_epochs", "imitate_balance", "snapshot_every", "max_snapshots",
+            "action_head")
+DMC_KNOBS = (("--exp-epsilon", float, "exp_epsilon", "chance of a random legal action"),
+             ("--buffer-size", int, "buffer_size", "replay size in decisions"),
+             ("--train-freq", int, "train_freq", "decisions collected between update rounds"),
+             ("--gradient-steps", int, "gradient_steps", "Adam steps per update round"),
+             ("--max-grad-norm", float, "max_grad_norm", "gradient clipping"))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """``train.run``'s command line with DMC's knobs; a knob left out takes
+    ``DMCConfig``'s default (or, with ``--resume``, the run's own value)."""
+    p = run_cli.build_parser()
+    p.prog = "python -m train.dmc"
+    p.description = __doc__.splitlines()[0]
+    d = DMCConfig()
+    for flag, kind, field, text in DMC_KNOBS:
+        p.add_argument(flag, dest=field, type=kind, default=None,
+                       help=f"{text} (default {getattr(d, field)}; with --resume: changes the run)")
+    p.set_defaults(n_games=None, activation=None)  # DMCConfig's defaults, not PPO's
+    return p
+
+
+def config_from_args(p: argparse.ArgumentParser, args: argparse.Namespace) -> DMCConfig:
+    ppo_only = [k for k in PPO_ONLY if getattr(args, k) != p.get_default(k)]
+    if ppo_only:
+        raise ValueError(f"{ppo_only} are PPO's knobs (python -m train.run); DMC plays every "
+                         "seat with the current network and has no critic")
+    if args.resume:
+        if json.loads(_config_text(args.resume)).get("algo") != ALGO:
+            raise ValueError(f"run {args.resume!r} is not a DMC run; resume it with "
+                             "python -m train.run")
+        cfg = DMCConfig.load_run(args.resume)
+        if args.steps != p.get_default("steps"):
+            cfg.steps = args.steps
+        for key in (*run_cli.TUNABLE, *(k for _, _, k, _ in DMC_KNOBS)):
+            if getattr(args, key, None) is not None:
+                setattr(cfg, key, getattr(args, key))
+        return cfg
+    fields = {f.name for f in dataclasses.fields(DMCConfig)}
+    values = {k: v for k, v in vars(args).items() if k in fields and v is not None}
+    values["rule_changes"] = parse_rule_changes(args.rule)
+    values["max_hands"] = args.max_hands or None
+    values["eval_bots"] = tuple(split_bot_list(args.eval_bots)) if args.eval_bots else ()
+    return DMCConfig(**values)
+
+
+def _config_text(name: str) -> str:
+    path = RUNS_DIR / name / "config.json"
+    if not path.is_file():
+        raise ValueError(f"no training run at {str(path.parent)!r} (missing config.json)")
+    return path.read_text()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = build_parser()
+    args = p.parse_args(argv)
+    try:
+        trainer = DMCTrainer(config_from_args(p, args), resume=bool(args.resume),
+                             progress=not args.quiet and sys.stderr.isatty(), quiet=args.quiet)
+    except ValueError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    print(f"run {trainer.run_dir}  (config: {trainer.run_dir / 'config.json'}; "
+          f"tensorboard --logdir {trainer.run_dir})", file=sys.stderr)
+    result = trainer.run()
+    if result.interrupted:
+        print(f"\ninterrupted at {result.steps:,} steps; checkpoint saved. Continue with: "
+              f"python -m train.dmc --resume {trainer.cfg.name}", file=sys.stderr)
+        return 130
+    if args.export:
+        trainer.export(args.export)
+        print(f"exported {args.export} (+ .json card)")
+    print(f"{result.steps:,} steps in {result.wall_time_s / 60:.1f} min; policy: {result.onnx}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
