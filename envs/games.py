@@ -73,6 +73,10 @@ class Game:
     redeal_unseen: Callable[[Any, Any], None] | None = None
     # module of the game's training extras (``train``'s plug-ins, e.g. a learned knock)
     train_plugin: str | None = None
+    # (rules, encoder, policies, weights) -> {"exploitability": ...}: the exact exploitability
+    # of network policies ((obs, masks) -> probabilities) mixed by weights, for training
+    # curves (``train.exploit``); no policies: only check the rules. None: not known
+    exploitability: Callable[..., dict] | None = None
     # a tournament's default for a failing bot: disqualify it and rerun without it (True,
     # the Sevens seed's tournament), or stop (False); ``eval.tournament --[no-]disqualify``
     disqualify_failing_bots: bool = False

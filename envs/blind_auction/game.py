@@ -1,5 +1,6 @@
 """Blind Auction's declaration (``envs.games``): everything generic code needs."""
 
+from envs.blind_auction import best_response
 from envs.blind_auction.actions import NUM_ACTIONS, action_name
 from envs.blind_auction.engine import BlindAuctionState
 from envs.blind_auction.infostate import FEATURES, INFOSTATE
@@ -25,4 +26,5 @@ GAME = Game(
     bots="agents.blind_auction",
     strongest=("blind_auction/high-early", "blind_auction/save-high"),
     web_adapter="web.adapters.blind_auction",
+    exploitability=best_response.exploitability,  # 2 players, small decks
 )
