@@ -62,6 +62,7 @@ class TrainConfig:
     target_kl: float | None = None  # stop an update's epochs early past this KL (None = never)
     episode: str = "game"  # "game" or "hand" (docs/rules.md section 5)
     relative_score: bool = False  # reward points minus the others' mean (envs.aec): rank-like
+    win_reward: float = 1.0  # paid to the winner at the episode's end (envs.rewards); 0: points
     imitate: str = ""  # a rule bot to clone before PPO (train.imitate); "" = start from random
     imitate_samples: int = 200_000  # teacher decisions collected for the clone
     imitate_epochs: int = 10
@@ -74,6 +75,10 @@ class TrainConfig:
     checkpoint_every: int = 20_000
     snapshot_every: int = 50_000  # frozen copies of the policy join the opponent pool
     max_snapshots: int = 10
+    max_average: int = 50  # the ``average`` entry: a reservoir sample of every snapshot so far
+    magnet_coef: float = 0.0  # charge each learner move coef * log(pi / magnet); 0 = off
+    magnet_every: int = 100_000  # steps between replacing the magnet by the current policy
+    exploit_every: int = 0  # steps between exact exploitability measures (Game.exploitability)
     torch_threads: int = 0  # 0 = every core: collection and updates take turns, never overlap
     name: str = ""  # run directory runs/<name>; "" = <game>-<preset>-s<seed>-<time>
 
@@ -105,7 +110,7 @@ class TrainConfig:
 
     def env_options(self) -> dict[str, Any]:
         return {"episode": self.episode, "relative_score": self.relative_score,
-                "observation": self.observation}
+                "win_reward": self.win_reward, "observation": self.observation}
 
     def threads(self) -> int:
         return self.torch_threads or max(1, os.cpu_count() or 1)
@@ -125,11 +130,12 @@ class TrainConfig:
         game.get_rules(preset, **self.env_rule_changes())  # raises on a bad rule change
         for key in ("steps", "n_games", "n_steps", "batch_size", "n_epochs", "eval_deals",
                     "eval_workers", "checkpoint_every", "max_snapshots", "imitate_samples",
-                    "imitate_epochs"):
+                    "imitate_epochs", "max_average", "magnet_every"):
             value = getattr(self, key)
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise ValueError(f"{key} must be a positive int, got {value!r}")
-        for key in ("eval_every", "snapshot_every", "torch_threads", "seed", "critic_warmup"):
+        for key in ("eval_every", "snapshot_every", "torch_threads", "seed", "critic_warmup",
+                    "exploit_every"):
             value = getattr(self, key)
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
                 raise ValueError(f"{key} must be a non-negative int, got {value!r}")
@@ -156,6 +162,16 @@ class TrainConfig:
             raise ValueError(f"imitate_balance must be in [0, 1], got {self.imitate_balance!r}")
         if self.ent_coef < 0:
             raise ValueError(f"ent_coef must be >= 0, got {self.ent_coef!r}")
+        for key in ("magnet_coef", "win_reward"):
+            value = getattr(self, key)
+            if isinstance(value, bool) or not isinstance(value, int | float) or not value >= 0:
+                raise ValueError(f"{key} must be a number >= 0, got {value!r}")
+        if self.exploit_every:
+            if game.exploitability is None:
+                raise ValueError(f"exploit_every: {self.game} declares no exact exploitability "
+                                 "(Game.exploitability)")
+            game.exploitability(game.get_rules(preset, **self.env_rule_changes()),
+                                game.encoder(self.observation), [])  # raises naming the rules
         parse_mix(self.opponents, self.game)
         if self.imitate:
             check_bot(self.imitate, self.game, role="teacher")

@@ -51,15 +51,17 @@ from envs.batched import BatchedGames
 from envs.games import get_game
 from train.config import CONFIG_FILE, PPO_KNOBS, TrainConfig
 from train.evaluate import evaluate, hardest, onnx_spec
+from train.exploit import EXPLOIT, measure_exploitability
 from train.export import base_card, export_onnx, policy_weights
 from train.imitate import collect, fit
 from train.numpy_policy import NumpyPolicy
-from train.opponents import OpponentPool
+from train.opponents import OpponentPool, Reservoir
 from train.policy import ActionFeaturePolicy, game_action_features
 from train.selfplay import SelfPlayVecEnv
 
 CHECKPOINT = "checkpoint.zip"
 STATE = "state.json"
+MAGNET = "magnet.npz"
 EVALS = "evals.jsonl"
 TB_NAME = "tb"
 
@@ -101,6 +103,10 @@ class RunState:
     next_eval: int = 0
     next_checkpoint: int = 0
     next_snapshot: int = 0
+    average: list[str] = field(default_factory=list)  # the reservoir's snapshot files
+    average_seen: int = 0  # snapshots offered to the reservoir
+    next_magnet: int = 0
+    next_exploit: int = 0
 
     @classmethod
     def load(cls, run_dir: Path) -> RunState:
@@ -186,6 +192,7 @@ class Trainer:
                 selfplay(self.env).add_snapshot(NumpyPolicy.load(self.run_dir / path))
         else:
             self.model = new_model(self.cfg, self.env)
+        self._resume_average_and_magnet()
         self._start = time.monotonic()
         self._wall0 = self.state.wall_time_s
         if not resume and self.cfg.imitate:
@@ -215,6 +222,61 @@ class Trainer:
             {"teacher": cfg.imitate, "decisions": len(data), "episodes": data.episodes,
              "seconds": round(time.monotonic() - t0, 1), "epochs": log}, indent=2) + "\n")
         self.checkpoint(0)
+
+    def _resume_average_and_magnet(self) -> None:
+        """The ``average`` entry's reservoir and the magnet, read back from the run."""
+        cfg, st = self.cfg, self.state
+        self.average = Reservoir(cfg.max_average, seed=cfg.seed)
+        self.average.items = list(st.average)
+        self.average.seen = st.average_seen
+        self._average_policies = [NumpyPolicy.load(self.run_dir / p) for p in st.average]
+        selfplay(self.env).set_average(self._average_policies)
+        magnet = self.run_dir / MAGNET
+        if cfg.magnet_coef and magnet.is_file():
+            selfplay(self.env).set_magnet(NumpyPolicy.load(magnet), cfg.magnet_coef)
+
+    def _offer_average(self, rel: str, weights: NumpyPolicy) -> None:
+        """A new snapshot, offered to the ``average`` entry's reservoir of every snapshot."""
+        slot = self.average.offer(rel)
+        if slot is not None:
+            self._average_policies[slot:slot + 1] = [weights]
+            self.state.average, self.state.average_seen = list(self.average.items), \
+                self.average.seen
+            selfplay(self.env).set_average(self._average_policies)
+        self.state.average_seen = self.average.seen
+
+    def set_magnet(self, step: int) -> None:
+        """The current policy becomes the magnet (``SelfPlayVecEnv.set_magnet``)."""
+        weights = policy_weights(self.model.policy)
+        weights.save(self.run_dir / MAGNET)
+        selfplay(self.env).set_magnet(weights, self.cfg.magnet_coef)
+
+    def measure_exploitability(self, step: int, logger=None) -> dict:
+        """The exact exploitability of the current policy (sampled and greedy) and of the
+        average of the snapshots so far, to ``exploitability.jsonl`` and tensorboard."""
+        cfg = self.cfg
+        t0 = time.monotonic()
+        record = {"step": step, "wall_time_s": round(self.wall_time(), 1),
+                  **measure_exploitability(cfg, policy_weights(self.model.policy),
+                                           self._average_policies)}
+        record["seconds"] = round(time.monotonic() - t0, 1)
+        with open(self.run_dir / EXPLOIT, "a") as f:
+            f.write(json.dumps(record) + "\n")
+        if logger is not None:
+            for who in ("current", "greedy", "average"):
+                if "exploitability" in record.get(who, {}):
+                    logger.record(f"exploit/{who}", record[who]["exploitability"])
+            logger.dump(step)
+        if not self.quiet:
+            tqdm.write(f"[exploitability @ {step:,} steps] " + ", ".join(
+                f"{who} {r['exploitability']:.3f}" for who, r in record.items()
+                if isinstance(r, dict) and "exploitability" in r), file=sys.stderr)
+        return record
+
+    def _last_exploit(self) -> int | None:
+        path = self.run_dir / EXPLOIT
+        lines = path.read_text().splitlines() if path.is_file() else []
+        return json.loads(lines[-1])["step"] if lines else None
 
     def wall_time(self) -> float:
         return self._wall0 + time.monotonic() - self._start
@@ -253,6 +315,12 @@ class Trainer:
         if step >= st.next_snapshot and cfg.snapshot_every:
             self.snapshot(step)
             st.next_snapshot = step + cfg.snapshot_every
+        if cfg.magnet_coef and step >= st.next_magnet:
+            self.set_magnet(step)
+            st.next_magnet = step + cfg.magnet_every
+        if cfg.exploit_every and step >= st.next_exploit:
+            self.measure_exploitability(step, logger)
+            st.next_exploit = step + cfg.exploit_every
         if cfg.eval_every and step >= st.next_eval:
             self.evaluate(step, logger)
             st.next_eval = step + cfg.eval_every
@@ -267,6 +335,7 @@ class Trainer:
         weights.save(self.run_dir / rel)
         self.state.snapshots = [*self.state.snapshots, rel][-self.cfg.max_snapshots:]
         selfplay(self.env).add_snapshot(weights)
+        self._offer_average(rel, weights)
 
     def checkpoint(self, step: int) -> None:
         tmp = self.run_dir / "checkpoint.tmp.zip"
@@ -326,6 +395,8 @@ class Trainer:
         evals = read_evals(self.run_dir)
         if not interrupted and cfg.eval_every and (not evals or evals[-1]["step"] != step):
             evals.append(self.evaluate(step, model.logger))
+        if not interrupted and cfg.exploit_every and self._last_exploit() != step:
+            self.measure_exploitability(step, model.logger)
         onnx = None if interrupted else self.export(self.run_dir / "policy.onnx")
         return TrainResult(self.run_dir, step, self.wall_time(), onnx, evals, interrupted)
 

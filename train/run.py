@@ -41,7 +41,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=d.seed)
     p.add_argument("--opponents", default=d.opponents,
                    help="opponent mix: what@weight entries; what = a bot spec, self, snapshot "
-                        "or rules (every rule bot of the game)")
+                        "(the latest snapshots), average (any snapshot so far: fictitious "
+                        "self-play) or rules (every rule bot of the game)")
     p.add_argument("--net", type=hidden_sizes, default=d.net,
                    help="hidden layer sizes, e.g. 256,256")
     p.add_argument("--activation", default=d.activation, choices=["tanh", "relu"])
@@ -94,7 +95,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--eval-workers", type=int, default=d.eval_workers)
     p.add_argument("--checkpoint-every", type=int, default=d.checkpoint_every)
     p.add_argument("--snapshot-every", type=int, default=d.snapshot_every)
-    p.add_argument("--max-snapshots", type=int, default=d.max_snapshots)
+    p.add_argument("--max-snapshots", type=int, default=d.max_snapshots,
+                   help="the snapshot entry's pool: the latest this many")
+    p.add_argument("--max-average", type=int, default=d.max_average,
+                   help="the average entry's pool: a reservoir sample of every snapshot so far")
+    p.add_argument("--magnet-coef", type=float, default=d.magnet_coef,
+                   help="charge each learner move COEF * log(pi/magnet) (magnetic mirror "
+                        "descent); 0 = off")
+    p.add_argument("--magnet-every", type=int, default=d.magnet_every,
+                   help="steps between replacing the magnet by the current policy")
+    p.add_argument("--exploit-every", type=int, default=d.exploit_every,
+                   help="steps between exact exploitability measures, where the game has "
+                        "them (Blind Auction, 2 players, small decks); 0 = never")
+    p.add_argument("--win-reward", type=float, default=d.win_reward,
+                   help="reward to the winner at the episode's end (0: points only)")
     p.add_argument("--torch-threads", type=int, default=d.torch_threads,
                    help="0 = every core")
     p.add_argument("--name", default="", help=f"run directory {RUNS_DIR}/<name>")
