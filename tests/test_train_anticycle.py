@@ -131,26 +131,28 @@ def test_the_magnet_charges_each_move_its_log_ratio_so_kl_on_average():
     assert env._magnet_penalty(obs, masks, actions).mean() == pytest.approx(0.2 * kl, rel=0.05)
 
 
-def test_self_play_against_the_average_approaches_the_equilibrium(tmp_path, monkeypatch):
+def test_self_play_toward_a_magnet_approaches_the_equilibrium(tmp_path, monkeypatch):
     """On the 3-card deck with ties carried (value 0; the uniform bidder gives up 1.5 points
-    of 9), a short run against the average of its snapshots, regularised toward a magnet,
-    logs the exact exploitability of the current, greedy and average policies to
-    exploitability.jsonl and tensorboard; the last falls well below the uniform bidder's."""
+    of 9), a short self-play run regularised toward a magnet logs the exact exploitability
+    of the current, greedy and average policies to exploitability.jsonl and tensorboard, and
+    the current policy ends well below the uniform bidder (unregularised, the same run ends
+    above it: docs/results.md)."""
     monkeypatch.chdir(tmp_path)
     cfg = tiny(steps=24_576, n_games=64, n_steps=32, batch_size=256, net=(32, 32),
-               opponents="self@0.4,average@0.6", snapshot_every=2048, exploit_every=8192,
-               magnet_coef=0.05, magnet_every=4096, learning_rate=1e-3)
-    result = Trainer(cfg, progress=False, quiet=True).run()
+               opponents="self@1", snapshot_every=2048, exploit_every=8192,
+               magnet_coef=0.5, magnet_every=16_384, learning_rate=1e-3)
+    trainer = Trainer(cfg, progress=False, quiet=True)
+    result = trainer.run()
     lines = [json.loads(x) for x in (result.run_dir / EXPLOIT).read_text().splitlines()]
     assert [r["step"] for r in lines] == [0, 8192, 16384, 24576]
     uniform = exact(get_rules("2p", **TINY_DECK), INFOSTATE,
                     [lambda o, m: m / m.sum(1, keepdims=True)])["exploitability"]
     assert uniform == pytest.approx(1.5)
     assert lines[0]["current"]["exploitability"] == pytest.approx(uniform, abs=0.1)
-    assert lines[-1]["current"]["exploitability"] < 0.6 * uniform
-    assert lines[-1]["average"]["exploitability"] < 0.8 * uniform
-    assert lines[-1]["average"]["policies"] == 8
-    assert all(r["greedy"]["exploitability"] >= r["current"]["exploitability"] for r in lines)
+    assert lines[-1]["current"]["exploitability"] < 0.7 * uniform
+    assert lines[-1]["average"]["policies"] == len(trainer.state.average) >= 10
+    assert lines[-1]["average"]["exploitability"] < uniform
+    assert all(r["greedy"]["exploitability"] > r["current"]["exploitability"] for r in lines)
     assert (result.run_dir / "magnet.npz").is_file()
     events = list((result.run_dir / "tb_0").glob("events.*"))
     assert events and b"exploit/current" in events[0].read_bytes()
