@@ -120,14 +120,18 @@ def _session(path: Path) -> Any:
 class OnnxBot(Bot):
     """Plays the masked argmax of an exported policy network, or with ``sample`` a draw from
     its softmax (the policy as trained: in a game of simultaneous bids an equilibrium is a
-    mix, and any fixed choice can be exploited)."""
+    mix, and any fixed choice can be exploited). ``sample`` None: as the card says
+    (its ``"sample"`` entry, default false)."""
 
-    def __init__(self, path: str | Path, seed: int | None = None, sample: bool = False) -> None:
+    def __init__(self, path: str | Path, seed: int | None = None,
+                 sample: bool | None = None) -> None:
         super().__init__(seed)
+        self.card = read_card(path)
+        if sample is None:
+            sample = self.card.get("sample", False)
         if sample not in (True, False):  # also 0 and 1, as a spec's options give them
             raise BotLoadError(f"sample must be true or false (1 or 0), got {sample!r}")
         self.sample = bool(sample)
-        self.card = read_card(path)
         onnx_path = card_path(path).with_name(self.card["onnx"])
         if not onnx_path.is_file():
             raise BotLoadError(f"the card names {str(onnx_path)!r}, which does not exist")
@@ -194,14 +198,16 @@ class OnnxBot(Bot):
 SEARCH_KNOBS = ("worlds", "top_k", "min_prior", "z")
 
 
-def load(path: str | Path, seed: int | None = None, sample: bool = False, **search: Any) -> Bot:
+def load(path: str | Path, seed: int | None = None, sample: bool | None = None,
+         **search: Any) -> Bot:
     """A ``Bot`` from an exported file (``.onnx`` or its ``.json`` card).
 
     A card with a ``search`` entry (``{"worlds": 16, "top_k": 3}``) ships the
     network inside ``agents.search.SearchBot``: the policy proposes, determinized
     play-outs decide. Keywords override the card's knobs; ``worlds=0`` loads the
-    bare network. ``sample=1`` (``x.onnx:sample=1``) draws each move from the network's
-    softmax instead of playing its argmax.
+    bare network. ``sample=1`` (``x.onnx:sample=1``, or ``"sample": true`` in the card)
+    draws each move from the network's softmax instead of playing its argmax; ``sample=0``
+    plays the argmax whatever the card says.
     """
     if not isinstance(path, str | os.PathLike) or not str(path):
         raise BotLoadError(f"a bot file is a path to an .onnx file or its .json card, "

@@ -97,6 +97,12 @@ def test_a_sampling_bot_draws_from_its_softmax_legally_and_repeatably(exported):
         agents.make(f"{exported}:sample=maybe")
 
 
+def test_a_card_may_ask_for_sampling_and_a_spec_may_refuse_it(exported, tmp_path):
+    path = copy_bot(exported, tmp_path, sample=True)
+    assert agents.load(path).sample and not agents.load(exported).sample
+    assert not agents.make(f"{path}:sample=0").sample
+
+
 def test_card_path_and_onnx_path_load_the_same_bot(exported):
     a, b = agents.load(exported), agents.load(exported.with_suffix(".json"))
     assert a.game == b.game == "spades" and a.path == b.path

@@ -93,6 +93,8 @@ def test_the_average_entry_plays_every_snapshot_so_far_and_a_resume_keeps_them(t
 
         assert sorted({which(p) for p in played}) == [0, 1, 2, 3]
         assert len(trainer.state.snapshots) == 1 and len(trainer.state.average) == 4
+        payout = trainer.env.venv.games.payout  # tiny(): the margin, no win bonus
+        assert payout.win_reward == 0.0 and payout.relative_score
         trainer.checkpoint(0)
     finally:
         trainer.env.close()
