@@ -14,7 +14,9 @@
 5. **The PPO run**: ``MaskablePPO.learn`` with one callback that pushes the
    current policy to the ``self`` seats after each update, freezes snapshots,
    evaluates against the rule bots (duplicate matches, ``train.evaluate``),
-   checkpoints, and holds the actor during a critic warm-up. ``--imitate``
+   checkpoints, and holds the actor during a critic warm-up; optionally it moves
+   a magnet the learner is regularised toward and measures the exact exploitability
+   where the game declares it (``train.exploit``). ``--imitate``
    clones a rule bot first (``train.imitate``), an option; self-play from scratch
    is the default. A game's training extras plug in through its declaration
    (``Game.train_plugin``, e.g. Gin Rummy's learned knock).
@@ -240,10 +242,8 @@ class Trainer:
         slot = self.average.offer(rel)
         if slot is not None:
             self._average_policies[slot:slot + 1] = [weights]
-            self.state.average, self.state.average_seen = list(self.average.items), \
-                self.average.seen
             selfplay(self.env).set_average(self._average_policies)
-        self.state.average_seen = self.average.seen
+        self.state.average, self.state.average_seen = list(self.average.items), self.average.seen
 
     def set_magnet(self, step: int) -> None:
         """The current policy becomes the magnet (``SelfPlayVecEnv.set_magnet``)."""
@@ -251,7 +251,7 @@ class Trainer:
         weights.save(self.run_dir / MAGNET)
         selfplay(self.env).set_magnet(weights, self.cfg.magnet_coef)
 
-    def measure_exploitability(self, step: int, logger=None) -> dict:
+    def exploitability(self, step: int, logger=None) -> dict:
         """The exact exploitability of the current policy (sampled and greedy) and of the
         average of the snapshots so far, to ``exploitability.jsonl`` and tensorboard."""
         cfg = self.cfg
@@ -319,7 +319,7 @@ class Trainer:
             self.set_magnet(step)
             st.next_magnet = step + cfg.magnet_every
         if cfg.exploit_every and step >= st.next_exploit:
-            self.measure_exploitability(step, logger)
+            self.exploitability(step, logger)
             st.next_exploit = step + cfg.exploit_every
         if cfg.eval_every and step >= st.next_eval:
             self.evaluate(step, logger)
@@ -396,7 +396,7 @@ class Trainer:
         if not interrupted and cfg.eval_every and (not evals or evals[-1]["step"] != step):
             evals.append(self.evaluate(step, model.logger))
         if not interrupted and cfg.exploit_every and self._last_exploit() != step:
-            self.measure_exploitability(step, model.logger)
+            self.exploitability(step, model.logger)
         onnx = None if interrupted else self.export(self.run_dir / "policy.onnx")
         return TrainResult(self.run_dir, step, self.wall_time(), onnx, evals, interrupted)
 
