@@ -118,11 +118,20 @@ def _session(path: Path) -> Any:
 
 
 class OnnxBot(Bot):
-    """Plays the masked argmax of an exported policy network."""
+    """Plays the masked argmax of an exported policy network, or with ``sample`` a draw from
+    its softmax (the policy as trained: in a game of simultaneous bids an equilibrium is a
+    mix, and any fixed choice can be exploited). ``sample`` None: as the card says
+    (its ``"sample"`` entry, default false)."""
 
-    def __init__(self, path: str | Path, seed: int | None = None) -> None:
+    def __init__(self, path: str | Path, seed: int | None = None,
+                 sample: bool | None = None) -> None:
         super().__init__(seed)
         self.card = read_card(path)
+        if sample is None:
+            sample = self.card.get("sample", False)
+        if sample not in (True, False):  # also 0 and 1, as a spec's options give them
+            raise BotLoadError(f"sample must be true or false (1 or 0), got {sample!r}")
+        self.sample = bool(sample)
         onnx_path = card_path(path).with_name(self.card["onnx"])
         if not onnx_path.is_file():
             raise BotLoadError(f"the card names {str(onnx_path)!r}, which does not exist")
@@ -160,7 +169,13 @@ class OnnxBot(Bot):
     def act(self, view: Any, legal_actions: Sequence[int]) -> int:
         if len(legal_actions) == 0:
             raise ValueError(f"{self.name}: no legal actions to choose from")
-        return int(np.argmax(self.logits(view, legal_actions)))
+        return self._choose(self.logits(view, legal_actions)[None])[0]
+
+    def _choose(self, logits: np.ndarray) -> list[int]:
+        """The argmax of each row of masked logits, or a draw from its softmax."""
+        if self.sample:  # the Gumbel-max draw: masked logits (-1e8) are never drawn
+            logits = logits + self.rng.gumbel(size=logits.shape)
+        return [int(a) for a in np.argmax(logits, axis=1)]
 
     def act_batch(self, views: Sequence[Any], legal_actions: Sequence[Sequence[int]]
                   ) -> list[int]:
@@ -169,8 +184,7 @@ class OnnxBot(Bot):
             raise ValueError(f"{self.name}: a view with no legal actions to choose from")
         if not views:
             return []
-        logits = self.session.run(None, self._inputs(views, legal_actions))[0]
-        return [int(a) for a in np.argmax(logits, axis=1)]
+        return self._choose(self.session.run(None, self._inputs(views, legal_actions))[0])
 
     def probabilities(self, view: Any, legal_actions: Sequence[int]) -> dict[int, float]:
         """The policy's masked softmax over the legal actions."""
@@ -184,13 +198,16 @@ class OnnxBot(Bot):
 SEARCH_KNOBS = ("worlds", "top_k", "min_prior", "z")
 
 
-def load(path: str | Path, seed: int | None = None, **search: Any) -> Bot:
+def load(path: str | Path, seed: int | None = None, sample: bool | None = None,
+         **search: Any) -> Bot:
     """A ``Bot`` from an exported file (``.onnx`` or its ``.json`` card).
 
     A card with a ``search`` entry (``{"worlds": 16, "top_k": 3}``) ships the
     network inside ``agents.search.SearchBot``: the policy proposes, determinized
     play-outs decide. Keywords override the card's knobs; ``worlds=0`` loads the
-    bare network.
+    bare network. ``sample=1`` (``x.onnx:sample=1``, or ``"sample": true`` in the card)
+    draws each move from the network's softmax instead of playing its argmax; ``sample=0``
+    plays the argmax whatever the card says.
     """
     if not isinstance(path, str | os.PathLike) or not str(path):
         raise BotLoadError(f"a bot file is a path to an .onnx file or its .json card, "
@@ -198,8 +215,8 @@ def load(path: str | Path, seed: int | None = None, **search: Any) -> Bot:
     unknown = sorted(set(search) - set(SEARCH_KNOBS))
     if unknown:
         raise BotLoadError(f"unknown option(s) {unknown} for bot file {str(path)!r}; it takes "
-                           f"seed and the search knobs {list(SEARCH_KNOBS)}")
-    net = OnnxBot(path, seed=seed)
+                           f"seed, sample and the search knobs {list(SEARCH_KNOBS)}")
+    net = OnnxBot(path, seed=seed, sample=sample)
     knobs = {**(net.card.get("search") or {}), **search}
     if not knobs or knobs.get("worlds") == 0:
         return net

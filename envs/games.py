@@ -76,6 +76,10 @@ class Game:
     hand_points: Callable[[Any, Any], tuple] = points_as_scored
     # state -> what the dealer announces at the start (a tournament bot's ``start_game``)
     public_parameters: Callable[[Any], dict] = nothing_public
+    # (rules, encoder, policies, weights) -> {"exploitability": ...}: the exact exploitability
+    # of network policies ((obs, masks) -> probabilities) mixed by weights, for training
+    # curves (``train.exploit``); no policies: only check the rules. None: not known
+    exploitability: Callable[..., dict] | None = None
     # a tournament's default for a failing bot: disqualify it and rerun without it (True,
     # the Sevens seed's tournament), or stop (False); ``eval.tournament --[no-]disqualify``
     disqualify_failing_bots: bool = False

@@ -7,11 +7,11 @@ import pytest
 import agents
 from agents.blind_auction.equilibrium import EquilibriumBot, solution
 from agents.blind_auction.exploit import exploitability, history_value
+from agents.blind_auction.exploitability import main as exploitability_main
 from agents.blind_auction.tree import PublicTree, best_response, solve_matrix_game
 from envs import cards
 from envs.blind_auction.engine import BlindAuctionState
 from envs.blind_auction.rules import get_rules
-from eval.exploitability import main as exploitability_main
 from tests.blind_auction_util import bid_round
 
 RPS = np.array([[0, -0.5, 0.5], [0.5, 0, -0.5], [-0.5, 0.5, 0]])

@@ -73,6 +73,35 @@ def test_bot_plays_masked_argmax_of_its_logits(exported):
         assert (logits[illegal] == -1e8).all()
 
 
+def test_a_sampling_bot_draws_from_its_softmax_legally_and_repeatably(exported):
+    """``:sample=1`` draws each move from the network's softmax: always legal, repeated by a
+    seed, and as often as the softmax says (the first decision, 4,000 draws)."""
+    bot = agents.make(f"{exported}:sample=1")
+    view, legal = first_decisions("spades", 1)[0]
+    probs = bot.probabilities(view, legal)
+    counts = dict.fromkeys(legal, 0)
+    bot.reset(3)
+    for _ in range(4000):
+        counts[bot.act(view, legal)] += 1
+    for a in legal:
+        assert counts[a] / 4000 == pytest.approx(probs[a], abs=0.03)
+    again = agents.make(f"{exported}:sample=1")
+    views = [v for v, _ in first_decisions("spades", 30)]
+    legals = [lg for _, lg in first_decisions("spades", 30)]
+    bot.reset(9)
+    again.reset(9)
+    assert bot.act_batch(views, legals) == again.act_batch(views, legals)
+    assert all(a in lg for a, lg in zip(bot.act_batch(views, legals), legals, strict=True))
+    with pytest.raises(ValueError, match="sample must be true or false"):
+        agents.make(f"{exported}:sample=maybe")
+
+
+def test_a_card_may_ask_for_sampling_and_a_spec_may_refuse_it(exported, tmp_path):
+    path = copy_bot(exported, tmp_path, sample=True)
+    assert agents.load(path).sample and not agents.load(exported).sample
+    assert not agents.make(f"{path}:sample=0").sample
+
+
 def test_card_path_and_onnx_path_load_the_same_bot(exported):
     a, b = agents.load(exported), agents.load(exported.with_suffix(".json"))
     assert a.game == b.game == "spades" and a.path == b.path

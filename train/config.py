@@ -75,6 +75,7 @@ class RunConfig:
     rule_changes: dict[str, Any] = field(default_factory=dict)  # the rules the bot is for
     episode: str = "game"  # "game" or "hand" (docs/rules.md section 5)
     relative_score: bool = False  # reward points minus the others' mean (envs.aec): rank-like
+    win_reward: float = 1.0  # paid to the winner at the episode's end (envs.rewards); 0: points
     max_hands: int | None = 40  # safety cap on a training game (untrained self-play may not end)
     steps: int = 200_000  # the run's length, in the trainer's steps (each config says which)
     seed: int = 0
@@ -118,7 +119,7 @@ class RunConfig:
 
     def env_options(self) -> dict[str, Any]:
         return {"episode": self.episode, "relative_score": self.relative_score,
-                "observation": self.observation}
+                "win_reward": self.win_reward, "observation": self.observation}
 
     # --------------------------------------------------------- validation
     def validate(self) -> None:
@@ -152,6 +153,9 @@ class RunConfig:
             raise ValueError(f"episode must be 'game' or 'hand', got {self.episode!r}")
         if not isinstance(self.relative_score, bool):
             raise ValueError(f"relative_score must be true or false, got {self.relative_score!r}")
+        if isinstance(self.win_reward, bool) or not isinstance(self.win_reward, int | float) \
+                or not self.win_reward >= 0:
+            raise ValueError(f"win_reward must be a number >= 0, got {self.win_reward!r}")
         if self.max_hands is not None and (not isinstance(self.max_hands, int)
                                            or self.max_hands < 1):
             raise ValueError(f"max_hands must be a positive int or None, got {self.max_hands!r}")
@@ -247,6 +251,10 @@ class TrainConfig(PPOKnobs):
     checkpoint_every: int = 20_000
     snapshot_every: int = 50_000  # frozen copies of the policy join the opponent pool
     max_snapshots: int = 10
+    max_average: int = 50  # the ``average`` entry: a reservoir sample of every snapshot so far
+    magnet_coef: float = 0.0  # charge each learner move coef * log(pi / magnet); 0 = off
+    magnet_every: int = 100_000  # steps between replacing the magnet by the current policy
+    exploit_every: int = 0  # steps between exact exploitability measures (Game.exploitability)
     torch_threads: int = 0  # 0 = every core: collection and updates take turns, never overlap
 
     def threads(self) -> int:
@@ -255,12 +263,26 @@ class TrainConfig(PPOKnobs):
     def validate(self) -> None:
         super().validate()
         check_ints(self, ("n_games", "n_steps", "checkpoint_every", "max_snapshots",
-                           "imitate_samples", "imitate_epochs"), 1)
-        check_ints(self, ("snapshot_every", "torch_threads", "critic_warmup"), 0)
+                           "imitate_samples", "imitate_epochs", "max_average", "magnet_every"), 1)
+        check_ints(self, ("snapshot_every", "torch_threads", "critic_warmup", "exploit_every"), 0)
         check_unit(self, ("critic_warmup_lr",))
+        if isinstance(self.magnet_coef, bool) or not isinstance(self.magnet_coef, int | float) \
+                or not self.magnet_coef >= 0:
+            raise ValueError(f"magnet_coef must be a number >= 0, got {self.magnet_coef!r}")
+        if self.exploit_every:
+            game = get_game(self.game)
+            if game.exploitability is None:
+                raise ValueError(f"exploit_every: {self.game} declares no exact exploitability "
+                                 "(Game.exploitability)")
+            preset = self.preset if self.preset is not None else game.presets[0]
+            game.exploitability(game.get_rules(preset, **self.env_rule_changes()),
+                                game.encoder(self.observation), [])  # raises naming the rules
         if self.policy == "card" and self.critic_warmup:
             raise ValueError("critic_warmup holds an MLP actor; the card policy shares one "
                              "network between actor and critic")
+        if self.policy == "card" and self.magnet_coef:
+            raise ValueError("the magnet is the MLP policy's numpy copy: magnet_coef needs "
+                             "policy 'mlp'")
         if not isinstance(self.lr_decay, bool):
             raise ValueError(f"lr_decay must be true or false, got {self.lr_decay!r}")
         if self.target_kl is not None and not (isinstance(self.target_kl, int | float)
@@ -302,6 +324,8 @@ def add_run_arguments(p: argparse.ArgumentParser, d: RunConfig, steps_help: str,
              text="what one episode is; a resumed run may switch (warm the critic again)")
     p.add_argument("--relative-score", action="store_true",
                    help="reward a seat's points minus the others' mean (what ranks pay)")
+    p.add_argument("--win-reward", type=float, default=d.win_reward,
+                   help="reward to the winner at the episode's end (0: points only)")
     p.add_argument("--max-hands", type=int, default=d.max_hands,
                    help="safety cap on hands per training game; 0 = none")
     p.add_argument("--steps", type=int, default=d.steps, help=steps_help)

@@ -3,7 +3,11 @@
 A mix is written like ``"self@0.8,snapshot@0.2"``: comma-separated entries
 ``what@weight``, where *what* is ``self`` (the current policy, refreshed after
 every update), ``snapshot`` (a frozen earlier policy, drawn uniformly from the
-pool's snapshots; the current policy while there is none), a registry bot spec
+pool's last ``max_snapshots`` snapshots; the current policy while there is none),
+``average`` (a snapshot drawn uniformly from *every* snapshot taken so far, kept as a
+reservoir sample of ``max_average``: the opponent then plays the time-average of past
+policies, as fictitious self-play does, where the latest snapshots alone chase each
+other round a cycle; ``Reservoir``), a registry bot spec
 (``spades/expert:nil=set-safe``), or ``rules`` (the game's strongest rule bots,
 ``agents.strongest``, the weight split evenly). Each opponent seat draws its
 entry independently at every episode (``train.selfplay``).
@@ -19,12 +23,12 @@ import agents
 from agents.base import Bot
 from eval.config import split_bot_list
 
-POLICY_KINDS = ("self", "snapshot")
+POLICY_KINDS = ("self", "snapshot", "average")
 
 
 @dataclass(frozen=True)
 class MixEntry:
-    what: str  # a bot spec, "self" or "snapshot"
+    what: str  # a bot spec, "self", "snapshot" or "average"
     weight: float
 
 
@@ -107,3 +111,30 @@ class OpponentPool:
     def make_bot(self, spec: str) -> Bot:
         """A new bot of ``spec`` for one seat (rule bots keep per-seat tracking state)."""
         return agents.make(spec)
+
+
+class Reservoir:
+    """A uniform sample of at most ``size`` of all the items offered so far (reservoir
+    sampling): the ``average`` entry's snapshots, memory bounded however long a run is.
+
+    ``offer`` returns the slot the item took (appended or replacing), or None when it was
+    left out; the draw is seeded by ``seed`` and the count, so a resumed run repeats it.
+    """
+
+    def __init__(self, size: int, seed: int = 0) -> None:
+        if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+            raise ValueError(f"a reservoir holds a positive int of items, got {size!r}")
+        self.size, self.seed = size, seed
+        self.items: list = []
+        self.seen = 0
+
+    def offer(self, item) -> int | None:
+        self.seen += 1
+        if len(self.items) < self.size:
+            self.items.append(item)
+            return len(self.items) - 1
+        slot = int(np.random.default_rng([self.seed, self.seen]).integers(self.seen))
+        if slot >= self.size:
+            return None
+        self.items[slot] = item
+        return slot

@@ -14,7 +14,9 @@
 5. **The PPO run**: ``MaskablePPO.learn`` with one callback that pushes the
    current policy to the ``self`` seats after each update, freezes snapshots,
    evaluates against the rule bots (duplicate matches, ``train.evaluate``),
-   checkpoints, and holds the actor during a critic warm-up. ``--imitate``
+   checkpoints, and holds the actor during a critic warm-up; optionally it moves
+   a magnet the learner is regularised toward and measures the exact exploitability
+   where the game declares it (``train.exploit``). ``--imitate``
    clones a rule bot first (``train.imitate``), an option; self-play from scratch
    is the default. A game's training extras plug in by their place
    (``train.plugins``, e.g. Gin Rummy's learned knock).
@@ -52,15 +54,17 @@ from train.cardnet import CardActor, CardPolicy, card_table
 from train.cardnet import policy_kwargs as card_policy_kwargs
 from train.config import CONFIG_FILE, PPO_KNOBS, TrainConfig
 from train.evaluate import evaluate, hardest, onnx_spec
+from train.exploit import EXPLOIT, measure_exploitability
 from train.export import base_card, export_onnx, policy_weights
 from train.imitate import collect, fit
 from train.numpy_policy import NumpyPolicy
-from train.opponents import OpponentPool
+from train.opponents import OpponentPool, Reservoir
 from train.policy import TORCH_ACTIVATIONS, ActionFeaturePolicy, game_action_features
 from train.selfplay import SelfPlayVecEnv
 
 CHECKPOINT = "checkpoint.zip"
 STATE = "state.json"
+MAGNET = "magnet.npz"
 EVALS = "evals.jsonl"
 TB_NAME = "tb"
 
@@ -116,6 +120,10 @@ class RunState:
     next_eval: int = 0
     next_checkpoint: int = 0
     next_snapshot: int = 0
+    average: list[str] = field(default_factory=list)  # the reservoir's snapshot files
+    average_seen: int = 0  # snapshots offered to the reservoir
+    next_magnet: int = 0
+    next_exploit: int = 0
 
     @classmethod
     def load(cls, run_dir: Path) -> RunState:
@@ -202,6 +210,7 @@ class Trainer:
                 selfplay(self.env).add_snapshot(load_snapshot(self.cfg, self.run_dir / path))
         else:
             self.model = new_model(self.cfg, self.env)
+        self._resume_average_and_magnet()
         self._start = time.monotonic()
         self._wall0 = self.state.wall_time_s
         if not resume and self.cfg.imitate:
@@ -231,6 +240,59 @@ class Trainer:
             {"teacher": cfg.imitate, "decisions": len(data), "episodes": data.episodes,
              "seconds": round(time.monotonic() - t0, 1), "epochs": log}, indent=2) + "\n")
         self.checkpoint(0)
+
+    def _resume_average_and_magnet(self) -> None:
+        """The ``average`` entry's reservoir and the magnet, read back from the run."""
+        cfg, st = self.cfg, self.state
+        self.average = Reservoir(cfg.max_average, seed=cfg.seed)
+        self.average.items = list(st.average)
+        self.average.seen = st.average_seen
+        self._average_policies = [load_snapshot(cfg, self.run_dir / p) for p in st.average]
+        selfplay(self.env).set_average(self._average_policies)
+        magnet = self.run_dir / MAGNET
+        if cfg.magnet_coef and magnet.is_file():
+            selfplay(self.env).set_magnet(NumpyPolicy.load(magnet), cfg.magnet_coef)
+
+    def _offer_average(self, rel: str, weights: NumpyPolicy) -> None:
+        """A new snapshot, offered to the ``average`` entry's reservoir of every snapshot."""
+        slot = self.average.offer(rel)
+        if slot is not None:
+            self._average_policies[slot:slot + 1] = [weights]
+            selfplay(self.env).set_average(self._average_policies)
+        self.state.average, self.state.average_seen = list(self.average.items), self.average.seen
+
+    def set_magnet(self, step: int) -> None:
+        """The current policy becomes the magnet (``SelfPlayVecEnv.set_magnet``)."""
+        weights = policy_weights(self.model.policy)
+        weights.save(self.run_dir / MAGNET)
+        selfplay(self.env).set_magnet(weights, self.cfg.magnet_coef)
+
+    def exploitability(self, step: int, logger=None) -> dict:
+        """The exact exploitability of the current policy (sampled and greedy) and of the
+        average of the snapshots so far, to ``exploitability.jsonl`` and tensorboard."""
+        cfg = self.cfg
+        t0 = time.monotonic()
+        record = {"step": step, "wall_time_s": round(self.wall_time(), 1),
+                  **measure_exploitability(cfg, policy_weights(self.model.policy),
+                                           self._average_policies)}
+        record["seconds"] = round(time.monotonic() - t0, 1)
+        with open(self.run_dir / EXPLOIT, "a") as f:
+            f.write(json.dumps(record) + "\n")
+        if logger is not None:
+            for who in ("current", "greedy", "average"):
+                if "exploitability" in record.get(who, {}):
+                    logger.record(f"exploit/{who}", record[who]["exploitability"])
+            logger.dump(step)
+        if not self.quiet:
+            tqdm.write(f"[exploitability @ {step:,} steps] " + ", ".join(
+                f"{who} {r['exploitability']:.3f}" for who, r in record.items()
+                if isinstance(r, dict) and "exploitability" in r), file=sys.stderr)
+        return record
+
+    def _last_exploit(self) -> int | None:
+        path = self.run_dir / EXPLOIT
+        lines = path.read_text().splitlines() if path.is_file() else []
+        return json.loads(lines[-1])["step"] if lines else None
 
     def wall_time(self) -> float:
         return self._wall0 + time.monotonic() - self._start
@@ -269,6 +331,12 @@ class Trainer:
         if step >= st.next_snapshot and cfg.snapshot_every:
             self.snapshot(step)
             st.next_snapshot = step + cfg.snapshot_every
+        if cfg.magnet_coef and step >= st.next_magnet:
+            self.set_magnet(step)
+            st.next_magnet = step + cfg.magnet_every
+        if cfg.exploit_every and step >= st.next_exploit:
+            self.exploitability(step, logger)
+            st.next_exploit = step + cfg.exploit_every
         if cfg.eval_every and step >= st.next_eval:
             self.evaluate(step, logger)
             st.next_eval = step + cfg.eval_every
@@ -284,6 +352,7 @@ class Trainer:
         weights.save(self.run_dir / rel)
         self.state.snapshots = [*self.state.snapshots, rel][-self.cfg.max_snapshots:]
         selfplay(self.env).add_snapshot(weights)
+        self._offer_average(rel, weights)
 
     def checkpoint(self, step: int) -> None:
         buf = io.BytesIO()
@@ -343,6 +412,8 @@ class Trainer:
         evals = read_evals(self.run_dir)
         if not interrupted and cfg.eval_every and (not evals or evals[-1]["step"] != step):
             evals.append(self.evaluate(step, model.logger))
+        if not interrupted and cfg.exploit_every and self._last_exploit() != step:
+            self.exploitability(step, model.logger)
         onnx = None if interrupted else self.export(self.run_dir / "policy.onnx")
         return TrainResult(self.run_dir, step, self.wall_time(), onnx, evals, interrupted)
 

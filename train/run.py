@@ -35,7 +35,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_ppo_arguments(p, d, tunable=TUNABLE)
     p.add_argument("--opponents", default=d.opponents,
                    help="opponent mix: what@weight entries; what = a bot spec, self, snapshot "
-                        "or rules (every rule bot of the game)")
+                        "(the latest snapshots), average (any snapshot so far: fictitious "
+                        "self-play) or rules (every rule bot of the game)")
     p.add_argument("--no-action-head", dest="action_head", action="store_false",
                    help="a plain MLP head: no direct path from per-action features to logits")
     p.add_argument("--n-games", type=int, default=d.n_games,
@@ -59,7 +60,18 @@ def build_parser() -> argparse.ArgumentParser:
                    help="weight each teacher move by its action's count^-B (0 = plain)")
     p.add_argument("--checkpoint-every", type=int, default=d.checkpoint_every)
     p.add_argument("--snapshot-every", type=int, default=d.snapshot_every)
-    p.add_argument("--max-snapshots", type=int, default=d.max_snapshots)
+    p.add_argument("--max-snapshots", type=int, default=d.max_snapshots,
+                   help="the snapshot entry's pool: the latest this many")
+    p.add_argument("--max-average", type=int, default=d.max_average,
+                   help="the average entry's pool: a reservoir sample of every snapshot so far")
+    p.add_argument("--magnet-coef", type=float, default=d.magnet_coef,
+                   help="charge each learner move COEF * log(pi/magnet) (magnetic mirror "
+                        "descent); 0 = off")
+    p.add_argument("--magnet-every", type=int, default=d.magnet_every,
+                   help="steps between replacing the magnet by the current policy")
+    p.add_argument("--exploit-every", type=int, default=d.exploit_every,
+                   help="steps between exact exploitability measures, where the game has "
+                        "them (Blind Auction, 2 players, small decks); 0 = never")
     p.add_argument("--torch-threads", type=int, default=d.torch_threads,
                    help="0 = every core")
     p.add_argument("--resume", default=None, metavar="NAME",

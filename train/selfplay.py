@@ -3,11 +3,12 @@
 ``SelfPlayVecEnv`` runs ``num_envs`` games of one kind in one process
 (``envs.batched.BatchedGames``). In each game one seat is the learner's (it rotates
 from episode to episode); every other seat is played by an opponent the pool
-draws for that episode: the current policy (``self``), a frozen ``snapshot``, or
-a rule bot. SB3 decides the learner's moves of all games in one forward pass;
-the VecEnv then plays the other seats tick by tick until every game waits for
-its learner again, deciding in one forward pass all the games whose seat to act
-is played by the same network, and asking rule bots one view at a time.
+draws for that episode: the current policy (``self``), a frozen ``snapshot`` (or
+one of every snapshot so far, ``average``), or a rule bot. SB3 decides the learner's
+moves of all games in one forward pass; the VecEnv then plays the other seats tick
+by tick until every game waits for its learner again, deciding in one forward pass
+all the games whose seat to act is played by the same network, and asking rule bots
+one view at a time.
 
 Rewards: the learner of a game gets exactly its own seat's rewards, also those
 paid on other seats' moves (most hands end on someone else's card), from its
@@ -15,6 +16,8 @@ move up to its next decision or the episode's end; what a new episode pays
 before its learner's first move (nothing in these games) waits for that move.
 Over an episode the learner therefore gets what PettingZoo's ``last()`` reports
 to its agent.
+With a magnet (``set_magnet``), each learner move is also charged its policy's
+log-ratio to the magnet's.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from train.numpy_policy import NumpyPolicy
 from train.opponents import POLICY_KINDS, OpponentPool, check_bot
 
 LEARNER = -1  # a seat's controller: the learner; 0: the current policy; k >= 1: snapshot k - 1
+AVERAGE = -2  # ... AVERAGE - j: member j of the ``average`` entry's reservoir
 
 
 class SelfPlayVecEnv(VecEnv):
@@ -59,6 +63,9 @@ class SelfPlayVecEnv(VecEnv):
         self.skipped = 0  # episodes that ended before their learner had a move
         self._pending = np.zeros(n, dtype=np.float32)  # rewards owed to the next step
         self._policies: list[NumpyPolicy | None] = [None]  # 0: current; then snapshots
+        self._average: list[NumpyPolicy] = []  # the ``average`` entry's snapshots
+        self.magnet: NumpyPolicy | None = None  # see set_magnet
+        self.magnet_coef = 0.0
         self._bots: dict[tuple[int, int, str], Any] = {}  # (game, seat, spec) -> its bot
         self._actions: np.ndarray | None = None
 
@@ -70,6 +77,29 @@ class SelfPlayVecEnv(VecEnv):
     def add_snapshot(self, policy: NumpyPolicy) -> None:
         self._policies.append(policy)
         del self._policies[1:-self.pool.max_snapshots]
+
+    def set_average(self, policies: list[NumpyPolicy]) -> None:
+        """The snapshots the ``average`` entry draws from (``train.opponents.Reservoir``)."""
+        self._average = list(policies)
+
+    def set_magnet(self, policy: NumpyPolicy | None, coef: float) -> None:
+        """Regularise toward ``policy`` (magnetic mirror descent, R-NaD): each learner move
+        ``a`` in state ``s`` is charged ``coef * log(pi(a|s) / magnet(a|s))``, the current
+        policy ``pi`` being the one that drew it, so the learner maximises its return less
+        ``coef`` times the KL divergence from the magnet along its path. The trainer
+        replaces the magnet by the current policy every so often; the last iterate then
+        settles toward an equilibrium of a two-player zero-sum game instead of cycling."""
+        self.magnet, self.magnet_coef = policy, float(coef)
+
+    def _magnet_penalty(self, obs: np.ndarray, masks: np.ndarray, actions: np.ndarray
+                        ) -> np.ndarray:
+        current = self._policies[0]
+        if self.magnet is None or not self.magnet_coef or current is None:
+            return np.zeros(len(actions), dtype=np.float32)
+        rows = np.arange(len(actions))
+        ratio = [_log_softmax(p.logits(obs, masks))[rows, actions]
+                 for p in (current, self.magnet)]
+        return (self.magnet_coef * (ratio[0] - ratio[1])).astype(np.float32)
 
     def _new_episode(self, i: int) -> None:
         """Seat game ``i``'s learner (rotating) and draw its opponents for this episode."""
@@ -91,6 +121,9 @@ class SelfPlayVecEnv(VecEnv):
                 controllers[s] = 0
             elif what == "snapshot":
                 controllers[s] = 1 + int(self.rng.integers(snapshots))
+            elif what == "average":
+                members = len(self._average)
+                controllers[s] = AVERAGE - int(self.rng.integers(members)) if members else 0
             else:
                 key = (i, s, what)
                 bot = self._bots.get(key)
@@ -128,7 +161,7 @@ class SelfPlayVecEnv(VecEnv):
         return self.controller[i][seat].act(state.view(seat), state.legal_actions())
 
     def _policy_actions(self, k: int, idx: list[int]) -> np.ndarray:
-        policy = self._policies[k]
+        policy = self._policies[k] if k >= 0 else self._average[AVERAGE - k]
         masks = self.games.masks[idx]
         if policy is None:  # no policy pushed yet: uniformly random legal moves
             noise = self.rng.random(masks.shape)
@@ -179,6 +212,9 @@ class SelfPlayVecEnv(VecEnv):
         dones = np.zeros(n, dtype=bool)
         infos: list[dict] = [{} for _ in range(n)]
         self._last_obs = self.games.obs.copy()
+        if self.magnet is not None:
+            rewards -= self._magnet_penalty(self._last_obs, self.games.masks,
+                                            np.asarray(self._actions, dtype=np.int64))
         everyone = range(n)
         self._collect(everyone, *self.games.step_games(everyone, self._actions), rewards, dones,
                       infos)
@@ -217,3 +253,8 @@ class SelfPlayVecEnv(VecEnv):
 
     def close(self) -> None:
         pass
+
+
+def _log_softmax(z: np.ndarray) -> np.ndarray:
+    z = z - z.max(axis=1, keepdims=True)
+    return z - np.log(np.exp(z).sum(axis=1, keepdims=True))

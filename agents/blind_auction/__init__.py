@@ -5,7 +5,8 @@ exact equilibrium.
     blind_auction/equilibrium                             exact Nash equilibrium (2 players,
                                                           small decks; equilibrium.py)
 
-``exploit.py`` computes any bot's exploitability exactly (``python -m eval.exploitability``).
+``exploit.py`` computes any bot's exploitability exactly, ``exploitability.py`` prints it
+(``python -m agents.blind_auction.exploitability``).
 """
 
 from agents.blind_auction.equilibrium import MAX_CARDS, EquilibriumBot

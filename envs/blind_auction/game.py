@@ -1,5 +1,6 @@
 """Blind Auction's declaration (``envs.games``): everything generic code needs."""
 
+from envs.blind_auction import best_response
 from envs.blind_auction.actions import NUM_ACTIONS, action_name
 from envs.blind_auction.engine import BlindAuctionState
 from envs.blind_auction.infostate import FEATURES, INFOSTATE
@@ -22,4 +23,5 @@ GAME = Game(
     encoders={"infostate": INFOSTATE, "features": FEATURES},
     score_scale=lambda rules: float(rules.prize_total),  # a share of the prizes
     strongest=("blind_auction/high-early", "blind_auction/save-high"),
+    exploitability=best_response.exploitability,  # 2 players, small decks
 )
