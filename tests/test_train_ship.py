@@ -155,6 +155,41 @@ def test_judging_a_search_recipe_ships_the_search_and_plays_the_network_alone_to
     assert calls[4][2] == calls[2][2]  # the same bot again: the same games, resumed
 
 
+def test_judging_a_sampling_recipe_marks_the_card_and_reports_the_time_to_beat(
+        tmp_path, monkeypatch):
+    """A recipe whose bot plays its mixed strategy says so in the card (agents.load then
+    samples), and the final match carries when the run's evaluations first beat each bot."""
+    import shutil
+
+    import agents
+
+    name = "blind_auction-2p-scratch"
+    assert ship.RECIPES[name].sample
+    path = tmp_path / "blind_auction-2p.onnx"
+    shutil.copy(ship.CHECKPOINTS / "blind_auction-2p.onnx", path)
+    shutil.copy(ship.CHECKPOINTS / "blind_auction-2p.json", path.with_suffix(".json"))
+    monkeypatch.chdir(tmp_path)
+    run = ship.run_dir(name)
+    run.mkdir(parents=True)
+    evals = [{"step": s, "wall_time_s": s / 1000, "results": {
+        "blind_auction/high-early": {"win": w, "win_ci95": 0.05, "no_edge_win": 0.5}}}
+        for s, w in ((0, 0.5), (250_000, 0.7))]
+    (run / "evals.jsonl").write_text("".join(json.dumps(e) + "\n" for e in evals))
+
+    def fake_evaluate(game, preset, bot, opponents, deals, out, **kwargs):
+        return {o: {"win": 0.5, "win_ci95": 0.05, "no_edge_win": 0.5, "rank": 1.5,
+                    "rank_ci95": 0.1, "score": 0.0, "score_ci95": 1.0, "games": 2}
+                for o in opponents}
+
+    monkeypatch.setattr(ship, "evaluate", fake_evaluate)
+    final = ship.judge(name, path, 10, 1, False)
+    card = json.loads(path.with_suffix(".json").read_text())
+    assert card["sample"] is True and agents.load(path).sample
+    beat = final["time_to_beat"]
+    assert beat["blind_auction/high-early"]["step"] == 250_000
+    assert beat["blind_auction/save-high"] is None  # never evaluated: never shown beaten
+
+
 def test_a_recipe_that_does_not_ship_writes_its_bot_into_its_run_not_checkpoints():
     kept = [n for n, r in ship.RECIPES.items() if not r.ships]
     assert kept, "the from-scratch recipes are kept beside their runs"

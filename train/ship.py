@@ -33,7 +33,7 @@ from typing import Any
 from agents.search import VERSION as SEARCH_VERSION
 from train import plugins, run
 from train.config import RUNS_DIR, TrainConfig
-from train.evaluate import evaluate, onnx_spec
+from train.evaluate import evaluate, onnx_spec, time_to_beat
 from train.export import update_card
 from train.opponents import strongest_bots
 from train.plots import learning_curve
@@ -53,6 +53,7 @@ class Recipe:
     search: dict[str, Any] | None = None  # shipped inside agents.search.SearchBot with these
     extra: dict[str, Any] | None = None  # settings of the game's plug-in stage, after the last
     ships: bool = True  # False: the bot stays beside its run, out of checkpoints/
+    sample: bool = False  # the bot draws each move from its softmax (a mixed strategy)
 
     @property
     def game(self) -> str:
@@ -152,10 +153,17 @@ RECIPES.update({
     "spades-killer-scratch": scratch(
         "self-play from scratch, 3M steps of hand episodes", 50, game="spades",
         preset="killer", steps=3_000_000, episode="hand", eval_every=1_000_000, eval_deals=20),
-    "blind_auction-2p-scratch": scratch(
-        "self-play from scratch, 1M steps", 500, BLIND_AUCTION_BOTS, game="blind_auction",
-        preset="2p", steps=1_000_000, eval_every=250_000, eval_deals=50,
-        eval_bots=BLIND_AUCTION_BOTS[:2]),
+    # two players, zero sum: a pool of snapshots cycles; the magnet (magnetic mirror descent)
+    # holds the policy near a slowly moving anchor, and the bot plays its mixed strategy
+    "blind_auction-2p-scratch": Recipe(
+        summary="self-play from scratch, 1M steps against itself, regularised toward a "
+                "magnet (0.5, replaced every 100k steps); plays by drawing from its softmax",
+        deals=500, judge_bots=BLIND_AUCTION_BOTS, ships=False, sample=True,
+        stages=(TrainConfig(game="blind_auction", preset="2p", steps=1_000_000,
+                            opponents="self@1.0", magnet_coef=0.5, magnet_every=100_000,
+                            snapshot_every=100_000, max_snapshots=20, lr_decay=True, seed=1,
+                            eval_every=250_000, eval_deals=50,
+                            eval_bots=BLIND_AUCTION_BOTS[:2]),)),
 })
 
 
@@ -242,14 +250,17 @@ def judge(name: str, path: Path, deals: int, workers: int, progress: bool) -> di
     """
     recipe = RECIPES[name]
     game, preset, search = recipe.game, recipe.preset, recipe.search
-    update_card(path, search=search, recipe=recipe_card(name))
+    update_card(path, search=search, recipe=recipe_card(name),
+                **({"sample": True} if recipe.sample else {}))
     t0 = time.monotonic()
     opponents = list(recipe.judge_bots) or strongest_bots(game)
     out = run_dir(name) / f"final-{_fingerprint(path, search)}"
     results = evaluate(game, preset, onnx_spec(path), opponents, deals, out, workers=workers,
                        progress=progress, fresh=False)
+    evals = read_evals(run_dir(name))
     final = {"deals": deals, "seconds": round(time.monotonic() - t0), "search": search,
-             "results": results}
+             "results": results,
+             "time_to_beat": {opp: time_to_beat(evals, opp) for opp in opponents}}
     if search:
         final["search_version"] = SEARCH_VERSION
         final["network_results"] = evaluate(game, preset, f"{onnx_spec(path)}:worlds=0",
