@@ -45,7 +45,6 @@ deals new games. The command line is ``train.run``'s, with DMC's knobs:
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import math
 import os
@@ -64,14 +63,13 @@ from torch.utils.tensorboard import SummaryWriter
 from tqdm import tqdm
 
 from envs.batched import BatchedGames
-from eval.config import parse_rule_changes, split_bot_list
 from train import run as run_cli
 from train.cardnet import CardNet, card_table
 from train.config import RUNS_DIR, TrainConfig
-from train.evaluate import evaluate, hardest, onnx_spec
+from train.evaluate import eval_scalars, evaluate_run
 from train.export import base_card, write_onnx
 from train.numpy_policy import MASKED
-from train.ppo import EVALS, RunState, TrainResult, eval_line, read_evals
+from train.ppo import RunState, TrainResult, eval_line, read_evals
 
 ALGO = "dmc"
 CHECKPOINT = "checkpoint.pt"
@@ -429,27 +427,13 @@ class DMCTrainer:
     def evaluate(self) -> dict:
         """Duplicate matches of the current network against each eval bot, as ``train.ppo``
         runs them (same ``evals.jsonl`` record, same tensorboard tags)."""
-        cfg, step = self.cfg, self.steps
+        step = self.steps
         path = self.run_dir / "evals" / f"step-{step:09d}.onnx"
         self.write(path, self.card(None))
-        t0 = time.monotonic()
-        results = evaluate(cfg.game, cfg.preset, onnx_spec(path), list(cfg.eval_bots),
-                           cfg.eval_deals, self.run_dir / "evals" / f"step-{step:09d}",
-                           rule_changes=cfg.rule_changes, seed=cfg.seed,
-                           workers=cfg.eval_workers)
-        record = {"step": step, "wall_time_s": round(self.wall_time(), 1),
-                  "eval_seconds": round(time.monotonic() - t0, 1), "deals": cfg.eval_deals,
-                  "results": results, "hardest": hardest(results)}
-        with open(self.run_dir / EVALS, "a") as f:
-            f.write(json.dumps(record) + "\n")
+        record = evaluate_run(self.cfg, path, step, self.wall_time(), self.run_dir)
         if self.writer is not None:
-            for opp, r in results.items():
-                tag = "eval_" + opp.replace("/", "_").replace(":", "_")
-                for key, value in r.items():
-                    if isinstance(value, int | float) and key not in ("deals", "games"):
-                        self.writer.add_scalar(f"{tag}/{key}", value, step)
-            self.writer.add_scalar("eval/hardest_win_rate", results[record["hardest"]]["win"],
-                                   step)
+            for tag, value in eval_scalars(record):
+                self.writer.add_scalar(tag, value, step)
         if not self.quiet:
             tqdm.write(eval_line(record), file=sys.stderr)
         return record
@@ -527,12 +511,7 @@ def config_from_args(p: argparse.ArgumentParser, args: argparse.Namespace) -> DM
             if getattr(args, key, None) is not None:
                 setattr(cfg, key, getattr(args, key))
         return cfg
-    fields = {f.name for f in dataclasses.fields(DMCConfig)}
-    values = {k: v for k, v in vars(args).items() if k in fields and v is not None}
-    values["rule_changes"] = parse_rule_changes(args.rule)
-    values["max_hands"] = args.max_hands or None
-    values["eval_bots"] = tuple(split_bot_list(args.eval_bots)) if args.eval_bots else ()
-    return DMCConfig(**values)
+    return DMCConfig.from_args(args)
 
 
 def _config_text(name: str) -> str:

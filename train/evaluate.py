@@ -9,7 +9,10 @@ interval. The game's own metrics (``train.metrics``) are read from the logs.
 from __future__ import annotations
 
 import json
+import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from envs.games import get_game
 from eval import logs
@@ -53,6 +56,36 @@ def evaluate(game: str, preset: str, bot: str, opponents: list[str], deals: int,
     """``match`` against each opponent, keyed by opponent spec."""
     return {opp: match(game, preset, bot, opp, deals, Path(out) / opp.replace("/", "_")
                        .replace(":", "_"), **kwargs) for opp in opponents}
+
+
+EVALS = "evals.jsonl"  # a run's evaluations, one JSON record a line
+
+
+def evaluate_run(cfg: Any, onnx_path: Path, step: int, wall_time_s: float,
+                 run_dir: Path) -> dict:
+    """One evaluation of a training run (any trainer): the exported ``onnx_path`` against
+    each of ``cfg.eval_bots``, appended to ``run_dir/evals.jsonl``; returns the record."""
+    t0 = time.monotonic()
+    results = evaluate(cfg.game, cfg.preset, onnx_spec(onnx_path), list(cfg.eval_bots),
+                       cfg.eval_deals, run_dir / "evals" / f"step-{step:09d}",
+                       rule_changes=cfg.rule_changes, seed=cfg.seed, workers=cfg.eval_workers)
+    record = {"step": step, "wall_time_s": round(wall_time_s, 1),
+              "eval_seconds": round(time.monotonic() - t0, 1), "deals": cfg.eval_deals,
+              "results": results, "hardest": hardest(results)}
+    with open(run_dir / EVALS, "a") as f:
+        f.write(json.dumps(record) + "\n")
+    return record
+
+
+def eval_scalars(record: dict) -> Iterator[tuple[str, float]]:
+    """The tensorboard (tag, value) pairs of an evaluation record, the same for every trainer."""
+    results = record["results"]
+    for opp, r in results.items():
+        tag = "eval_" + opp.replace("/", "_").replace(":", "_")
+        for key, value in r.items():
+            if isinstance(value, int | float) and key not in ("deals", "games"):
+                yield f"{tag}/{key}", value
+    yield "eval/hardest_win_rate", results[record["hardest"]]["win"]
 
 
 def hardest(results: dict[str, dict]) -> str:

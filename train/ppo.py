@@ -53,7 +53,7 @@ from train import plugins
 from train.cardnet import CardActor, CardPolicy, card_table
 from train.cardnet import policy_kwargs as card_policy_kwargs
 from train.config import CONFIG_FILE, PPO_KNOBS, TrainConfig
-from train.evaluate import evaluate, hardest, onnx_spec
+from train.evaluate import EVALS, eval_scalars, evaluate_run
 from train.exploit import EXPLOIT, measure_exploitability
 from train.export import base_card, export_onnx, policy_weights
 from train.imitate import collect, fit
@@ -65,7 +65,6 @@ from train.selfplay import SelfPlayVecEnv
 CHECKPOINT = "checkpoint.zip"
 STATE = "state.json"
 MAGNET = "magnet.npz"
-EVALS = "evals.jsonl"
 TB_NAME = "tb"
 
 
@@ -363,26 +362,12 @@ class Trainer:
         self.state.save(self.run_dir)
 
     def evaluate(self, step: int, logger=None) -> dict:
-        cfg = self.cfg
         path = self.run_dir / "evals" / f"step-{step:09d}.onnx"
         export_onnx(self.model.policy, path, self.card(step, None))
-        t0 = time.monotonic()
-        results = evaluate(cfg.game, cfg.preset, onnx_spec(path), list(cfg.eval_bots),
-                           cfg.eval_deals, self.run_dir / "evals" / f"step-{step:09d}",
-                           rule_changes=cfg.rule_changes, seed=cfg.seed,
-                           workers=cfg.eval_workers)
-        record = {"step": step, "wall_time_s": round(self.wall_time(), 1),
-                  "eval_seconds": round(time.monotonic() - t0, 1), "deals": cfg.eval_deals,
-                  "results": results, "hardest": hardest(results)}
-        with open(self.run_dir / EVALS, "a") as f:
-            f.write(json.dumps(record) + "\n")
+        record = evaluate_run(self.cfg, path, step, self.wall_time(), self.run_dir)
         if logger is not None:
-            for opp, r in results.items():
-                tag = "eval_" + opp.replace("/", "_").replace(":", "_")
-                for key, value in r.items():
-                    if isinstance(value, int | float) and key not in ("deals", "games"):
-                        logger.record(f"{tag}/{key}", value)
-            logger.record("eval/hardest_win_rate", results[record["hardest"]]["win"])
+            for tag, value in eval_scalars(record):
+                logger.record(tag, value)
             logger.dump(step)
         if not self.quiet:
             tqdm.write(eval_line(record), file=sys.stderr)

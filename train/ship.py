@@ -257,10 +257,11 @@ def judge(name: str, path: Path, deals: int, workers: int, progress: bool) -> di
     out = run_dir(name) / f"final-{_fingerprint(path, search)}"
     results = evaluate(game, preset, onnx_spec(path), opponents, deals, out, workers=workers,
                        progress=progress, fresh=False)
-    evals = read_evals(run_dir(name))
     final = {"deals": deals, "seconds": round(time.monotonic() - t0), "search": search,
-             "results": results,
-             "time_to_beat": {opp: time_to_beat(evals, opp) for opp in opponents}}
+             "results": results}
+    evals = read_evals(run_dir(name))
+    if evals:  # (a committed bot judged without its run has no curve to read)
+        final["time_to_beat"] = {opp: time_to_beat(evals, opp) for opp in opponents}
     if search:
         final["search_version"] = SEARCH_VERSION
         final["network_results"] = evaluate(game, preset, f"{onnx_spec(path)}:worlds=0",
