@@ -29,7 +29,7 @@ from collections.abc import Sequence
 import torch
 
 from envs.games import game_names
-from train.config import TrainConfig
+from train.config import POLICIES, TrainConfig
 from train.export import policy_weights
 from train.ppo import make_env, new_model, selfplay
 
@@ -62,8 +62,9 @@ class Clock:
 
 
 def ppo_row(game: str, net: tuple[int, ...], steps: int, n_games: int, n_steps: int,
-            threads: int) -> dict:
-    cfg = TrainConfig(game=game, net=net, n_games=n_games, n_steps=n_steps, batch_size=512,
+            threads: int, policy: str = "mlp") -> dict:
+    cfg = TrainConfig(game=game, net=net, policy=policy, n_games=n_games, n_steps=n_steps,
+                      batch_size=512,
                       opponents="self@1", max_hands=5, torch_threads=threads,
                       name="bench").resolved()
     torch.set_num_threads(cfg.threads())
@@ -85,8 +86,8 @@ def ppo_row(game: str, net: tuple[int, ...], steps: int, n_games: int, n_steps: 
     wall = time.perf_counter() - start
     rate = model.num_timesteps / wall
     shares = {k: clock.total.get(k, 0.0) / wall for k in ("envs", "policy", "update")}
-    return {"game": game, "net": net, "steps": model.num_timesteps, "wall": wall, "rate": rate,
-            **shares}
+    return {"game": game, "net": net, "policy": policy, "steps": model.num_timesteps,
+            "wall": wall, "rate": rate, **shares}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -95,25 +96,29 @@ def main(argv: Sequence[str] | None = None) -> int:
                    help="a game (repeatable; default: every game)")
     p.add_argument("--net", action="append", default=None,
                    help="hidden layers like 128,128 (repeatable; default 128,128 and 256,256)")
+    p.add_argument("--policy", action="append", choices=list(POLICIES), default=None,
+                   help="the network (repeatable; default mlp)")
     p.add_argument("--steps", type=int, default=32768, help="learner steps per row")
     p.add_argument("--n-games", type=int, default=256)
     p.add_argument("--n-steps", type=int, default=32, help="rollout length per game")
     p.add_argument("--threads", type=int, default=0, help="torch threads; 0 = every core")
     args = p.parse_args(argv)
     nets = [tuple(int(x) for x in n.split(",")) for n in (args.net or ["128,128", "256,256"])]
-    rows = [ppo_row(g, net, args.steps, args.n_games, args.n_steps, args.threads)
-            for g in (args.game or game_names()) for net in nets]
+    rows = [ppo_row(g, net, args.steps, args.n_games, args.n_steps, args.threads, policy)
+            for g in (args.game or game_names()) for policy in (args.policy or ["mlp"])
+            for net in nets]
     print(f"MaskablePPO, batched self-play: {args.n_games} games, rollout {args.n_steps} per "
           f"game, batch 512, {TrainConfig.n_epochs} epochs, torch threads "
           f"{args.threads or os.cpu_count()}; share of wall time")
-    print(f"{'game':<14} {'net':<8} {'steps':>7} {'wall s':>7} {'steps/s':>8} {'envs':>6} "
-          f"{'policy':>7} {'update':>7}  bar")
+    print(f"{'game':<14} {'network':<13} {'steps':>7} {'wall s':>7} {'steps/s':>8} "
+          f"{'envs':>6} {'policy':>7} {'update':>7}  bar")
     for r in rows:
-        bar = BARS.get((r["game"], r["net"]))
+        bar = BARS.get((r["game"], r["net"])) if r["policy"] == "mlp" else None
         verdicts = [f"envs {'under' if r['envs'] < ENV_SHARE_BAR else 'over'} a third"]
         if bar:
             verdicts.insert(0, f"{bar:,}/s {'met' if r['rate'] >= bar else 'missed'}")
-        print(f"{r['game']:<14} {','.join(map(str, r['net'])):<8} {r['steps']:>7,} "
+        network = f"{r['policy']} {','.join(map(str, r['net']))}"
+        print(f"{r['game']:<14} {network:<13} {r['steps']:>7,} "
               f"{r['wall']:>7.1f} {r['rate']:>8,.0f} {r['envs']:>6.0%} {r['policy']:>7.0%} "
               f"{r['update']:>7.0%}  {'; '.join(verdicts)}")
     print(f"\nload average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")

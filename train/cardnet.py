@@ -31,23 +31,19 @@ from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
 from envs.encoding import CardTable
-from envs.games import get_game
 from train.numpy_policy import MASKED
-from train.policy import TORCH_ACTIVATIONS
+from train.policy import TORCH_ACTIVATIONS, game_encoder
 
 
 def card_table(game: str, preset: str | None = None, rule_changes: dict | None = None,
                observation: str = "infostate") -> CardTable:
     """The card table of ``game``'s ``observation`` for its rules' player count; a clear
     error where the encoder declares none."""
-    g = get_game(game)
-    rules = g.get_rules(preset if preset is not None else g.presets[0],
-                        **dict(rule_changes or {}))
-    enc = g.encoder(observation)
+    enc, n = game_encoder(game, preset, rule_changes, observation)
     if enc.cards is None:
         raise ValueError(f"the {observation!r} observation of {game} declares no card table; "
                          "the card network needs one (envs.encoding.CardTable)")
-    return enc.cards(g.num_players(rules))
+    return enc.cards(n)
 
 
 class CardNet(nn.Module):

@@ -25,6 +25,7 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import MlpExtractor
 from torch import nn
 
+from envs.encoding import Encoder
 from envs.games import get_game
 
 # the torch side of ``train.numpy_policy.ACTIVATIONS``, the one list of activation names
@@ -95,15 +96,23 @@ class ObsPassingExtractor(MlpExtractor):
         return torch.cat([self.policy_net(features), features], dim=1)
 
 
+def game_encoder(game: str, preset: str | None = None, rule_changes: dict | None = None,
+                 observation: str = "infostate") -> tuple[Encoder, int]:
+    """``game``'s ``observation`` encoder and its rules' player count (what the encoder's
+    per-player-count tables are read at)."""
+    g = get_game(game)
+    rules = g.get_rules(preset if preset is not None else g.presets[0],
+                        **dict(rule_changes or {}))
+    return g.encoder(observation), g.num_players(rules)
+
+
 def game_action_features(game: str, preset: str | None = None,
                          rule_changes: dict | None = None,
                          observation: str = "infostate") -> ActionFeatures:
     """The per-action blocks of ``game``'s ``observation`` for its rules' player count
     (none for the information state: it holds no per-action numbers)."""
-    g = get_game(game)
-    rules = g.get_rules(preset if preset is not None else g.presets[0],
-                        **dict(rule_changes or {}))
-    return tuple(g.encoder(observation).action_features(g.num_players(rules)))
+    encoder, n = game_encoder(game, preset, rule_changes, observation)
+    return tuple(encoder.action_features(n))
 
 
 class ActionFeaturePolicy(MaskableActorCriticPolicy):
