@@ -86,7 +86,7 @@ def ppo_row(game: str, net: tuple[int, ...], steps: int, n_games: int, n_steps: 
     wall = time.perf_counter() - start
     rate = model.num_timesteps / wall
     shares = {k: clock.total.get(k, 0.0) / wall for k in ("envs", "policy", "update")}
-    return {"game": game, "net": net, "policy": policy, "steps": model.num_timesteps,
+    return {"game": game, "net": net, "network": policy, "steps": model.num_timesteps,
             "wall": wall, "rate": rate, **shares}
 
 
@@ -113,11 +113,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"{'game':<14} {'network':<13} {'steps':>7} {'wall s':>7} {'steps/s':>8} "
           f"{'envs':>6} {'policy':>7} {'update':>7}  bar")
     for r in rows:
-        bar = BARS.get((r["game"], r["net"])) if r["policy"] == "mlp" else None
+        bar = BARS.get((r["game"], r["net"])) if r["network"] == "mlp" else None
         verdicts = [f"envs {'under' if r['envs'] < ENV_SHARE_BAR else 'over'} a third"]
         if bar:
             verdicts.insert(0, f"{bar:,}/s {'met' if r['rate'] >= bar else 'missed'}")
-        network = f"{r['policy']} {','.join(map(str, r['net']))}"
+        network = f"{r['network']} {','.join(map(str, r['net']))}"
         print(f"{r['game']:<14} {network:<13} {r['steps']:>7,} "
               f"{r['wall']:>7.1f} {r['rate']:>8,.0f} {r['envs']:>6.0%} {r['policy']:>7.0%} "
               f"{r['update']:>7.0%}  {'; '.join(verdicts)}")
