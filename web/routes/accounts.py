@@ -57,8 +57,6 @@ def credentials(data: dict) -> tuple[str, str]:
     name, password = data.get("name"), data.get("password")
     if not isinstance(name, str) or not NAME_RE.match(name):
         raise RefusedError("a user name is 3 to 24 letters, digits, '.', '_' or '-'")
-    if name.lower().startswith(GUEST_PREFIX):
-        raise RefusedError(f"names starting with {GUEST_PREFIX!r} are for guests")
     if not isinstance(password, str) or not 8 <= len(password) <= 200:
         raise RefusedError("a password has 8 to 200 characters")
     return name, password
@@ -67,6 +65,8 @@ def credentials(data: dict) -> tuple[str, str]:
 @answers
 async def signup(request: Request):
     name, password = credentials(await body(request))
+    if name.lower().startswith(GUEST_PREFIX):
+        raise RefusedError(f"names starting with {GUEST_PREFIX!r} are for guests")
     s = settings(request)
     cost = {} if s.password_cost is None else {"n": s.password_cost}
     hashed = await run_in_threadpool(hash_password, password, **cost)
