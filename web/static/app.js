@@ -756,7 +756,7 @@ function drawWaiting(msg) {
     try {
       const t = await api(`/api/tables/${msg.table}/invite`, {});
       tableView.inviteUrl = `${location.origin}${t.link}`;
-      showLink(tableView.inviteUrl);
+      if (tableView.last === msg) drawWaiting(msg);
     } catch (x) { toast(x.message); }
   };
   if (tableView.inviteUrl) showLink(tableView.inviteUrl);
