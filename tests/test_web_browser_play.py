@@ -32,7 +32,7 @@ from tests.test_web_browser import (
     on_screen,
     tap,
 )
-from web.testing import ServerProcess
+from web.testing import ServerProcess, post, signup
 
 LANDSCAPE = {"width": 844, "height": 390}
 SCREENS = {"phone": PHONE, "landscape": LANDSCAPE, "laptop": LAPTOP}
@@ -144,6 +144,22 @@ def test_a_guest_plays_bots_at_once_then_keeps_the_table(chromium, web_server):
     page.wait_for_function("() => document.querySelector('#who').textContent === 'gus'")
     page.wait_for_selector(f".table-line:has-text('#{table} Spades')")
     assert page.locator("#guest-note").count() == 0 and page.locator("#sched-start").count()
+
+    # now an account, gus can be invited by name: the lobby says who and when, at sign-in
+    hana = signup(web_server.url, "hana")
+    post(web_server.url, "/api/schedule", {
+        "game": "sevens", "starts_at": time.time() + 15 * 60, "players": ["hana", "gus"],
+        "rules": {"num_players": 2}}, hana)
+    page.click("#signout")
+    page.wait_for_selector("#auth-go")
+    page.fill("input[name=name]", "gus")
+    page.fill("input[name=password]", "correct horse")
+    page.press("input[name=password]", "Enter")
+    page.wait_for_selector("#invitations .invitation")
+    note = page.inner_text("#invitations")
+    assert re.search(r"hana invited you: Sevens, \w[\w ]*, starts in 1[45] minutes", note), note
+    assert "hana invited you" in page.inner_text("#toast")
+    p.shoot("invitation")
     p.close()
 
 

@@ -110,10 +110,11 @@ function drawTopbar() {
   const who = document.getElementById("who");
   who.replaceChildren(me ? me.name : "");
   if (me?.guest) {
-    who.append(" (guest) ", el("button", {class: "link", id: "keep", onclick: () => {
-      tableView.close();
-      showAuth("signup");
-    }}, "Keep your results: make an account"));
+    who.append(" (guest) ", el("button", {class: "link", id: "keep",
+      title: "Keep your tables and results: make an account", onclick: () => {
+        tableView.close();
+        showAuth("signup");
+      }}, "Make an account"));
   }
   document.getElementById("signout").hidden = !me;
 }
@@ -380,8 +381,8 @@ function showLobby() {
         el("button", {type: "submit"}, "Schedule")))));
 
   const line = (t, label, action) => el("li", {class: "table-line"},
-    el("span", {}, `#${t.table} ${gameTitle(t.game)} (${presetLabel(t.game, t.preset)}` +
-      `${changesText(t.game, t.rules) ? `; ${changesText(t.game, t.rules)}` : ""}) - ` +
+    el("span", {}, `#${t.table} ${gameWords(t.game, t.preset)}` +
+      `${changesText(t.game, t.rules) ? `; ${changesText(t.game, t.rules)}` : ""} - ` +
       `${t.status}`, t.starts_at ? ` at ${when(t.starts_at)}` : "",
       el("small", {}, t.players.map((p, i) => playerName(p, i, null) +
         (p.bot || p.open ? "" : (t.status === "scheduled" ? (p.arrived ? " (here)" : " (not yet)")
