@@ -150,8 +150,10 @@ def new_table(p: Page, game: str, bot: str, preset: str | None = None,
         page.select_option("#custom-length", length)
     seats = (players or 0) - 1
     page.wait_for_function(f"""() => {{
+        const box = document.querySelector('#custom-form .seats');
         const s = [...document.querySelectorAll('#custom-form .seat-choice')];
-        return s.length > 0 && ({seats} < 0 || s.length === {seats}) && s.every(
+        return box.dataset.shown === box.dataset.asked && s.length > 0 &&
+            ({seats} < 0 || s.length === {seats}) && s.every(
             (x) => [...x.options].some((o) => o.value === 'bot:{bot}'));
     }}""")
     for select in page.locator("#custom-form .seat-choice").all():
@@ -512,11 +514,11 @@ def test_signing_in_and_up_and_the_lobby(browser, server):
         if length is not None:
             page.select_option("#custom-length", length)
         page.wait_for_function(f"""() => {{
+            const box = document.querySelector('#custom-form .seats');
             const s = [...document.querySelectorAll('#custom-form .seat-choice')];
-            return s.length === {seats} && s.every((x) => [...x.options].some(
-                (o) => o.value === 'bot:blind_auction/mirror'));
+            return box.dataset.shown === box.dataset.asked && s.length === {seats} &&
+                s.every((x) => [...x.options].some((o) => o.value === 'bot:blind_auction/mirror'));
         }}""")
-        page.wait_for_load_state("networkidle")
         return [s.locator("option").evaluate_all("os => os.map((o) => o.value)")
                 for s in page.locator("#custom-form .seat-choice").all()]
 

@@ -105,8 +105,10 @@ def open_table(p: Screen, game: str, seats: list[str], preset: str | None = None
     if length:
         page.select_option("#custom-length", length)
     page.wait_for_function(f"""() => {{
+        const box = document.querySelector('#custom-form .seats');
         const s = [...document.querySelectorAll('#custom-form .seat-choice')];
-        return s.length === {len(seats)} && s.every((x) => x.options.length > 1);
+        return box.dataset.shown === box.dataset.asked && s.length === {len(seats)} &&
+            s.every((x) => x.options.length > 1);
     }}""")
     for select, choice in zip(page.locator("#custom-form .seat-choice").all(), seats,
                               strict=True):
@@ -279,6 +281,8 @@ def test_every_screen(chromium, web_server, kind):
         if legal.count():
             assert on_screen(page, ".hand .card") and p.no_scrolling()
             marks.add(page.inner_text("#spades-marks"))
+            assert clear_of(page, "#spades-marks", ".felt .seat .badge, .felt .seat .card, "
+                            ".trick .card, .felt .status")
             lead_chips = page.locator(".badge .chip.lead").count()
             assert lead_chips <= 1
             if page.locator(".trick .card").count():

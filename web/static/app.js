@@ -299,6 +299,7 @@ function showLobby() {
   let asked = 0;
   const fillSeats = async () => {
     const ask = ++asked;
+    seatsBox.dataset.asked = ask;  // the menus are up to date when "shown" equals it
     const g = custom.info();
     let answer;
     try {
@@ -314,6 +315,7 @@ function showLobby() {
       if (old[i] && [...select.options].some((o) => o.value === old[i])) select.value = old[i];
       return select;
     }));
+    seatsBox.dataset.shown = ask;
     seatHints.replaceChildren(el("p", {class: "hint"}, answer.bots.length
       ? "Bots here can all play these rules." : "No bot can play these rules: invite people."));
   };

@@ -83,10 +83,7 @@ export function draw(root, msg, ctx, frozen = null) {
 
   const felt = el("div", {class: "felt"});
   const bidding = myTurn && v.phase === "bid";
-  if (marks?.notes?.length) {
-    felt.append(el("div", {class: "felt-note", id: "spades-marks"}, marks.notes.map((n) =>
-      el("span", {class: n.includes("not") ? "" : "on"}, n))));
-  }
+
   for (const s of [0, 1, 2, 3]) {
     const where = place(s, mySeat);
     if (where === "bottom") continue;
@@ -113,8 +110,10 @@ export function draw(root, msg, ctx, frozen = null) {
     status = myTurn ? `Your turn: ${leads ? "lead" : "play"} a card.`
       : `${name(v.current_player)} to ${leads ? "lead" : "play"}.`;
   }
-  const foot = el("div", {class: "felt-foot"}, el("div", {class: "status", role: "status"},
-    status));
+  const foot = el("div", {class: "felt-foot"}, marks?.notes?.length ? el("div", {
+    class: "felt-note", id: "spades-marks"}, marks.notes.map((n) => el("span", {
+    class: n.includes("not") ? "" : "on"}, n))) : null,
+  el("div", {class: "status", role: "status"}, status));
   felt.append(foot);
 
   // your own bid, tricks and the dealer chip are on the score board
