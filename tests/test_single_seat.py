@@ -196,8 +196,8 @@ def run_vector(kind: type, game: str, steps: int) -> list:
     return out
 
 
-def test_sync_and_async_vector_envs_give_the_same_episodes():
-    game = "blind_auction"
+@pytest.mark.parametrize("game", GAMES)
+def test_sync_and_async_vector_envs_give_the_same_episodes(game):
     sync = run_vector(gymnasium.vector.SyncVectorEnv, game, 30)
     asynchronous = run_vector(gymnasium.vector.AsyncVectorEnv, game, 30)
     assert len(sync) == len(asynchronous)
@@ -220,14 +220,17 @@ def test_make_vec_async_workers_find_the_env_without_the_drivers_imports():
     assert out == f"(2, {size}) (2, {get_game('blind_auction').num_actions})"
 
 
-def test_maskable_ppo_trains_and_never_plays_an_illegal_move():
+@pytest.mark.parametrize("game", GAMES)
+def test_maskable_ppo_trains_and_never_plays_an_illegal_move(game):
     from sb3_contrib import MaskablePPO
 
-    env = SingleSeatEnv("blind_auction", illegal_action="raise")  # an illegal move raises
-    model = MaskablePPO("MlpPolicy", env, n_steps=256, batch_size=64, n_epochs=2, seed=0,
+    # made by id, so that MaskablePPO finds action_masks() through Gymnasium's wrappers
+    env = gymnasium.make(gym_id(game), episode="hand", illegal_action="raise")  # one raises
+    model = MaskablePPO("MlpPolicy", env, n_steps=512, batch_size=256, n_epochs=1, seed=0,
                         policy_kwargs={"net_arch": [32]}, device="cpu")
     model.learn(2048)
     assert model.num_timesteps >= 2048
+    env = env.unwrapped
     obs, _ = env.reset(seed=1)
     action, _ = model.predict(obs, action_masks=env.action_masks(), deterministic=True)
     assert env.action_masks()[int(action)]
