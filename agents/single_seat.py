@@ -6,8 +6,8 @@ left to the learner and every other seat played by a bot of the registry (a
 name with options, or an exported ``.onnx``; by default the game's strongest
 rule bot at every other seat). Importing ``agents`` registers one id per game
 with Gymnasium, ``cardrl/<CamelName>-v<N>`` at the game's env version, once
-Gymnasium is imported (``envs.registry.after_import``); this module is found by
-the entry point and imports Gymnasium only then.
+Gymnasium is imported (``envs.registry.after_import``, ``agents.gym_registry``);
+the entry point imports this module when an env is made.
 
 * Observations: the seat's vector of the env's observation kind (a ``Box``);
   actions: ``Discrete(num_actions)``. The legal actions are ``action_masks()``
