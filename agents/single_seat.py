@@ -58,6 +58,9 @@ class SingleSeatEnv(gymnasium.Env):
                  seat: int | None = None, render_mode: str | None = None,
                  illegal_action: str = "penalty", **options: Any) -> None:
         declaration = get_game(game)  # a clear error for an unknown game
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode {render_mode!r} is not one of "
+                             f"{self.metadata['render_modes']}")
         self.aec = declaration.env(render_mode=render_mode, illegal_action=illegal_action,
                                    **options)
         self.game = declaration.name

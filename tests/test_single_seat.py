@@ -138,6 +138,7 @@ def test_opponents_by_name_with_options_and_by_onnx_file():
     ({"game": "spades", "observation": "pixels"}, "'pixels'"),
     ({"game": "spades", "preset": "nope"}, "'nope'"),
     ({"game": "spades", "no_such_field": 1}, "no_such_field"),
+    ({"game": "spades", "render_mode": "human"}, "'human'"),
 ])
 def test_bad_arguments_are_refused_naming_the_value(kwargs, named):
     with pytest.raises(ValueError, match=named.replace("(", r"\(")):
@@ -174,6 +175,11 @@ def test_rules_fields_and_env_options_are_keywords():
     assert env.observation_space.shape == (game.encoder("features").size(3),)
     obs, _ = env.reset(seed=0)
     assert obs.shape == env.observation_space.shape and obs.dtype == np.float32
+    shown = gymnasium.make(gym_id("gin_rummy"), render_mode="ansi")
+    shown.reset(seed=0)
+    table = shown.render()
+    state = shown.unwrapped.aec.state_obj
+    assert table == game.render(state.view(state.current_player))  # the learner's view
 
 
 def run_vector(kind: type, game: str, steps: int) -> list:
