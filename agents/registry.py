@@ -201,6 +201,17 @@ def make(spec: str, **kwargs) -> Bot:
     return bot
 
 
+def check_bot(spec: str, game: str, role: str = "opponent") -> Bot:
+    """The bot ``spec`` names, checked to play ``game``; a clear error naming the ``role``."""
+    try:
+        bot = make(spec)
+    except ValueError as err:
+        raise ValueError(f"bad {role} {spec!r}: {err}") from None
+    if bot.game not in (None, game):
+        raise ValueError(f"{role} {spec!r} plays {bot.game}, not {game}")
+    return bot
+
+
 def names(game: str | None = None) -> list[str]:
     """Registered bot names, all or those that can play ``game``."""
     every = {**_EXTRA}

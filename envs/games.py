@@ -83,6 +83,9 @@ class Game:
     # a tournament's default for a failing bot: disqualify it and rerun without it (True,
     # the Sevens seed's tournament), or stop (False); ``eval.tournament --[no-]disqualify``
     disqualify_failing_bots: bool = False
+    # whether ``envs/<game>/environment.py`` has a ``parallel_env`` (PettingZoo's Parallel
+    # API): said here so that the PettingZoo registry (``envs.registry``) need not import it
+    parallel: bool = False
 
     def __post_init__(self) -> None:
         missing = [k for k in KINDS if k not in self.encoders]

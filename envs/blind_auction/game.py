@@ -24,4 +24,5 @@ GAME = Game(
     score_scale=lambda rules: float(rules.prize_total),  # a share of the prizes
     strongest=("blind_auction/high-early", "blind_auction/save-high"),
     exploitability=best_response.exploitability,  # 2 players, small decks
+    parallel=True,  # environment.parallel_env: every seat bids at once
 )
