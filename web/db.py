@@ -71,6 +71,37 @@ CREATE TABLE IF NOT EXISTS moves (
     PRIMARY KEY (table_id, ply)
 );
 CREATE INDEX IF NOT EXISTS game_tables_status ON game_tables(status);
+CREATE TABLE IF NOT EXISTS arena_bots (
+    id {serial},
+    owner BIGINT NOT NULL REFERENCES users(id),
+    name TEXT NOT NULL,
+    game TEXT NOT NULL,
+    preset TEXT NOT NULL,
+    players INTEGER NOT NULL,
+    card TEXT NOT NULL,
+    model TEXT NOT NULL,
+    digest TEXT NOT NULL,
+    status TEXT NOT NULL,
+    reason TEXT,
+    created {real} NOT NULL
+);
+CREATE TABLE IF NOT EXISTS arena_deals (
+    id {serial},
+    game TEXT NOT NULL,
+    preset TEXT NOT NULL,
+    players INTEGER NOT NULL,
+    deal INTEGER NOT NULL,
+    seats TEXT NOT NULL,
+    status TEXT NOT NULL,
+    created {real} NOT NULL,
+    UNIQUE (game, preset, players, deal)
+);
+CREATE TABLE IF NOT EXISTS arena_games (
+    deal_id BIGINT NOT NULL REFERENCES arena_deals(id),
+    rotation INTEGER NOT NULL,
+    record TEXT NOT NULL,
+    PRIMARY KEY (deal_id, rotation)
+);
 """
 
 _DIALECTS = {
@@ -316,7 +347,8 @@ class Store:
     def dump(self) -> dict[str, list[dict]]:
         """Every row of every table, in key order: what a test compares before and after."""
         order = {"users": "id", "sessions": "token_hash", "game_tables": "id",
-                 "seats": "table_id, seat", "moves": "table_id, ply"}
+                 "seats": "table_id, seat", "moves": "table_id, ply",
+                 "arena_bots": "id", "arena_deals": "id", "arena_games": "deal_id, rotation"}
         return {name: self.db.rows(f"SELECT * FROM {name} ORDER BY {key}")
                 for name, key in order.items()}
 
