@@ -114,8 +114,9 @@ def play_arena_game(job: dict) -> dict:
         record = game_record(play_game(cfg, job["deal"], job["rotation"]))
     except BotError as err:
         reason = str(err)
-        for spec, name in key.items():
-            reason = reason.replace(repr(spec), repr(name))
+        for spec in job["own"]:  # the server's file names stay its own
+            reason = reason.replace(repr(spec), repr(key[spec]))
+            reason = reason.replace(spec.removesuffix(":worlds=0"), key[spec])
         return {"error": {"bot": key.get(err.bot), "kind": err.kind, "reason": reason}}
     record["seats"] = [key[s] for s in record["seats"]]
     return record

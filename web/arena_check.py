@@ -303,7 +303,7 @@ def run_checks(card: dict, division: dict, model_bytes: bytes, limits: dict) -> 
         took = time.perf_counter() - start
         slowest = max(slowest, took)
         if took > limits["move_seconds"]:
-            raise RefusedUploadError(f"slow: a forward pass took {took:.2f} s; the limit per "
+            raise RefusedUploadError(f"slow: a forward pass took {took:.3f} s; the limit per "
                                 f"move is {limits['move_seconds']:g} s")
         out = np.asarray(out)
         if out.shape != (1, n):
