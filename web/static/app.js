@@ -37,7 +37,7 @@ export function toast(text, ms = 4000) {
   toast.timer = setTimeout(() => { t.hidden = true; }, ms);
 }
 
-async function api(path, body) {
+export async function api(path, body) {
   const opts = body === undefined ? {} : {
     method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body),
   };
@@ -73,6 +73,10 @@ async function route() {
   if (!games.length) games = (await api("/api/games")).games;
   const m = location.hash.match(/^#\/table\/(\d+)/);
   if (m) return showTable(Number(m[1]));
+  if (location.hash.startsWith("#/arena")) {
+    tableView.close();
+    return (await import("/static/arena.js")).showArena($app, me, games);
+  }
   tableView.close();
   return showLobby();
 }

@@ -199,6 +199,7 @@ const BOTS = {
 // [short name, what it does] of a bot spec; the server's own line for any other bot
 export function botWords(spec, serverText = "") {
   if (BOTS[spec]) return BOTS[spec];
+  if (spec.startsWith("arena:")) return ["Uploaded bot", serverText || "a network from the arena"];
   if (spec.startsWith("checkpoint:")) {
     return ["Trained network", `learned by self-play${serverText ? ` - ${serverText}` : ""}`];
   }
