@@ -71,6 +71,10 @@ def hostile_uploads(tmp_path) -> list[tuple[str, object, int, str]]:
         ("rule changes", nets.upload("r", nets.good(), {**card, "rule_changes": {
             "cards_per_suit": 5}}), 400, "rule changes"),
         ("bad name", nets.upload("<script>", nets.good()), 400, "name"),
+        ("bad sample", nets.upload("s", nets.good(), {**card, "sample": "yes"}), 400,
+         "sample"),
+        ("num_players beyond the game", nets.upload("n", nets.good(), {
+            **card, "rule_changes": {"num_players": 99}}), 400, "rules"),
         ("forbidden operator", nets.upload("f", nets.forbidden_op()), 400,
          "forbidden operator 'RandomUniformLike'"),
         ("custom domain", nets.upload("c", nets.custom_domain()), 400, "custom operator"),

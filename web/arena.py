@@ -508,10 +508,14 @@ class Arena:
         ranked = sorted(others, key=lambda k: (shared[k], total[k], tiebreak[k]))
         seats = [focus] + [ranked[i % len(ranked)] for i in range(division[2] - 1)]
         seats = [seats[i] for i in rng.permutation(len(seats))]
-        deal_id = self.db.insert(
-            "INSERT INTO arena_deals (game, preset, players, deal, seats, status, created) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?)", (*division, number, json.dumps(seats), "playing",
-                                             self.clock()))
+        try:
+            deal_id = self.db.insert(
+                "INSERT INTO arena_deals (game, preset, players, deal, seats, status, created)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)", (*division, number, json.dumps(seats),
+                                                  "playing", self.clock()))
+        except Exception as err:  # another server took this deal number a moment ago
+            log.warning("arena deal %d of %s not started: %s", number, division, err)
+            return None
         return {"id": deal_id, "game": division[0], "preset": division[1],
                 "players": division[2], "deal": number, "seats": seats}
 

@@ -105,6 +105,9 @@ def check_card(card: Any) -> dict:
             raise RefusedUploadError(f"the card's {key} is {_short(value)}, not a positive integer")
         if want is not None and value != want:
             raise RefusedUploadError(f"the card's num_actions is {value}; {name} has {want}")
+    if card.get("sample", False) not in (True, False):
+        raise RefusedUploadError(f"the card's sample is {_short(card['sample'])}, not true or "
+                                 f"false")
     try:
         encoder = observation_encoder({**card, "num_players": players}, "the card")
     except BotLoadError as err:
