@@ -129,6 +129,17 @@ def slow(size: int) -> bytes:
                _const("zero", 0.0)], logits="logits")
 
 
+def memory_bomb(size: int) -> bytes:
+    """A tiny file whose forward pass fills a ``size`` x ``size`` matrix."""
+    return network(extra=[
+        helper.make_node("ReduceMean", ["observation"], ["m"], keepdims=1),
+        helper.make_node("Expand", ["m", "square"], ["big"]),
+        helper.make_node("ReduceMean", ["big"], ["tiny"], keepdims=0),
+        helper.make_node("Add", ["masked", "tiny"], ["logits"])],
+        inits=[numpy_helper.from_array(np.array([size, size], dtype=np.int64), "square")],
+        logits="logits")
+
+
 def upload(name: str, model: bytes, card: dict | None = None) -> dict:
     """The upload request's body."""
     return {"name": name, "card": CARD if card is None else card,

@@ -86,6 +86,8 @@ def hostile_uploads(tmp_path) -> list[tuple[str, object, int, str]]:
         ("NaN outputs", nets.upload("n", nets.nan_output()), 400, "non-finite"),
         ("out-of-range choice", nets.upload("u", nets.unmasked()), 400, "not a legal action"),
         ("slow", nets.upload("slow", nets.slow(1500)), 400, "slow"),
+        ("memory bomb", nets.upload("m", nets.memory_bomb(30000)), 400,
+         "failed on a sample view"),  # 3.6 GB past the check's 1 GiB
     ]
 
 
@@ -161,23 +163,29 @@ def test_an_upload_plays_is_ranked_is_a_seat_option_and_is_withdrawn(tmp_path):
         assert status["status"] == "withdrawn"
 
 
-def test_a_bot_that_fails_in_a_match_is_disqualified_with_the_reason(tmp_path):
+@pytest.mark.parametrize("model,changes,words", [
     # the check runs it on one view only, where it is fine; in play it outputs NaN
-    app = arena_app(f"sqlite:///{tmp_path / 'web.db'}", tmp_path / "arena",
-                    limits=Limits(max_bytes=MAX_BYTES, views=1))
+    (nets.nan_later, {"limits": Limits(max_bytes=MAX_BYTES, views=1)}, "non-finite"),
+    # fast enough for a lenient check, too slow for the matches' time per move
+    (lambda: nets.slow(1500), {"limits": Limits(max_bytes=MAX_BYTES, move_seconds=30),
+                               "move_seconds": 0.05}, "within the time limit of 0.05 s"),
+], ids=["nan-in-play", "late-in-play"])
+def test_a_bot_that_fails_in_a_match_is_disqualified_with_the_reason(tmp_path, model, changes,
+                                                                      words):
+    app = arena_app(f"sqlite:///{tmp_path / 'web.db'}", tmp_path / "arena", **changes)
     with TestClient(app) as http:
         mal = signup(http, "mal")
-        res = http.post("/api/arena/bots", json=nets.upload("Later", nets.nan_later()),
-                        headers=mal)
+        res = http.post("/api/arena/bots", json=nets.upload("Later", model()), headers=mal)
         assert res.status_code == 200, res.text
         bots = wait_for(http, "/api/arena/mine", mal,
                         lambda a: a["bots"][0]["status"] != "listed")["bots"]
         assert bots[0]["status"] == "disqualified"
-        assert "non-finite" in bots[0]["reason"], bots[0]
+        assert words in bots[0]["reason"], bots[0]
         assert "arena-" not in bots[0]["reason"]  # the server's file names stay its own
         board = http.get(BOARD, headers=mal).json()
         assert res.json()["spec"] not in {r["bot"] for r in board["bots"]}
         assert board["games"] == 0  # its deal was voided
+        assert not any((tmp_path / "arena").glob("arena-*"))
 
 
 def test_uploads_and_results_survive_a_kill(tmp_path):
