@@ -167,7 +167,7 @@ def test_an_upload_plays_is_ranked_is_a_seat_option_and_is_withdrawn(tmp_path):
     # the check runs it on one view only, where it is fine; in play it outputs NaN
     (nets.nan_later, {"limits": Limits(max_bytes=MAX_BYTES, views=1)}, "non-finite"),
     # fast enough for a lenient check, too slow for the matches' time per move
-    (lambda: nets.slow(1500), {"limits": Limits(max_bytes=MAX_BYTES, move_seconds=30),
+    (lambda: nets.slow(1500), {"limits": Limits(max_bytes=MAX_BYTES, move_seconds=30, views=2),
                                "move_seconds": 0.05}, "within the time limit of 0.05 s"),
 ], ids=["nan-in-play", "late-in-play"])
 def test_a_bot_that_fails_in_a_match_is_disqualified_with_the_reason(tmp_path, model, changes,
