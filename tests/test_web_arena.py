@@ -114,15 +114,21 @@ def test_hostile_uploads_are_refused_by_name_and_change_nothing(db_url, tmp_path
         assert everything(app) == before
 
 
-def test_an_upload_plays_is_ranked_is_a_seat_option_and_is_withdrawn(tmp_path):
+def test_an_upload_plays_is_ranked_is_a_seat_option_and_is_withdrawn(db_url, tmp_path):
     folder = tmp_path / "arena"
-    app = arena_app(f"sqlite:///{tmp_path / 'web.db'}", folder, deals=2)
+    app = arena_app(db_url, folder, deals=2, per_user=1)
     with TestClient(app) as http:
         ann, bob = signup(http, "ann"), signup(http, "bob")
         res = http.post("/api/arena/bots", json=nets.upload("Linear 1", nets.good()),
                         headers=ann)
         assert res.status_code == 200, res.text
         spec = res.json()["spec"]
+        # one listed bot a person here: a second is refused before it is even checked
+        rows = app.state.lobby.store.dump()["arena_bots"]
+        second = http.post("/api/arena/bots", json=nets.upload("Linear 2", nets.good()),
+                           headers=ann)
+        assert second.status_code == 400 and "withdraw one" in second.json()["error"]
+        assert app.state.lobby.store.dump()["arena_bots"] == rows
         # stored under the server's name, whatever the card's "onnx" said
         files = sorted(p.name for p in folder.iterdir()) if folder.exists() else []
         assert all(name.startswith(f"arena-{res.json()['bot']}-") for name in files)
