@@ -13,6 +13,7 @@ from dataclasses import replace
 import pytest
 from starlette.testclient import TestClient
 
+from eval.bot_process import ProcessBot, ProcessBotError
 from tests import arena_util as nets
 from tests.test_web_security import everything, signup
 from web.app import create_app
@@ -222,6 +223,16 @@ def test_uploads_and_results_survive_a_kill(tmp_path):
     after = _games(db)
     assert {k: v for k, v in after.items() if k in before} == before  # nothing replayed
     assert sorted(after) == sorted(set(after))
+
+
+def test_a_bot_process_gets_the_memory_limit():
+    """What the arena's bot processes run under: past the limit nothing even loads."""
+    with pytest.raises(ProcessBotError) as err:
+        ProcessBot("blind_auction/mirror", "blind_auction", 5.0, memory_limit=64 * 2**20)
+    assert err.value.kind == "load"
+    bot = ProcessBot("blind_auction/mirror", "blind_auction", 5.0, memory_limit=2**30)
+    assert bot.alive and bot.game == "blind_auction"
+    bot.close()
 
 
 def _games(db) -> dict:

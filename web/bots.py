@@ -10,6 +10,10 @@ compared, as a string, with that list before anything is built, so no request
 makes the server import, open or even look for a file it names, and the
 refusal reads the same whether such a file exists or not.
 
+The arena's uploaded bots (``arena:<id>``, ``web.arena``) join the list through
+``Bots.external``: they are listed, checked and played by the arena, each in its own
+limited process, and never built in the server.
+
 Bots that think for long (search, exact solving) play in a process pool
 (``BotRunner``), so one table's thinking never holds up another's moves; the
 fast rule bots play on the event loop, where a move costs microseconds and no
