@@ -440,6 +440,7 @@ class Arena:
         loop = asyncio.get_running_loop()
         while not self.closed:
             try:
+                self._reload()  # another server on the database may have listed or withdrawn
                 job = self.next_job()
             except Exception:
                 log.exception("the arena could not pick its next game")

@@ -22,14 +22,18 @@ function readFile(file, how) {
   });
 }
 
-export async function showArena($app, me, games) {
+export async function showArena($app, me, games, pick = null) {
   const info = await api("/api/arena");
   const limits = info.limits;
   const divisions = info.divisions;
   const choose = el("select", {id: "arena-division"}, divisions.map((d, i) =>
     el("option", {value: i}, divisionName(d) + (d.uploads ? ` (${d.uploads} uploaded)` : ""))));
-  const first = divisions.findIndex((d) => d.uploads);
+  // the division asked for (after an upload), else the first with uploads
+  const wanted = divisions.findIndex((d) => pick && d.game === pick.game &&
+    d.preset === pick.preset && d.players === pick.players);
+  const first = wanted >= 0 ? wanted : divisions.findIndex((d) => d.uploads);
   choose.value = String(first >= 0 ? first : 0);
+  const again = (d) => showArena($app, me, games, d);
   const board = el("div", {id: "arena-board"});
   const mine = el("div", {id: "arena-mine"});
 
@@ -89,7 +93,7 @@ export async function showArena($app, me, games) {
       b.status, b.reason ? el("small", {class: "reason"}, b.reason) : null),
     b.status === "listed" ? el("button", {class: "small withdraw", onclick: async () => {
       try { await api(`/api/arena/bots/${b.id}/withdraw`, {}); } catch (x) { toast(x.message); }
-      drawMine(); drawBoard();
+      again(divisions[Number(choose.value)]);
     }}, "Withdraw") : null))) : el("p", {class: "hint"}, "None yet."));
   };
 
@@ -111,10 +115,8 @@ export async function showArena($app, me, games) {
       const model = (await readFile(onnx.files[0], "data")).split(",", 2)[1] ?? "";
       const r = await api("/api/arena/bots", {name: name.value.trim(), card: cardJson, model});
       toast(`${name.value.trim()} passed the checks and is listed`);
-      const i = divisions.findIndex((d) => d.game === r.game && d.preset === r.preset &&
-        d.players === r.players);
-      if (i >= 0) choose.value = String(i);
-      drawMine(); drawBoard();
+      again(r);
+      return;
     } catch (x) { err.textContent = x.message; }
     go.disabled = false;
     go.textContent = "Upload";
