@@ -105,9 +105,15 @@ def test_hostile_uploads_are_refused_by_name_and_change_nothing(db_url, tmp_path
             assert everything(app) == before, what
             assert not folder.exists() or not any(folder.iterdir()), what
         assert http.get("/api/arena/mine", headers=eve).json() == {"bots": []}
-        # signed out: no upload at all
+        # signed out: no upload at all; a guest: make an account first
         res = http.post("/api/arena/bots", json=nets.upload("anon", nets.good()))
         assert res.status_code == 401
+        guest = http.post("/api/guest", json={})
+        assert guest.status_code == 200, guest.text
+        res = http.post("/api/arena/bots", json=nets.upload("guest", nets.good()))
+        assert res.status_code == 403 and "account" in res.json()["error"]
+        http.cookies.clear()
+        before = everything(app)  # the guest's session and user are new
         # a body past the upload limit is cut off while it is read
         res = http.post("/api/arena/bots", content=b"x" * (MAX_BYTES * 2 + 200_000),
                         headers={**eve, "content-type": "application/json"})

@@ -11,8 +11,8 @@ session cookie holding a random token (only its SHA-256 is stored). State-
 changing requests must be ``application/json`` (a cross-site form cannot send
 that) of at most ``MAX_BODY`` bytes, and a websocket must come from this
 server's own page (Origin check). Wrong passwords are throttled per user name
-and per client address. A refused request is answered 4xx with the reason and
-changes nothing.
+and per client address, new guest sessions per client address. A refused
+request is answered 4xx with the reason and changes nothing.
 """
 
 from __future__ import annotations
@@ -37,9 +37,11 @@ DEFAULT_DB = "sqlite:///runs/web/web.db"
 SIGNIN_WINDOW = 300.0  # seconds over which failed sign-ins are counted
 SIGNIN_PER_NAME = 5  # failed sign-ins per user name in the window before a pause
 SIGNIN_PER_ADDRESS = 20  # failed sign-ins per client address in the window
+GUEST_WINDOW = 3600.0  # seconds over which new guest sessions are counted
+GUESTS_PER_ADDRESS = 30  # guest sessions one client address may make in that window
 
-__all__ = ["DEFAULT_DB", "MAX_BODY", "SIGNIN_PER_ADDRESS", "SIGNIN_PER_NAME", "SIGNIN_WINDOW",
-           "create_app"]
+__all__ = ["DEFAULT_DB", "GUESTS_PER_ADDRESS", "GUEST_WINDOW", "MAX_BODY",
+           "SIGNIN_PER_ADDRESS", "SIGNIN_PER_NAME", "SIGNIN_WINDOW", "create_app"]
 
 
 def create_app(db_url: str = DEFAULT_DB, *, clock: Callable[[], float] = time.time,
@@ -86,5 +88,6 @@ def create_app(db_url: str = DEFAULT_DB, *, clock: Callable[[], float] = time.ti
     app.state.settings = Settings(
         clock=clock, secure_cookies=secure_cookies, password_cost=password_cost,
         by_name=Throttle(SIGNIN_PER_NAME, SIGNIN_WINDOW, clock),
-        by_address=Throttle(SIGNIN_PER_ADDRESS, SIGNIN_WINDOW, clock))
+        by_address=Throttle(SIGNIN_PER_ADDRESS, SIGNIN_WINDOW, clock),
+        guests=Throttle(GUESTS_PER_ADDRESS, GUEST_WINDOW, clock))
     return app

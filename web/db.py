@@ -71,6 +71,24 @@ CREATE TABLE IF NOT EXISTS moves (
     PRIMARY KEY (table_id, ply)
 );
 CREATE INDEX IF NOT EXISTS game_tables_status ON game_tables(status);
+CREATE TABLE IF NOT EXISTS guests (
+    user_id BIGINT PRIMARY KEY REFERENCES users(id),
+    created {real} NOT NULL
+);
+CREATE TABLE IF NOT EXISTS invites (
+    token_hash TEXT PRIMARY KEY,
+    table_id BIGINT NOT NULL REFERENCES game_tables(id),
+    created_by BIGINT NOT NULL REFERENCES users(id),
+    created {real} NOT NULL
+);
+CREATE TABLE IF NOT EXISTS chat (
+    id {serial},
+    table_id BIGINT NOT NULL REFERENCES game_tables(id),
+    user_id BIGINT NOT NULL REFERENCES users(id),
+    text TEXT NOT NULL,
+    at {real} NOT NULL
+);
+CREATE INDEX IF NOT EXISTS chat_table ON chat(table_id, id);
 CREATE TABLE IF NOT EXISTS arena_bots (
     id {serial},
     owner BIGINT NOT NULL REFERENCES users(id),
@@ -111,6 +129,7 @@ _DIALECTS = {
 
 UNFINISHED = ("waiting", "scheduled", "playing")
 LOCK_KEY = 0x636172646C776562  # the PostgreSQL advisory lock of a cardrl web server
+GUEST_PASSWORD = "guest"  # a guest's stored password: no scrypt hash, so nothing verifies
 LOCK_WAIT = 2.0  # seconds a new server waits for the lock of one that just died
 
 
@@ -279,12 +298,69 @@ class Store:
                         (token_hash, user_id, expires))
 
     def session_user(self, token_hash: str, now: float) -> dict | None:
-        return self.db.row(
-            "SELECT users.id, users.name FROM sessions JOIN users ON users.id = sessions.user_id"
+        """The session's user (``id``, ``name``, ``guest``: True for a guest), or None."""
+        row = self.db.row(
+            "SELECT users.id, users.name, guests.user_id AS guest FROM sessions"
+            " JOIN users ON users.id = sessions.user_id"
+            " LEFT JOIN guests ON guests.user_id = users.id"
             " WHERE token_hash = ? AND expires > ?", (token_hash, now))
+        if row is not None:
+            row["guest"] = row["guest"] is not None
+        return row
 
     def drop_session(self, token_hash: str) -> None:
         self.db.execute("DELETE FROM sessions WHERE token_hash = ?", (token_hash,))
+
+    # ------------------------------------------------------------ guests
+    def create_guest(self, name: str, now: float) -> int | None:
+        """A guest user (no password can sign in as it); None when the name is taken."""
+        with self.transaction():
+            user_id = self.create_user(name, GUEST_PASSWORD, now)
+            if user_id is not None:
+                self.db.execute("INSERT INTO guests (user_id, created) VALUES (?, ?)",
+                                (user_id, now))
+            return user_id
+
+    def is_guest(self, user_id: int) -> bool:
+        return self.db.row("SELECT user_id FROM guests WHERE user_id = ?", (user_id,)) \
+            is not None
+
+    def adopt_guest(self, user_id: int, name: str, password_hash: str) -> bool:
+        """The guest becomes an account of ``name``, keeping its id and so its tables;
+        False (nothing changed) when the name is taken."""
+        with self.transaction():
+            taken = self.db.row("SELECT id FROM users WHERE lower(name) = lower(?) AND id <> ?",
+                                (name, user_id))
+            if taken is not None or not self.is_guest(user_id):
+                return False
+            self.db.execute("UPDATE users SET name = ?, password = ? WHERE id = ?",
+                            (name, password_hash, user_id))
+            self.db.execute("DELETE FROM guests WHERE user_id = ?", (user_id,))
+            return True
+
+    # ----------------------------------------------------- invites, chat
+    def add_invite(self, token_hash: str, table_id: int, user_id: int, now: float) -> None:
+        self.db.execute("INSERT INTO invites (token_hash, table_id, created_by, created) "
+                        "VALUES (?, ?, ?, ?)", (token_hash, table_id, user_id, now))
+
+    def invite(self, token_hash: str) -> dict | None:
+        return self.db.row("SELECT * FROM invites WHERE token_hash = ?", (token_hash,))
+
+    def invite_count(self, table_id: int) -> int:
+        return len(self.db.rows("SELECT token_hash FROM invites WHERE table_id = ?",
+                                (table_id,)))
+
+    def add_chat(self, table_id: int, user_id: int, text: str, at: float) -> None:
+        self.db.execute("INSERT INTO chat (table_id, user_id, text, at) VALUES (?, ?, ?, ?)",
+                        (table_id, user_id, text, at))
+
+    def chat(self, table_id: int, limit: int) -> list[dict]:
+        """The table's last ``limit`` chat lines, oldest first, with the writer's name."""
+        rows = self.db.rows(
+            "SELECT chat.user_id, users.name, chat.text, chat.at FROM chat"
+            " JOIN users ON users.id = chat.user_id WHERE table_id = ?"
+            " ORDER BY chat.id DESC LIMIT ?", (table_id, limit))
+        return rows[::-1]
 
     # ------------------------------------------------------------ tables
     def create_table(self, *, game: str, preset: str, rules: dict, seed: int, kind: str,
@@ -347,7 +423,8 @@ class Store:
     def dump(self) -> dict[str, list[dict]]:
         """Every row of every table, in key order: what a test compares before and after."""
         order = {"users": "id", "sessions": "token_hash", "game_tables": "id",
-                 "seats": "table_id, seat", "moves": "table_id, ply",
+                 "seats": "table_id, seat", "moves": "table_id, ply", "guests": "user_id",
+                 "invites": "token_hash", "chat": "id",
                  "arena_bots": "id", "arena_deals": "id", "arena_games": "deal_id, rotation"}
         return {name: self.db.rows(f"SELECT * FROM {name} ORDER BY {key}")
                 for name, key in order.items()}

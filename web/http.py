@@ -29,6 +29,12 @@ class TooLargeError(RefusedError):
     status = 413
 
 
+class ForbiddenError(RefusedError):
+    """What only an account may do, asked by a guest."""
+
+    status = 403
+
+
 class ThrottledError(RefusedError):
     status = 429
 
@@ -78,6 +84,7 @@ class Settings:
     password_cost: int | None  # scrypt's n; None: web.passwords' default
     by_name: Throttle  # failed sign-ins per user name
     by_address: Throttle  # and per client address
+    guests: Throttle | None = None  # guest sessions made per client address
 
 
 def settings(conn: HTTPConnection) -> Settings:
@@ -93,7 +100,8 @@ def token_hash(token: str) -> str:
 
 
 def user_of(conn: HTTPConnection) -> dict | None:
-    """The signed-in user of a request or websocket (its session cookie), or None."""
+    """The signed-in user of a request or websocket (its session cookie), or None:
+    ``id``, ``name`` and ``guest`` (True for a guest session)."""
     token = conn.cookies.get(COOKIE)
     if not token:
         return None
@@ -140,6 +148,12 @@ def answers(handler):
             log.exception("%s %s failed", request.method, request.url.path)
             return JSONResponse({"error": "the server failed to answer"}, status_code=500)
     return wrapper
+
+
+def account_only(user: dict, what: str) -> None:
+    """Refuse (403) what only an account may do when ``user`` is a guest."""
+    if user.get("guest"):
+        raise ForbiddenError(f"guests cannot {what}: make an account (it keeps your tables)")
 
 
 def signed_in(handler):

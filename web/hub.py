@@ -8,8 +8,10 @@ another table; either way a bot's move is then checked like anyone's.
 
 People: a person to move has a turn clock (``turn`` seconds at the table,
 ``grace`` seconds once gone from it); when it runs out a stand-in bot plays
-the seat until the person comes back. A table with no seated person at it for
-``abandon`` seconds is closed.
+the seat until the person comes back. A move the game's adapter marks
+``hold`` (a finished trick) is held on each person's screen until they go on
+("ready"); a person's clock waits meanwhile, at most ``turn`` seconds. A
+table with no seated person at it for ``abandon`` seconds is closed.
 """
 
 from __future__ import annotations
@@ -122,8 +124,9 @@ class Hub:
         at = table.deadline(self.turn, self.grace)
         if at is None:
             return None
-        return {"seat": table.to_move(), "bot_at": at, "now": self.clock(),
-                "since": table.turn_since}
+        seat = table.to_move()
+        return {"seat": seat, "bot_at": at, "now": self.clock(), "since": table.turn_since,
+                "held": seat in table.unseen}
 
     def broadcast(self, table: Table, event: dict | None = None) -> None:
         """Tell every follower of ``table`` what its seat may know, one encoding per seat."""
@@ -172,6 +175,8 @@ class Hub:
         self.store.add_move(table.id, table.ply, seat, action, self.clock())
         event = table.apply(seat, action)
         table.turn_since = self.clock()
+        if event.get("hold"):  # the people here see the move held until they go on
+            table.hold(self.clock())
         if table.state.is_over:
             table.status = "finished"
             table.result = table.final_result()
@@ -322,6 +327,13 @@ class Hub:
                 table = self.tables.get(table_id)
                 if table is not None and conn in table.subscribers:
                     self._leave(conn, table)
+            elif kind == "ready":
+                table = self.table(table_id)
+                seat = table.seat_of(conn.user_id)
+                if seat is not None and table.ready(seat, msg.get("ply"), self.clock()):
+                    self.broadcast(table)  # the clock of the seat runs now
+            elif kind == "chat":
+                self.chat(conn, self.table(table_id), msg["text"])
             elif kind == "back":
                 table = self.table(table_id)
                 seat = table.seat_of(conn.user_id)
@@ -343,6 +355,10 @@ class Hub:
         except Exception:
             log.exception("message from %s failed: %.200r", conn.user_name, text)
             self._error(conn, table_id, msg_id, "the server could not handle that message")
+
+    def chat(self, conn: Conn, table: Table, text: str) -> None:
+        """A chat line (``web.lobby.Lobby`` serves chat)."""
+        raise RefusedError("this server has no table chat")
 
     @staticmethod
     def _error(conn: Conn, table_id, msg_id, error: str) -> None:

@@ -1,9 +1,10 @@
 """The bot arena's JSON API (``web.arena.Arena``): upload, withdraw, your bots, the
 divisions and a division's leaderboard.
 
-An upload is one JSON request ``{"name", "card", "model"}`` (``model``: the ONNX file in
-base64), so it is sent like every other state-changing request (a cross-site form cannot
-send JSON), with a body limit fitted to the arena's file limit.
+Only an account uploads (a guest is refused with 403). An upload is one JSON request
+``{"name", "card", "model"}`` (``model``: the ONNX file in base64), so it is sent like
+every other state-changing request (a cross-site form cannot send JSON), with a body
+limit fitted to the arena's file limit.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from starlette.routing import Route
 
 from web.arena import Arena
 from web.arena_check import MAX_CARD
-from web.http import body, signed_in
+from web.http import account_only, body, signed_in
 
 
 def arena(conn: HTTPConnection) -> Arena:
@@ -28,6 +29,7 @@ def upload_limit(a: Arena) -> int:
 
 @signed_in
 async def upload(request: Request, user: dict):
+    account_only(user, "upload bots")
     a = arena(request)
     d = await body(request, upload_limit(a))
     return JSONResponse(await a.upload(user["id"], d.get("name"), d.get("card"),
