@@ -3,7 +3,7 @@
 // The server checks and runs everything (web/arena.py); this page only shows and asks.
 
 import {api, el, toast} from "./app.js";
-import {botLabel, RULES} from "./help.js";
+import {botLabel, presetLabel, RULES} from "./help.js";
 
 const pct = (e) => e ? `${(e.mean * 100).toFixed(0)}%` +
   (e.ci95 == null ? "" : ` ± ${(e.ci95 * 100).toFixed(0)}`) : "-";
@@ -11,7 +11,8 @@ const num = (e, digits = 1) => e ? e.mean.toFixed(digits) +
   (e.ci95 == null ? "" : ` ± ${e.ci95.toFixed(digits)}`) : "-";
 const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 const title = (game) => RULES[game]?.title ?? game.replace("_", " ");
-const divisionName = (d) => `${title(d.game)}, ${d.preset} rules, ${d.players} players`;
+const divisionName = (d) => `${title(d.game)}, ${presetLabel(d.game, d.preset)}, ` +
+  `${d.players} players`;
 
 function readFile(file, how) {
   return new Promise((resolve, reject) => {
@@ -89,8 +90,8 @@ export async function showArena($app, me, games, pick = null) {
     const {bots} = await api("/api/arena/mine");
     mine.replaceChildren(bots.length ? el("ul", {}, bots.map((b) => el("li", {
       class: "table-line", "data-bot": b.spec},
-    el("span", {}, `${b.name}: ${title(b.game)}, ${b.preset} rules, ${b.players} players - ` +
-      b.status, b.reason ? el("small", {class: "reason"}, b.reason) : null),
+    el("span", {}, `${b.name}: ${divisionName(b)} - ${b.status}`,
+      b.reason ? el("small", {class: "reason"}, b.reason) : null),
     b.status === "listed" ? el("button", {class: "small withdraw", onclick: async () => {
       try { await api(`/api/arena/bots/${b.id}/withdraw`, {}); } catch (x) { toast(x.message); }
       again(divisions[Number(choose.value)]);
