@@ -11,8 +11,7 @@ const num = (e, digits = 1) => e ? e.mean.toFixed(digits) +
   (e.ci95 == null ? "" : ` ± ${e.ci95.toFixed(digits)}`) : "-";
 const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 const title = (game) => RULES[game]?.title ?? game.replace("_", " ");
-const divisionName = (d) => `${title(d.game)}, ${presetLabel(d.game, d.preset)}, ` +
-  `${d.players} players`;
+
 
 function readFile(file, how) {
   return new Promise((resolve, reject) => {
@@ -24,6 +23,13 @@ function readFile(file, how) {
 }
 
 export async function showArena($app, me, games, pick = null) {
+  // "Spades, Killer (first over 250)"; the player count where it is not the preset's own
+  const divisionName = (d) => {
+    const own = games.find((g) => g.game === d.game)?.presets
+      .find((p) => p.name === d.preset)?.players;
+    return `${title(d.game)}, ${presetLabel(d.game, d.preset)}` +
+      (own === d.players ? "" : `, ${d.players} players`);
+  };
   const info = await api("/api/arena");
   const limits = info.limits;
   const divisions = info.divisions;
