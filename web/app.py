@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterable
 
 from starlette.applications import Starlette
 
+from web.arena import Arena, ArenaSettings
 from web.bots import Bots
 from web.db import Store
 from web.http import MAX_BODY, Settings, Throttle
@@ -47,13 +48,14 @@ def create_app(db_url: str = DEFAULT_DB, *, clock: Callable[[], float] = time.ti
                tick_seconds: float = 1.0, bot_delay: float = 0.0,
                secure_cookies: bool = False, password_cost: int | None = None,
                bots: Iterable[str] | None = None, bot_processes: int = 2,
-               turn: float = TURN, grace: float = GRACE, abandon: float = ABANDON) -> Starlette:
+               turn: float = TURN, grace: float = GRACE, abandon: float = ABANDON,
+               arena: ArenaSettings | None = None) -> Starlette:
     """The server app; the store opens (and unfinished games resume) at startup.
 
     ``bots``: the bot specs tables may seat (default: every registered bot and
     shipped checkpoint); ``turn``, ``grace``: a person's turn clock at and away
     from the table; ``abandon``: seconds without a seated person before a table
-    is closed.
+    is closed; ``arena``: the bot arena's settings (``web.arena.ArenaSettings``).
     """
     allowed = Bots(bots)
 
@@ -63,16 +65,19 @@ def create_app(db_url: str = DEFAULT_DB, *, clock: Callable[[], float] = time.ti
         lobby = Lobby(store, clock=clock, bot_delay=bot_delay, bots=allowed,
                       bot_processes=bot_processes, turn=turn, grace=grace, abandon=abandon)
         app.state.lobby = lobby
+        app.state.arena = Arena(store, allowed, arena, clock=clock)
         lobby.resume()
         # what is loaded by now lives as long as the server: the garbage collector need not
         # look at it again, and it runs less often (a full pass would pause every table)
         gc.freeze()
         gc.set_threshold(20_000, 50, 100)
         ticker = asyncio.get_running_loop().create_task(lobby.run_clock(tick_seconds))
+        app.state.arena.start()
         try:
             yield
         finally:
             ticker.cancel()
+            app.state.arena.close()
             for table in lobby.tables.values():
                 if table.bot_task is not None:
                     table.bot_task.cancel()

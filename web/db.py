@@ -89,6 +89,37 @@ CREATE TABLE IF NOT EXISTS chat (
     at {real} NOT NULL
 );
 CREATE INDEX IF NOT EXISTS chat_table ON chat(table_id, id);
+CREATE TABLE IF NOT EXISTS arena_bots (
+    id {serial},
+    owner BIGINT NOT NULL REFERENCES users(id),
+    name TEXT NOT NULL,
+    game TEXT NOT NULL,
+    preset TEXT NOT NULL,
+    players INTEGER NOT NULL,
+    card TEXT NOT NULL,
+    model TEXT NOT NULL,
+    digest TEXT NOT NULL,
+    status TEXT NOT NULL,
+    reason TEXT,
+    created {real} NOT NULL
+);
+CREATE TABLE IF NOT EXISTS arena_deals (
+    id {serial},
+    game TEXT NOT NULL,
+    preset TEXT NOT NULL,
+    players INTEGER NOT NULL,
+    deal INTEGER NOT NULL,
+    seats TEXT NOT NULL,
+    status TEXT NOT NULL,
+    created {real} NOT NULL,
+    UNIQUE (game, preset, players, deal)
+);
+CREATE TABLE IF NOT EXISTS arena_games (
+    deal_id BIGINT NOT NULL REFERENCES arena_deals(id),
+    rotation INTEGER NOT NULL,
+    record TEXT NOT NULL,
+    PRIMARY KEY (deal_id, rotation)
+);
 """
 
 _DIALECTS = {
@@ -393,7 +424,8 @@ class Store:
         """Every row of every table, in key order: what a test compares before and after."""
         order = {"users": "id", "sessions": "token_hash", "game_tables": "id",
                  "seats": "table_id, seat", "moves": "table_id, ply", "guests": "user_id",
-                 "invites": "token_hash", "chat": "id"}
+                 "invites": "token_hash", "chat": "id",
+                 "arena_bots": "id", "arena_deals": "id", "arena_games": "deal_id, rotation"}
         return {name: self.db.rows(f"SELECT * FROM {name} ORDER BY {key}")
                 for name, key in order.items()}
 

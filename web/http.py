@@ -108,18 +108,18 @@ def user_of(conn: HTTPConnection) -> dict | None:
     return lobby(conn).store.session_user(token_hash(token), settings(conn).clock())
 
 
-async def body(request: Request) -> dict:
-    """The request's JSON object, read only up to ``MAX_BODY`` bytes."""
+async def body(request: Request, limit: int = MAX_BODY) -> dict:
+    """The request's JSON object, read only up to ``limit`` bytes."""
     if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
         raise RefusedError("send requests as application/json")
     length = request.headers.get("content-length")
-    if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
-        raise TooLargeError(f"a request body has at most {MAX_BODY} bytes")
+    if length is not None and (not length.isdigit() or int(length) > limit):
+        raise TooLargeError(f"a request body has at most {limit} bytes")
     chunks, size = [], 0
     async for chunk in request.stream():
         size += len(chunk)
-        if size > MAX_BODY:
-            raise TooLargeError(f"a request body has at most {MAX_BODY} bytes")
+        if size > limit:
+            raise TooLargeError(f"a request body has at most {limit} bytes")
         chunks.append(chunk)
     try:
         data = json.loads(b"".join(chunks))

@@ -39,7 +39,7 @@ export function toast(text, ms = 4000, kind = "") {
   toast.timer = setTimeout(() => { t.hidden = true; }, ms);
 }
 
-async function api(path, body) {
+export async function api(path, body) {
   const opts = body === undefined ? {} : {
     method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body),
   };
@@ -90,6 +90,10 @@ async function route() {
   const m = location.hash.match(/^#\/table\/(\d+)/);
   document.body.dataset.view = m ? "table" : "lobby";
   if (m) return showTable(Number(m[1]));
+  if (location.hash.startsWith("#/arena")) {
+    tableView.close();
+    return (await import("/static/arena.js")).showArena($app, me, games);
+  }
   tableView.close();
   return showLobby();
 }

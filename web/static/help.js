@@ -246,6 +246,7 @@ const BOTS = {
 export function botWords(spec, serverText = "") {
   const b = BOTS[spec];
   if (b) return [`${b[0]} (${b[1]})`, b[2]];
+  if (spec.startsWith("arena:")) return ["Uploaded bot", serverText || "a network from the arena"];
   if (spec.startsWith("checkpoint:")) {
     return ["Trained network", `learned by self-play${serverText ? ` - ${serverText}` : ""}`];
   }
@@ -261,6 +262,7 @@ export function botLabel(spec) {
 // a bot's level alone, for the players' name boxes ("Hard"; "Trained" for a network)
 export function botLevel(spec) {
   if (BOTS[spec]) return BOTS[spec][0];
+  if (spec.startsWith("arena:")) return "Uploaded";
   return spec.startsWith("checkpoint:") ? "Trained" : spec.split("/").pop();
 }
 
