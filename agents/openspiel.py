@@ -75,12 +75,15 @@ _DRAWS = frozenset({"integers", "random", "permutation", "shuffle"})
 _GENERATOR_METHODS = frozenset(n for n in dir(np.random.Generator) if not n.startswith("_"))
 
 
+_NEVER_DRAWN = np.random.PCG64(0)  # the bit generator under every _Draws, never drawn from
+
+
 class _Draws(np.random.Generator):
     """A generator whose every draw is a chance outcome: the recorded ones in turn, then
     ``_Chance`` with the outcomes the next draw may take. Any other kind of draw raises."""
 
     def __init__(self, outcomes: Sequence[int]) -> None:
-        super().__init__(np.random.PCG64(0))
+        super().__init__(_NEVER_DRAWN)
         self.outcomes, self.at = outcomes, 0
 
     def __getattribute__(self, name: str) -> Any:
@@ -142,6 +145,11 @@ class _Record(np.random.Generator):
         self.outcomes.extend(int(v) - base for v in np.ravel(drawn))
         return drawn
 
+    def random(self, size=None, dtype=np.float64, out=None):
+        drawn = super().random()
+        self.outcomes.append(int(drawn * BUCKETS))  # its slice (the same side of k / BUCKETS)
+        return drawn
+
     def permutation(self, x, axis=0):
         drawn = super().permutation(x)
         if isinstance(x, (int, np.integer)):
@@ -177,6 +185,7 @@ class _Spec(_Shared):
         self.encoder = self.game.encoder(DEFAULT_OBSERVATION)
         self.simultaneous = self.game.simultaneous and not self.params.get("turn_based", False)
         self.episode, self.returns = self.params["episode"], self.params["returns"]
+        self.first_outcomes: tuple[int, ...] | None = None  # of a new game's first draw
         if self.episode not in EPISODES:
             raise ValueError(f"episode must be one of {EPISODES}, got {self.episode!r}")
         if self.returns not in RETURNS:
@@ -323,7 +332,11 @@ class CardState(pyspiel.State):
         self._results_at_start = 0
         self._ended = False  # an episode of one hand is over
         if start:
-            self._run()
+            first = self._spec.first_outcomes
+            if first is None:
+                self._run()
+            else:  # a new game stops at its first draw: the same each time
+                self._outcomes = first
 
     # ------------------------------------------------------------ the engine
     def _run(self) -> None:
@@ -346,6 +359,8 @@ class CardState(pyspiel.State):
                 self._outcomes = None
                 return
             self._outcomes = chance.outcomes
+            if self._base is None and not self._draws:
+                self._spec.first_outcomes = chance.outcomes
             return
         engine.rng = None
         self._engine, self._base, self._step, self._draws = _Engine(engine), None, (), []
@@ -471,8 +486,9 @@ class CardState(pyspiel.State):
         if self._engine is None:
             return f"waiting for chance after {list(self._step)}: drawn {self._draws}"
         engine = self._engine.state
-        return "\n".join(json.dumps(engine.view(s).to_dict(), sort_keys=True)
-                         for s in range(self._spec.num_players))
+        truth = {k: v for k, v in vars(engine).items() if not k.startswith("_") and k != "rng"}
+        return "\n".join([*(json.dumps(engine.view(s).to_dict(), sort_keys=True)
+                             for s in range(self._spec.num_players)), repr(truth)])
 
 
 class _Observer:
