@@ -207,6 +207,15 @@ class _Engine:
         return _Engine(self.state.clone())
 
 
+class _Start(_Engine):
+    """The engine as an episode began: read only, so copies share it."""
+
+    __slots__ = ()
+
+    def __deepcopy__(self, memo: dict) -> _Start:
+        return self
+
+
 # ------------------------------------------------------------------ parameters
 def parameter_specification(game: Game) -> dict[str, Any]:
     """The OpenSpiel parameters of a game and their defaults (see the module docstring)."""
@@ -311,7 +320,7 @@ class CardGame(pyspiel.Game):
         state = CardState(self, start=False)
         engine.rng = None
         state._engine = _Engine(engine)
-        state._before = _Engine(engine.clone())
+        state._before = _Start(engine.clone())
         state._results_at_start = len(engine.results)
         state._finish_step()
         return state
@@ -324,7 +333,7 @@ class CardState(pyspiel.State):
         super().__init__(game)
         self._spec = game.spec
         self._engine: _Engine | None = None  # None while a step waits for chance
-        self._before: _Engine | None = None  # the engine when the episode began
+        self._before: _Start | None = None  # the engine when the episode began
         self._base: _Engine | None = None  # the engine before the waiting step (None: new)
         self._step: tuple[int, ...] = ()  # the waiting step's moves, in seat order
         self._draws: list[int] = []  # the chance outcomes drawn for the waiting step
@@ -366,7 +375,7 @@ class CardState(pyspiel.State):
         self._engine, self._base, self._step, self._draws = _Engine(engine), None, (), []
         self._outcomes = None
         if self._before is None:
-            self._before = _Engine(engine.clone())
+            self._before = _Start(engine.clone())
         self._finish_step()
 
     def _finish_step(self) -> None:

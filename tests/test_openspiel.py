@@ -143,6 +143,18 @@ def test_ismcts_finishes_a_game_against_random_players(name, rules):
     assert moves > 0 and state.results
 
 
+def test_ismcts_plays_a_duplicate_tournament_by_its_spec(tmp_path):
+    from eval.config import TournamentConfig
+    from eval.tournament import run_tournament
+
+    spec = "openspiel/ismcts:simulations=8,uct_c=1"
+    cfg = TournamentConfig(game="blind_auction", bots=(spec, "blind_auction/high-early"),
+                           preset="2p", rule_changes={"cards_per_suit": 4}, max_hands=1)
+    run = run_tournament(cfg, deals=2, out=tmp_path, workers=1)
+    assert run.played == 4  # 2 deals x 2 seat rotations
+    assert spec in run.text
+
+
 def test_bad_ismcts_options_are_refused_by_name():
     for spec, message in [("openspiel/ismcts:simulations=0", "simulations must be"),
                           ("openspiel/ismcts:worlds=0", "worlds must be"),
@@ -205,8 +217,8 @@ def test_cfr_approaches_the_lp_value_on_a_small_blind_auction():
     game = ops.load("blind_auction", cards_per_suit=3, tie_rule="carry", turn_based=True)
     solver = cfr.CFRPlusSolver(game)
     convs = []
-    for _ in range(2):
-        for _ in range(10):
+    for iterations in (2, 3):
+        for _ in range(iterations):
             solver.evaluate_and_update_policy()
         convs.append(exploitability.nash_conv(game, solver.average_policy()))
     assert convs[1] < convs[0] < exploitability.nash_conv(game, _lowest_first(game))
