@@ -1,4 +1,5 @@
-"""MaskablePPO's two hot policy calls without building a distribution object.
+"""MaskablePPO's hot paths, the same numbers with less work: the policy's two passes
+without a distribution object, and minibatches without a second copy.
 
 sb3-contrib's ``MaskableActorCriticPolicy.forward`` (every rollout step) and
 ``evaluate_actions`` (every minibatch of every epoch) build a
@@ -12,14 +13,31 @@ actions only. A test checks them against sb3-contrib's own.
 
 Everything else (``predict``, ``get_distribution``, deterministic play, export) is
 sb3-contrib's unchanged.
+
+``SingleCopyRolloutBuffer``: sb3-contrib's buffer gathers a minibatch by fancy indexing
+(a new array) and then copies it again into a tensor; the tensor here takes the
+gathered array as it is.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import torch
+from sb3_contrib.common.maskable.buffers import MaskableRolloutBuffer, MaskableRolloutBufferSamples
 
 from train.numpy_policy import MASKED
+
+
+class SingleCopyRolloutBuffer(MaskableRolloutBuffer):
+    """``MaskableRolloutBuffer`` whose minibatch tensors share the gathered arrays."""
+
+    def _get_samples(self, batch_inds: np.ndarray, env=None) -> MaskableRolloutBufferSamples:
+        data = (self.observations[batch_inds], self.actions[batch_inds],
+                self.values[batch_inds].flatten(), self.log_probs[batch_inds].flatten(),
+                self.advantages[batch_inds].flatten(), self.returns[batch_inds].flatten(),
+                self.action_masks[batch_inds].reshape(-1, self.mask_dims))
+        # fancy indexing made each array anew: no second copy
+        return MaskableRolloutBufferSamples(*(self.to_torch(x, copy=False) for x in data))
 
 
 class FastMasking:
