@@ -17,7 +17,8 @@ rollout), after one warm-up rollout, and splits its time into:
 Beside each row, **limit** is the same network work timed with torch alone on this
 machine (``train.limit.ppo_limit``: the learner's actor and critic forward at the
 rollout batch, one actor forward per opponent seat, PPO's epochs of forward,
-backward and Adam in the run's minibatches; no env), **ratio** the loop's rate over
+backward and Adam in the run's minibatches; no env; the mean of a timing before and
+one after the loop), **ratio** the loop's rate over
 it, and **w/o envs** the ratio the loop would have if stepping the envs took no time
 (its rate over the time outside ``envs``): what the rest of the loop (forward passes,
 VecEnv plumbing, SB3's rollout buffer and distributions, the update) leaves of the
@@ -101,6 +102,12 @@ def ppo_row(game: str, net: tuple[int, ...], steps: int, n_games: int, n_steps: 
     clock.wrap(model, "collect_rollouts", "policy")
     clock.wrap(model, "train", "update")
     venv.set_policy(policy_weights(model.policy))
+
+    def limit() -> float:
+        return ppo_limit(model.policy, n_games, n_steps, model.batch_size, model.n_epochs,
+                         venv.games.num_players - 1, seconds=limit_seconds / 2, timer=timer)
+
+    before = limit()  # timed before and after the loop: a shared machine's load drifts
     model.learn(n_games * n_steps)  # warm-up: one rollout and update
     clock.total.clear()
     start = timer()
@@ -108,8 +115,7 @@ def ppo_row(game: str, net: tuple[int, ...], steps: int, n_games: int, n_steps: 
     wall = timer() - start
     rate = model.num_timesteps / wall
     shares = {k: clock.total.get(k, 0.0) / wall for k in ("envs", "policy", "update")}
-    limit = ppo_limit(model.policy, n_games, n_steps, model.batch_size, model.n_epochs,
-                      venv.games.num_players - 1, seconds=limit_seconds, timer=timer)
+    limit = (before + limit()) / 2
     return {"game": game, "net": net, "network": policy, "steps": model.num_timesteps,
             "wall": wall, "rate": rate, "limit": limit, "ratio": rate / limit,
             "ratio_no_envs": rate / max(1.0 - shares["envs"], 1e-9) / limit, **shares}
