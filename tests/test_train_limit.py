@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import pytest
 import torch
 
 from train.bench import ppo_row
@@ -12,9 +13,10 @@ from train.limit import dmc_limit, ppo_limit
 from train.ppo import make_env, new_model
 
 
-def test_the_limit_times_a_copy_and_leaves_the_run_as_it_was():
-    cfg = TrainConfig(game="blind_auction", net=(8,), n_games=4, n_steps=4, batch_size=8,
-                      opponents="self@1", name="t").resolved()
+@pytest.mark.parametrize("policy", ["mlp", "card"])
+def test_the_limit_times_a_copy_and_leaves_the_run_as_it_was(policy):
+    cfg = TrainConfig(game="blind_auction", policy=policy, net=(8,), card_embed=4, n_games=4,
+                      n_steps=4, batch_size=8, opponents="self@1", name="t").resolved()
     model = new_model(cfg, make_env(cfg, seed=0))
     before = {k: v.clone() for k, v in model.policy.state_dict().items()}
     rate = ppo_limit(model.policy, 4, 4, 8, 2, 1, seconds=0.05)
