@@ -564,3 +564,19 @@ def test_torch_twin_plays_the_numpy_policy(activation):
     p /= p.sum()
     assert not (drawn == 1).any()
     np.testing.assert_allclose(np.bincount(drawn, minlength=4) / 20000, p, atol=0.015)
+
+
+def test_a_policy_no_longer_used_takes_its_twin_with_it():
+    """Each rollout pushes a new policy: the cached twins must not keep the old ones."""
+    import gc
+
+    from train import selfplay as module
+
+    games = BatchedGames("blind_auction", 2)
+    policy = random_policy(games, 0)
+    twin = module._runner(policy)
+    assert module._runner(policy) is twin and twin.source is policy
+    count = len(module._TWINS)
+    del policy
+    gc.collect()
+    assert len(module._TWINS) == count - 1 and twin.source is None

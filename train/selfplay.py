@@ -50,10 +50,16 @@ class TorchTwin:
     ACTIVATIONS = {"tanh": torch.tanh, "relu": torch.relu}
 
     def __init__(self, source: NumpyPolicy) -> None:
-        self.source = source
+        # a weak reference: the twins are cached by policy (``_runner``), and a twin that
+        # held its policy would keep every policy ever pushed alive
+        self._source = weakref.ref(source)
         self.layers = [(torch.from_numpy(w), torch.from_numpy(b)) for w, b in source.layers]
         self.act = self.ACTIVATIONS[source.activation]
         self.skip = None if source.skip is None else torch.from_numpy(source.skip)
+
+    @property
+    def source(self) -> NumpyPolicy | None:
+        return self._source()
 
     def _logits(self, obs: np.ndarray, masks: np.ndarray) -> torch.Tensor:
         x = o = torch.from_numpy(np.ascontiguousarray(obs, dtype=np.float32))
