@@ -569,6 +569,7 @@ def test_torch_twin_plays_the_numpy_policy(activation):
 def test_a_policy_no_longer_used_takes_its_twin_with_it():
     """Each rollout pushes a new policy: the cached twins must not keep the old ones."""
     import gc
+    import weakref
 
     from train import selfplay as module
 
@@ -576,7 +577,8 @@ def test_a_policy_no_longer_used_takes_its_twin_with_it():
     policy = random_policy(games, 0)
     twin = module._runner(policy)
     assert module._runner(policy) is twin and twin.source is policy
-    count = len(module._TWINS)
+    alive = weakref.ref(policy)
     del policy
     gc.collect()
-    assert len(module._TWINS) == count - 1 and twin.source is None
+    assert alive() is None and twin.source is None
+    assert all(t is not twin for t in module._TWINS.values())
