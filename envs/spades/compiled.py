@@ -1,0 +1,334 @@
+"""Spades' compiled core (``envs.compiled``): N games as arrays, every rules field.
+
+A hand is a 64-bit mask of card ids; the plays of the hand are kept in order (card,
+seat), so the trick on the table is their last ``plays % 4``. The kernels follow
+``envs.spades.engine`` move by move (legal sets, voids, trick winners, scoring, the
+next hand dealt from the game's generator) and write the information state of
+``envs.spades.infostate`` block by block. The ``features`` kind stays on the Python
+engines (its expert numbers are a Python program of their own).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from envs import cards, compiled, compiled_rng
+from envs.spades import engine, infostate
+from envs.spades.actions import CARD_OFFSET
+from envs.spades.rules import HAND_SIZE, NUM_PLAYERS, NUM_TRICKS, SpadesRules
+
+P = NUM_PLAYERS
+BID, PLAY, OVER = 0, 1, 2  # phases
+SUIT = np.array(engine.SUIT_TABLE, np.int64)
+POWER = np.array(engine.POWER_TABLE, np.int64)
+SUIT_MASK = np.array([sum(1 << c for c in range(cards.NUM_CARDS) if engine.SUIT_TABLE[c] == s)
+                      for s in range(4)], np.uint64)
+SPADES = cards.SPADES
+_O = infostate.OFFSETS
+PHASE, HAND, BIDS, TRICKS = _O["phase"], _O["hand"], _O["bids"], _O["tricks"]
+PLAYED, NUMBER, TRICK, LEADER = _O["played_by"], _O["trick_number"], _O["trick"], _O["leader"]
+BROKEN, VOIDS, SCORES, BAGS = _O["spades_broken"], _O["voids"], _O["scores"], _O["bags"]
+DEALER, HAND_NUMBER, PLAYED_TRICKS, FLAGS = (_O["dealer"], _O["hand_number"],
+                                             _O["tricks_played"], _O["rules"])
+NC = cards.NUM_CARDS
+CLIP = infostate.SCORE_CLIP
+# the rules as numbers: ``rp[...]``
+(MUST_BREAK, MAY_TOTAL, PER_TRICK, OVERTRICK, BAG_LIMIT, BAG_PENALTY, NIL, TARGET, INCLUSIVE,
+ JOKERS, MAX_HANDS, FIRST_DEALER) = range(12)
+
+
+def _rule_numbers(rules: SpadesRules) -> np.ndarray:
+    return np.array([rules.spades_must_be_broken, rules.bids_may_total_tricks,
+                     rules.points_per_bid_trick, rules.overtrick_points, rules.bag_limit or 0,
+                     rules.bag_penalty, rules.nil_points, rules.target, rules.target_inclusive,
+                     rules.jokers, rules.max_hands or 0,
+                     -1 if rules.first_dealer is None else rules.first_dealer], np.int64)
+
+
+# ------------------------------------------------------------------- kernels
+@njit(cache=True)
+def _deal(st, d, i):
+    """The engine's ``_start_hand`` with ``cards.deal(deck, 4, 13, rng)``."""
+    (hands, bids, tricks, pcard, pseat, voids, scores, bags, game, rp, deck) = st
+    order = np.empty(deck.shape[0], np.int64)
+    compiled_rng.permutation(d.rng[i], order)
+    for s in range(P):
+        m = np.uint64(0)
+        for j in range(s * HAND_SIZE, (s + 1) * HAND_SIZE):
+            m |= np.uint64(1) << np.uint64(deck[order[j]])
+        hands[i, s] = m
+        bids[i, s] = -1
+        tricks[i, s] = 0
+        voids[i, s] = 0
+    g = game[i]  # nplays, leader, current, phase, broken, dealer, hand_number, nbids
+    g[6] += 1
+    g[0] = 0
+    g[1] = (g[5] + 1) % P
+    g[2] = g[1]
+    g[3] = BID
+    g[4] = 0
+    g[7] = 0
+
+
+@njit(cache=True)
+def _start(st, d, i):
+    """A new game as ``SpadesState(rules, seed)`` makes it (after ``compiled.begin``)."""
+    rp, game = st[9], st[8]
+    if rp[FIRST_DEALER] < 0:
+        return False  # a random first dealer: the engine draws it (rng.integers)
+    game[i, 5] = rp[FIRST_DEALER]
+    game[i, 6] = 0
+    for s in range(P):
+        st[6][i, s] = 0
+        st[7][i, s] = 0
+    _deal(st, d, i)
+    return True
+
+
+@njit(cache=True)
+def _score_bid(rp, bid, took, bags):
+    """``envs.spades.scoring.score_bid``: (points, bags after)."""
+    if bid == 0:
+        return (rp[NIL] if took == 0 else -rp[NIL]), bags
+    base = rp[PER_TRICK] * bid
+    if took < bid:
+        return -base, bags
+    over = took - bid
+    points = base + rp[OVERTRICK] * over
+    if rp[BAG_LIMIT] > 0:
+        bags += over
+        points -= (bags // rp[BAG_LIMIT]) * rp[BAG_PENALTY]
+        bags = bags % rp[BAG_LIMIT]
+    return points, bags
+
+
+@njit(cache=True)
+def _apply(st, d, i, a, points, totals, winners):
+    """Play legal action ``a``; returns PLAY (goes on), BID (a hand was scored and the next
+    dealt: 'hand') or OVER, with ``points``, ``totals`` and ``winners`` filled in."""
+    (hands, bids, tricks, pcard, pseat, voids, scores, bags, game, rp, deck) = st
+    g = game[i]
+    seat = g[2]
+    if a < CARD_OFFSET:
+        bids[i, seat] = a
+        g[7] += 1
+        if g[7] == P:
+            g[3] = PLAY
+            g[2] = g[1]
+        else:
+            g[2] = (seat + 1) % P
+        return -1
+    card = a - CARD_OFFSET
+    n = g[0]
+    on_table = n % P
+    suit = SUIT[card]
+    if on_table:
+        led = SUIT[pcard[i, n - on_table]]
+        if suit != led:
+            voids[i, seat] |= 1 << led
+    elif suit == SPADES and rp[MUST_BREAK] and not g[4]:
+        voids[i, seat] |= 0b0111
+    hands[i, seat] &= ~(np.uint64(1) << np.uint64(card))
+    pcard[i, n] = card
+    pseat[i, n] = seat
+    g[0] = n = n + 1
+    if suit == SPADES:
+        g[4] = 1
+    if n % P:
+        g[2] = (seat + 1) % P
+        return -1
+    first = n - P
+    best, best_suit = first, SUIT[pcard[i, first]]
+    for j in range(first + 1, n):
+        c = pcard[i, j]
+        s = SUIT[c]
+        if s == best_suit:
+            if POWER[c] > POWER[pcard[i, best]]:
+                best = j
+        elif s == SPADES:
+            best, best_suit = j, s
+    winner = (g[1] + best - first) % P
+    tricks[i, winner] += 1
+    g[1] = g[2] = winner
+    if n < P * NUM_TRICKS:
+        return -1
+    for s in range(P):
+        p, bags[i, s] = _score_bid(rp, bids[i, s], tricks[i, s], bags[i, s])
+        scores[i, s] += p
+        points[s] = p
+        totals[s] = scores[i, s]
+    top = scores[i, 0]
+    for s in range(1, P):
+        top = max(top, scores[i, s])
+    count = 0
+    for s in range(P):
+        winners[s] = scores[i, s] == top
+        count += winners[s]
+    reached = top >= rp[TARGET] if rp[INCLUSIVE] else top > rp[TARGET]
+    if (count == 1 and reached) or (rp[MAX_HANDS] > 0 and g[6] >= rp[MAX_HANDS]):
+        g[3] = OVER
+        g[2] = -1
+        return OVER
+    g[5] = (g[5] + 1) % P
+    _deal(st, d, i)
+    return BID
+
+
+@njit(cache=True)
+def _write(st, d, i):
+    """Row ``i``: the seat to act's information state (``infostate.encode`` of its view),
+    its legal actions and the seat."""
+    (hands, bids, tricks, pcard, pseat, voids, scores, bags, game, rp, deck) = st
+    g = game[i]
+    me = g[2]
+    out, mask = d.obs[i], d.masks[i]
+    out[:] = 0.0
+    mask[:] = False
+    if me < 0 or not d.live[i]:
+        d.seats[i] = -1
+        return
+    d.seats[i] = me
+    phase, n = g[3], g[0]
+    out[PHASE + phase] = 1.0
+    hand = hands[i, me]
+    for c in range(NC):
+        if hand >> np.uint64(c) & np.uint64(1):
+            out[HAND + c] = 1.0
+    bid_total = 0
+    for s in range(P):
+        rel = (s - me) % P
+        b = bids[i, s]
+        out[BIDS + rel * 15 + b + 1] = 1.0
+        if b > 0:
+            bid_total += b
+        out[TRICKS + rel * 14 + tricks[i, s]] = 1.0
+        v = voids[i, s]
+        for u in range(4):
+            if v >> u & 1:
+                out[VOIDS + rel * 4 + u] = 1.0
+        out[SCORES + rel] = min(CLIP, max(-CLIP, scores[i, s] / rp[TARGET]))
+        if rp[BAG_LIMIT] > 0:
+            out[BAGS + rel] = bags[i, s] / rp[BAG_LIMIT]
+    on_table = n % P
+    for j in range(n):
+        c = pcard[i, j]
+        rel = (pseat[i, j] - me) % P
+        out[PLAYED + rel * NC + c] = 1.0
+        out[NUMBER + c] = (j // P + 1) / 13.0
+        if j >= n - on_table:
+            out[TRICK + rel * NC + c] = 1.0
+    out[LEADER + (g[1] - me) % P] = 1.0
+    if g[4]:
+        out[BROKEN] = 1.0
+    out[DEALER + (g[5] - me) % P] = 1.0
+    if rp[MUST_BREAK]:
+        out[FLAGS] = 1.0
+    if rp[MAY_TOTAL]:
+        out[FLAGS + 1] = 1.0
+    if rp[JOKERS]:
+        out[FLAGS + 2] = 1.0
+    if rp[BAG_LIMIT] > 0:
+        out[FLAGS + 3] = 1.0
+    out[HAND_NUMBER] = min(1.0, (g[6] - 1) / 10.0)
+    out[PLAYED_TRICKS] = (n // P) / 13.0
+    if phase == BID:
+        refused = -1
+        if not rp[MAY_TOTAL] and g[7] == P - 1:
+            refused = NUM_TRICKS - bid_total
+        for b in range(NUM_TRICKS + 1):
+            mask[b] = b != refused
+        return
+    legal = hand
+    if on_table:
+        same = hand & SUIT_MASK[SUIT[pcard[i, n - on_table]]]
+        if same:
+            legal = same
+    elif rp[MUST_BREAK] and not g[4]:
+        others = hand & ~SUIT_MASK[SPADES]
+        if others:
+            legal = others
+    for c in range(NC):
+        if legal >> np.uint64(c) & np.uint64(1):
+            mask[CARD_OFFSET + c] = True
+
+
+@njit(cache=True)
+def start(st, d, rows):
+    flags = 0
+    for i in rows:
+        compiled.begin(d, i)
+        if not _start(st, d, i):
+            flags |= compiled.python_start(d, i)
+            continue
+        _write(st, d, i)
+    return flags
+
+
+@njit(cache=True)
+def step(st, d, idx, acts, rewards, dones):
+    points, totals = np.zeros(P), np.zeros(P)
+    winners = np.zeros(P, np.bool_)
+    flags = 0
+    for k in range(idx.shape[0]):
+        i = idx[k]
+        if not d.live[i]:
+            continue
+        flags |= compiled.record(d, i, acts[k])
+        status = _apply(st, d, i, acts[k], points, totals, winners)
+        if status >= 0:
+            after = compiled.settle(d, i, k, status == OVER, points, totals, winners, rewards,
+                                    dones)
+            if after == compiled.STOPPED:
+                continue
+            if after == compiled.RESTART:
+                compiled.begin(d, i)
+                if not _start(st, d, i):
+                    flags |= compiled.python_start(d, i)
+                    continue
+        _write(st, d, i)
+    return flags
+
+
+@njit(cache=True)
+def write(st, d, rows):
+    for i in rows:
+        _write(st, d, i)
+
+
+# -------------------------------------------------------------------- Python
+class SpadesCore(compiled.Core):
+    start, step, write = staticmethod(start), staticmethod(step), staticmethod(write)
+
+    def supports(self, rules: Any, kind: str) -> str | None:
+        if kind != "infostate":
+            return f"spades' compiled core writes the infostate only, not {kind!r}"
+        return None
+
+    def arrays(self, rules: SpadesRules, num_games: int, kind: str) -> tuple:
+        n = num_games
+        return (np.zeros((n, P), np.uint64), np.full((n, P), -1, np.int64),
+                np.zeros((n, P), np.int64), np.zeros((n, P * NUM_TRICKS), np.int64),
+                np.zeros((n, P * NUM_TRICKS), np.int64), np.zeros((n, P), np.int64),
+                np.zeros((n, P), np.int64), np.zeros((n, P), np.int64),
+                np.zeros((n, 8), np.int64), _rule_numbers(rules),
+                np.array(cards.make_deck(rules.jokers), np.int64))
+
+    def load(self, st: tuple, i: int, state: engine.SpadesState) -> None:
+        (hands, bids, tricks, pcard, pseat, voids, scores, bags, game, rp, deck) = st
+        for s in range(P):
+            hands[i, s] = sum(1 << c for c in state.hands[s])
+            bids[i, s] = -1 if state.bids[s] is None else state.bids[s]
+        tricks[i], voids[i] = state.tricks, state.voids
+        scores[i], bags[i] = state.scores, state.bags
+        for j, (seat, c) in enumerate(state.plays):
+            pcard[i, j], pseat[i, j] = c, seat
+        game[i] = (len(state.plays), state.leader,
+                   -1 if state.current_player is None else state.current_player,
+                   {"bid": BID, "play": PLAY, "over": OVER}[state.phase], state.spades_broken,
+                   state.dealer, state.hand_number, state.num_bids_made)
+
+
+CORE = SpadesCore()
