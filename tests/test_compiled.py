@@ -91,8 +91,8 @@ def _actions(rng, masks: np.ndarray, illegal_rate: float) -> list[int]:
         legal = np.flatnonzero(m)
         if not len(legal):
             out.append(0)  # a finished game: ignored
-        elif rng.random() < illegal_rate:
-            out.append(int(np.flatnonzero(~m)[0]))
+        elif rng.random() < illegal_rate:  # a refused id, or one past the table
+            out.append(int(np.flatnonzero(~m)[0]) if not m.all() else len(m))
         else:
             out.append(int(rng.choice(legal)))
     return out
@@ -182,7 +182,7 @@ def test_bad_input_is_refused_naming_it_and_changes_nothing(game):
 
     before = snapshot()
     legal = [int(np.flatnonzero(m)[0]) for m in batch.masks]
-    illegal = int(np.flatnonzero(~batch.masks[1])[0])
+    illegal = int(next(iter(np.flatnonzero(~batch.masks[1])), games.num_actions))
     for bad, match in (([legal[0], illegal, legal[2]], f"illegal action {illegal} by "
                         f"player_{batch.seats[1]} in game 1"),
                        ([legal[0], legal[1], 10**6], "game 2"), ([legal[0], -1, 0], "game 1"),
