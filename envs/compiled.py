@@ -168,6 +168,18 @@ def settle(d, i, k, over, points, totals, winners, rewards, dones):
     return STOPPED
 
 
+@njit(cache=True)
+def all_legal(masks, live, idx, acts):
+    """Whether every live game's action is legal (the driver's check before a step)."""
+    num_actions = masks.shape[1]
+    for k in range(idx.shape[0]):
+        i = idx[k]
+        a = acts[k]
+        if live[i] and (a < 0 or a >= num_actions or not masks[i, a]):
+            return False
+    return True
+
+
 # ----------------------------------------------------------------- protocol
 class Core:
     """A game's compiled core (see the module docstring); ``envs/<game>/compiled.py``
@@ -301,8 +313,7 @@ class CompiledGames:
     def step(self, games: Sequence[int], actions: Any, draw) -> tuple[np.ndarray, np.ndarray]:
         """``BatchedGames.step_games`` (same checks, same order of errors and penalties)."""
         d = self.d
-        idx = games if isinstance(games, np.ndarray) and games.dtype == np.int64 \
-            else np.asarray(games, dtype=np.int64)
+        idx = np.ascontiguousarray(games, dtype=np.int64)
         if len(actions) != len(idx):
             raise ValueError(f"{len(idx)} games but {len(actions)} actions")
         rewards = np.zeros((len(idx), self.game.num_players(self.rules)), dtype=np.float32)
@@ -322,13 +333,15 @@ class CompiledGames:
             if acts.dtype.kind in "iu" and any(isinstance(x, bool | np.bool_) for x in actions):
                 acts = acts.astype(object)
         if acts.ndim == 1 and acts.dtype.kind in "iu":
+            # one compiled signature (a uint64 past int64's range turns negative: refused)
+            acts = np.ascontiguousarray(acts, dtype=np.int64)
+            if all_legal(d.masks, d.live, idx, acts):
+                return acts
             num_actions = d.masks.shape[1]
             ok = (acts >= 0) & (acts < num_actions)
-            acts = np.where(ok, acts, 0).astype(np.int64)
+            acts = np.where(ok, acts, 0)
             ok &= d.masks[idx, acts]
             check = np.flatnonzero(~ok & d.live[idx])
-            if not len(check):
-                return acts
         else:
             acts = np.zeros(len(idx), np.int64)
             check = np.flatnonzero(d.live[idx])
