@@ -39,6 +39,8 @@ def test_every_game_with_a_core_serves_its_default_observation():
         assert core is not None, why
         assert BatchedGames(name, 2)._core is not None
         assert BatchedGames(name, 2, compiled=False)._core is None
+        with pytest.raises(ValueError, match="compiled must be True or False"):
+            BatchedGames(name, 2, compiled="yes")
 
 
 @settings(max_examples=40, deadline=None)
