@@ -48,7 +48,7 @@ def test_every_game_with_a_core_serves_its_default_observation():
 def test_generators_equal_numpys_default_rng(seed, size, draws):
     """SeedSequence + PCG64 seeding, the 32-bit buffer and permutations, bit for bit."""
     ours, ref = np.zeros(compiled_rng.ROW, np.uint64), np.zeros(compiled_rng.ROW, np.uint64)
-    compiled_rng.seed_state(seed, ours)
+    compiled_rng.seed_state(seed, ours, np.zeros(compiled_rng.SCRATCH, np.uint64))
     rng = np.random.default_rng(seed)
     compiled_rng.from_generator(rng, ref)
     assert (ours == ref).all()
