@@ -202,14 +202,18 @@ def settle(d, i, k, over, rewards, dones):
 
 @njit(**KERNEL)
 def all_legal(masks, live, idx, acts):
-    """Whether every live game's action is legal (the driver's check before a step)."""
-    num_actions = masks.shape[1]
+    """1 if every live game's action is legal (the driver's check before a step), else 0;
+    -1 for a game index out of range (the kernels do not check bounds)."""
+    num_actions, num_games = masks.shape[1], masks.shape[0]
+    for k in range(idx.shape[0]):
+        if idx[k] < 0 or idx[k] >= num_games:
+            return -1
     for k in range(idx.shape[0]):
         i = idx[k]
         a = acts[k]
         if live[i] and (a < 0 or a >= num_actions or not masks[i, a]):
-            return False
-    return True
+            return 0
+    return 1
 
 
 # ----------------------------------------------------------------- protocol
@@ -392,14 +396,18 @@ class CompiledGames:
         if acts.ndim == 1 and acts.dtype.kind in "iu":
             # one compiled signature (a uint64 past int64's range turns negative: refused)
             acts = np.ascontiguousarray(acts, dtype=np.int64)
-            if all_legal(d.masks, d.live, idx, acts):
+            verdict = all_legal(d.masks, d.live, idx, acts)
+            if verdict == 1:
                 return acts
+            if verdict == -1:
+                _out_of_range(idx, len(d.live))
             num_actions = d.masks.shape[1]
             ok = (acts >= 0) & (acts < num_actions)
             acts = np.where(ok, acts, 0)
             ok &= d.masks[idx, acts]
             check = np.flatnonzero(~ok & d.live[idx])
         else:
+            _out_of_range(idx, len(d.live))
             acts = np.zeros(len(idx), np.int64)
             check = np.flatnonzero(d.live[idx])
         live = d.live
@@ -415,3 +423,10 @@ class CompiledGames:
                 rewards[k, seat] += penalty
             acts[k] = act
         return acts
+
+
+def _out_of_range(idx: np.ndarray, n: int) -> None:
+    """Raise naming a game index outside 0..n-1 (the Python path's list would wrap -1)."""
+    bad = idx[(idx < 0) | (idx >= n)]
+    if len(bad):
+        raise IndexError(f"game {int(bad[0])} out of range 0..{n - 1}")

@@ -205,6 +205,9 @@ def test_bad_input_is_refused_naming_it_and_changes_nothing(game):
         games.step(legal[:2])
     with pytest.raises(ValueError, match="2 games but 3 actions"):
         games.step_games([0, 1], legal)
+    for games_given, bad in (([0, 1, 3], 3), ([-1, 0, 1], -1)):
+        with pytest.raises(IndexError, match=f"game {bad} out of range"):
+            games.step_games(games_given, legal)
     with pytest.raises(ValueError, match="seed"):
         games.restart(0, -1)
     assert np.array_equal(games.step(legal).seats >= 0, [True] * 3)
