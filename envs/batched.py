@@ -19,6 +19,12 @@ seed of the episode game i plays now. Given deals replay as in the AEC env
 search and tournaments use it to make one network call per tick for all games.
 
 Options are the AEC env's (``envs.aec``), checked by the same code.
+
+Where the game has a compiled core for these rules and this observation kind
+(``envs/<game>/compiled.py``, ``envs.compiled``), the games are arrays stepped in
+numba loops, with the same results; ``states[i]`` is then the engine state rebuilt
+on demand from the episode's actions. ``compiled=False`` keeps the Python engines;
+``python_reason`` says why a game runs on them.
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from envs.compiled import CompiledGames, find_core
 from envs.games import DEFAULT_OBSERVATION, Game, get_game
 from envs.rewards import Payout
 
@@ -50,12 +57,14 @@ class BatchedGames:
                  episode: str = "game", score_scale: float | None = None,
                  relative_score: bool = False, win_reward: float = 1.0,
                  illegal_action: str = "raise", illegal_penalty: float = -1.0,
-                 auto_reset: bool = True, **rule_changes: Any) -> None:
+                 auto_reset: bool = True, compiled: bool = True, **rule_changes: Any) -> None:
         self.game = get_game(game) if isinstance(game, str) else game
         if isinstance(num_games, bool) or not isinstance(num_games, int) or num_games < 1:
             raise ValueError(f"num_games must be a positive int, got {num_games!r}")
         if not isinstance(auto_reset, bool):
             raise ValueError(f"auto_reset must be True or False, got {auto_reset!r}")
+        if not isinstance(compiled, bool):
+            raise ValueError(f"compiled must be True or False, got {compiled!r}")
         self.rules = self.game.make_rules(preset, rules, **rule_changes)
         self.encoder = self.game.encoder(observation)
         self.payout = Payout.checked(self.game.score_scale(self.rules), episode, score_scale,
@@ -64,7 +73,6 @@ class BatchedGames:
         self.num_players = n = self.game.num_players(self.rules)
         self.num_actions = self.game.num_actions
         self.obs_size = self.encoder.size(n)
-        self._observers = [self.encoder.make_observer(n) for _ in range(num_games)]
         self.states: list[Any] = [None] * num_games
         self.episode_seeds = np.zeros(num_games, dtype=np.int64)
         self._episodes = np.zeros(num_games, dtype=np.int64)  # episodes started per game
@@ -74,16 +82,33 @@ class BatchedGames:
         self.obs = np.zeros((num_games, self.obs_size), dtype=np.float32)
         self.masks = np.zeros((num_games, self.num_actions), dtype=bool)
         self.seats = np.full(num_games, -1, dtype=np.int64)
-        self.live = [False] * num_games  # the game's episode goes on
+        self._live = [False] * num_games  # the game's episode goes on
+        core, self.python_reason = find_core(self.game, self.rules, observation) if compiled \
+            else (None, "compiled=False")
+        self._core = None if core is None else CompiledGames(
+            self.game, core, self.rules, observation, num_games, self.payout, auto_reset,
+            self.obs, self.masks, self.seats, self.episode_seeds)
+        if self._core is not None:
+            self.states = self._core.states
+        self._observers = [] if self._core is not None else [
+            self.encoder.make_observer(n) for _ in range(num_games)]
+
+    @property
+    def live(self) -> list[bool]:
+        """Whether each game's episode goes on (False: it waits for ``restart``)."""
+        return self._live if self._core is None else self._core.live
 
     # ------------------------------------------------------------- games
     def restart(self, i: int, seed: int, deal: Any = None) -> None:
         """Start game ``i`` afresh from ``seed`` (and ``deal``, in the game's deal format)."""
         if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
             raise ValueError(f"seed must be an int >= 0, got {seed!r}")
+        if self._core is not None:
+            self._core.restart(i, int(seed), deal)
+            return
         state = self.game.state(self.rules, int(seed), deal=deal)  # checks the deal first
         self.states[i] = state
-        self.live[i] = True
+        self._live[i] = True
         self.episode_seeds[i] = seed
         self._hands[i] = len(state.results)
         self._observers[i].reset(state)
@@ -109,7 +134,9 @@ class BatchedGames:
         self._base_seed = int(seed)
         self._rng = np.random.default_rng(self._base_seed)
         self._episodes[:] = 0
-        for i in range(self.num_games):
+        if self._core is not None:
+            self._core.reset(self._base_seed, deals)
+        for i in range(self.num_games if self._core is None else 0):
             self.restart(i, self._next_seed(i), None if deals is None else deals[i])
         return Batch(self.obs.copy(), self.masks.copy(), self.seats.copy(),
                      np.zeros((self.num_games, self.num_players), dtype=np.float32),
@@ -121,7 +148,7 @@ class BatchedGames:
         seat = state.current_player
         mask = self.masks[i]
         mask[:] = False
-        if seat is None or not self.live[i]:
+        if seat is None or not self._live[i]:
             self.seats[i] = -1
             self.obs[i] = 0.0
             return
@@ -139,7 +166,8 @@ class BatchedGames:
         if isinstance(actions, str | bytes) or len(actions) != self.num_games:
             raise ValueError(f"step takes {self.num_games} actions, one per game, got "
                              f"{actions!r}")
-        rewards, dones = self.step_games(range(self.num_games), actions)
+        rewards, dones = self.step_games(range(self.num_games) if self._core is None
+                                         else self._core.everyone, actions)
         return Batch(self.obs.copy(), self.masks.copy(), self.seats.copy(), rewards, dones)
 
     def step_games(self, games: Sequence[int], actions: Sequence[int] | np.ndarray
@@ -148,12 +176,16 @@ class BatchedGames:
         others wait. Returns those games' rewards ``(len(games), num_players)`` and done
         flags; ``obs``, ``masks`` and ``seats`` rows are updated in place. A self-play
         collector steps the games whose seat to act is played by one network this way."""
+        if self._core is not None:
+            if not self._core.started:
+                raise RuntimeError("step() before reset()")
+            return self._core.step(games, actions, self._draw)
         states = self.states
         if states[0] is None:
             raise RuntimeError("step() before reset()")
         if len(actions) != len(games):
             raise ValueError(f"{len(games)} games but {len(actions)} actions")
-        live = self.live
+        live = self._live
         payout = self.payout
         chosen = []
         penalties = []

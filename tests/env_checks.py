@@ -24,6 +24,13 @@ EXTRA_EXAMPLES = {
                       ("2p", {"tie_rule": "split", "cards_per_suit": 5})],
 }
 
+# a fresh engine state's deal, in the format ``game.state(rules, seed, deal=...)`` takes: for
+# the tests that replay given deals (a game without an entry is tested on dealt games only)
+DEAL_OF = {
+    "spades": lambda state: [list(hand) for hand in state.hands],
+    "blind_auction": lambda state: list(state.prizes),
+}
+
 
 def examples(player_counts: bool = True, extra: bool = True) -> list[tuple[str, str, dict]]:
     """(game, preset, rule changes) for every declared game, read from the declarations,
