@@ -57,14 +57,18 @@ again is otherwise as of its last read; on the Python path it is the live state)
 
 The numba functions are compiled once per machine and cached on disk (``cache=True``,
 in ``__pycache__`` beside the sources); a second process loads them (measured in
-docs/design.md). numba checks a cached kernel against its own file's date only: after
-editing a helper in another file (this one, ``compiled_rng``), touch the game's
-``compiled.py`` or clear its ``__pycache__``.
+docs/design.md). numba checks a cached kernel against its own file's date only, but a
+kernel inlines helpers and freezes constants from other modules (this one,
+``compiled_rng``, the game's engine); so before a core's first use in a process,
+``fresh`` drops its kernels' cached code when any source of ``envs/`` or of the game's
+package has changed since that code was written (a digest stored beside it).
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -235,12 +239,49 @@ class Core:
         raise NotImplementedError
 
 
+_FRESH: set[str] = set()  # games whose kernels' caches were checked in this process
+_ENVS = Path(__file__).resolve().parent
+
+
+def sources_digest(game: str) -> str:
+    """A digest of every source a game's kernels may read: ``envs/*.py`` and its package."""
+    digest = hashlib.sha256()
+    for path in sorted(_ENVS.glob("*.py")) + sorted((_ENVS / game).glob("*.py")):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def fresh(game: str, core: Core) -> None:
+    """Drop the cached code of ``core``'s kernels if it was compiled from other sources
+    (the module docstring); once per game and process. Where the cache cannot be read
+    or written, numba compiles anyway and nothing is kept."""
+    if game in _FRESH:
+        return
+    _FRESH.add(game)
+    kernels = [getattr(core, name) for name in ("start", "step", "write")]
+    caches = [k._cache for k in kernels if getattr(k, "_cache", None) is not None]
+    if not caches:
+        return
+    stamp = Path(caches[0].cache_path) / f"{game}.sources"
+    digest = sources_digest(game)
+    try:
+        if stamp.is_file() and stamp.read_text() == digest:
+            return
+        for cache in caches:
+            cache.flush()  # an empty index: the next call compiles and saves anew
+        stamp.parent.mkdir(parents=True, exist_ok=True)
+        stamp.write_text(digest)
+    except OSError:
+        pass
+
+
 def find_core(game: Game, rules: Any, kind: str) -> tuple[Core | None, str]:
     """The game's ``CORE`` if it serves ``rules`` and ``kind``, and why not otherwise."""
     module = game_module("envs", game.name, "compiled")
     core = getattr(module, "CORE", None)
     if core is None:
         return None, f"{game.name} has no compiled core (envs/{game.name}/compiled.py)"
+    fresh(game.name, core)
     why = core.supports(rules, kind)
     return (None, why) if why else (core, "")
 

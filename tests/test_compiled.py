@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,7 +19,7 @@ from hypothesis import strategies as st
 
 from envs import compiled_rng
 from envs.batched import BatchedGames
-from envs.compiled import find_core
+from envs.compiled import find_core, sources_digest
 from envs.encoding import KINDS
 from envs.games import game_module, game_names, get_game
 from envs.rules_base import editable_fields
@@ -237,3 +238,21 @@ def test_a_second_process_loads_the_kernels_from_the_cache():
     stats = json.loads(runs[1].stdout)
     assert set(stats) == {f"{g}.{k}" for g in CORE_GAMES for k in ("start", "step", "write")}
     assert all(hits >= 1 and misses == 0 for hits, misses in stats.values()), stats
+
+
+def test_a_changed_source_outside_the_kernels_file_recompiles_them():
+    """A kernel inlines code of other files, which numba's own check does not see: when
+    the recorded digest of ``envs/`` differs, the next process compiles anew, then keeps it."""
+    game = CORE_GAMES[0]
+    core = find_core(get_game(game), get_game(game).make_rules(None), "infostate")[0]
+    stamp = Path(core.step._cache.cache_path) / f"{game}.sources"
+    subprocess.run([sys.executable, "-c", _CACHE_PROBE % ([game],)], check=True,
+                   capture_output=True)  # compiled and stamped
+    assert stamp.read_text() == sources_digest(game)
+    stamp.write_text("a digest of other sources")
+    runs = [json.loads(subprocess.run([sys.executable, "-c", _CACHE_PROBE % ([game],)],
+                                      check=True, capture_output=True, text=True).stdout)
+            for _ in range(2)]
+    assert all(misses >= 1 for _, misses in runs[0].values()), runs[0]
+    assert all(hits >= 1 and misses == 0 for hits, misses in runs[1].values()), runs[1]
+    assert stamp.read_text() == sources_digest(game)
