@@ -19,6 +19,8 @@ from benchmarks.common import (
     SEED_BASE,
     Peer,
     bar_line,
+    bar_lines,
+    batched_ticks,
     bots_episode,
     engine_episode,
     env_episode,
@@ -27,6 +29,7 @@ from benchmarks.common import (
 )
 from benchmarks.common import main as bench_main
 from benchmarks.timing import RandomPicks, RowSpec
+from envs.batched import BatchedGames
 from envs.blind_auction import BlindAuctionState, env, get_rules, parallel_env
 from envs.blind_auction.actions import NUM_ACTIONS
 from envs.blind_auction.infostate import OBS_SIZE, encode
@@ -54,6 +57,16 @@ NOTES = {
                   "encode(state.view(player to bid)), action_mask(legal), apply(random legal).",
     "bots": "BlindAuctionState with agents.make('blind_auction/mirror') in every seat choosing "
             "each bid from state.view(seat) and legal_actions(): what a rule-bot decision costs.",
+    "batched": "BatchedGames('blind_auction', 256, num_players=p) served by its compiled "
+               "core (envs/blind_auction/compiled.py): per tick one step_games(all 256 games, "
+               "actions) with each game's bid uniformly random among the legal ones in "
+               "games.masks (a compiled pick, pre-drawn numbers); the float32[{obs}] "
+               "observations, bool[{acts}] masks, seats, rewards and dones of all 256 games "
+               "written in place, finished games restarted from their next seeds (the prizes "
+               "shuffled by numpy's generator replayed in numba). An 'episode' here is 32 "
+               "ticks (8,192 agent steps).",
+    "batched_python": "the same loop with compiled=False: the Python engines and their "
+                      "incremental observers, game by game.",
     "openspiel": "OpenSpiel's C++ goofspiel through pyspiel, {os_params}, a simultaneous-move "
                  "game: per round one chance event turns the prize up (legal_actions + "
                  "apply_action; timed, not counted), then for each of the 2 players "
@@ -68,6 +81,9 @@ NOTES = {
                        "bid ({os_turn_obs} floats), apply_action(random legal).",
 }
 BAR = ("ours env() 2p", "ours env() 3p", "openspiel goofspiel +observation_tensor")
+BATCHED = 256
+BATCHED_BAR = tuple(f"ours BatchedGames x{BATCHED} {p}p" for p in (2, 3))
+BATCHED_GOAL = 10.0  # times faster per agent step than OpenSpiel (issue 42)
 
 
 # --------------------------------------------------------------------- ours
@@ -102,6 +118,11 @@ def ours_specs() -> list[RowSpec]:
     specs += [RowSpec(f"ours engine+view+encode+mask {p}p",
                       engine_episode(_new_state(p), RandomPicks(4), observe=(encode, action_mask)),
                       "engine_obs") for p in (2, 3)]
+    specs += [RowSpec(BATCHED_BAR[k], batched_ticks(
+        BatchedGames("blind_auction", BATCHED, num_players=p), 7), "batched")
+        for k, p in enumerate((2, 3))]
+    specs.append(RowSpec(f"ours BatchedGames x{BATCHED} 2p compiled=False", batched_ticks(
+        BatchedGames("blind_auction", BATCHED, compiled=False), 8, ticks=2), "batched_python"))
     specs.append(RowSpec("ours engine + 2 x blind_auction/mirror",
                          bots_episode(_new_state(2), [agents.make("blind_auction/mirror", seed=s)
                                                       for s in range(2)]), "bots"))
@@ -185,7 +206,8 @@ def main(argv: list[str] | None = None) -> int:
             "obs": OBS_SIZE, "acts": NUM_ACTIONS, "os_params": OS_PARAMS,
             "os_obs": facts.get("open_spiel_observation_size", "?"),
             "os_turn_obs": facts.get("open_spiel_turn_based_observation_size", "?")},
-        bar=lambda rows: bar_line(rows, BAR[:2], BAR[2]),
+        bar=lambda rows: bar_lines(bar_line(rows, BAR[:2], BAR[2]),
+                                   bar_line(rows, BATCHED_BAR, BAR[2], faster=BATCHED_GOAL)),
         footer=footer, play="bids", step=": one bid")
 
 

@@ -63,6 +63,8 @@ class BatchedGames:
             raise ValueError(f"num_games must be a positive int, got {num_games!r}")
         if not isinstance(auto_reset, bool):
             raise ValueError(f"auto_reset must be True or False, got {auto_reset!r}")
+        if not isinstance(compiled, bool):
+            raise ValueError(f"compiled must be True or False, got {compiled!r}")
         self.rules = self.game.make_rules(preset, rules, **rule_changes)
         self.encoder = self.game.encoder(observation)
         self.payout = Payout.checked(self.game.score_scale(self.rules), episode, score_scale,
@@ -71,7 +73,6 @@ class BatchedGames:
         self.num_players = n = self.game.num_players(self.rules)
         self.num_actions = self.game.num_actions
         self.obs_size = self.encoder.size(n)
-        self._observers = [self.encoder.make_observer(n) for _ in range(num_games)]
         self.states: list[Any] = [None] * num_games
         self.episode_seeds = np.zeros(num_games, dtype=np.int64)
         self._episodes = np.zeros(num_games, dtype=np.int64)  # episodes started per game
@@ -89,7 +90,8 @@ class BatchedGames:
             self.obs, self.masks, self.seats, self.episode_seeds)
         if self._core is not None:
             self.states = self._core.states
-            self._observers = []
+        self._observers = [] if self._core is not None else [
+            self.encoder.make_observer(n) for _ in range(num_games)]
 
     @property
     def live(self) -> list[bool]:

@@ -48,8 +48,15 @@ Episodes restart with the Python path's seeds (game ``i``'s k-th from
 driver records each episode's actions (``d.hist``) and rebuilds the state on demand by
 replaying them on ``game.state(rules, seed, deal)``, incrementally (a cached state only
 applies the actions since it was last read), so rule bots in a self-play pool cost what
-they cost on the Python path. The numba functions are compiled once per machine and
-cached on disk (``cache=True``); a second process loads them.
+they cost on the Python path. A state read is brought up to date when it is read again
+and when its episode ends (a reference kept across steps without reading ``states[i]``
+again is otherwise as of its last read; on the Python path it is the live state).
+
+The numba functions are compiled once per machine and cached on disk (``cache=True``,
+in ``__pycache__`` beside the sources); a second process loads them (measured in
+docs/design.md). numba checks a cached kernel against its own file's date only: after
+editing a helper in another file (this one, ``compiled_rng``), touch the game's
+``compiled.py`` or clear its ``__pycache__``.
 """
 
 from __future__ import annotations
@@ -168,6 +175,18 @@ def settle(d, i, k, over, points, totals, winners, rewards, dones):
     return STOPPED
 
 
+@njit(cache=True)
+def all_legal(masks, live, idx, acts):
+    """Whether every live game's action is legal (the driver's check before a step)."""
+    num_actions = masks.shape[1]
+    for k in range(idx.shape[0]):
+        i = idx[k]
+        a = acts[k]
+        if live[i] and (a < 0 or a >= num_actions or not masks[i, a]):
+            return False
+    return True
+
+
 # ----------------------------------------------------------------- protocol
 class Core:
     """A game's compiled core (see the module docstring); ``envs/<game>/compiled.py``
@@ -223,12 +242,32 @@ class States(Sequence):
             state = g.game.state(g.rules, int(d.seeds[i]), deal=deal if deal_start == start
                                  else None)
             cached = (start, state, 0)
-        _, state, done = cached
-        n = int(d.hist_len[i])
-        for a in d.hist[i, done:n].tolist():
+        self._cache[i] = self._played(i, cached, int(d.hist_len[i]))
+        return cached[1]
+
+    def _played(self, i: int, cached: tuple[int, Any, int], n: int) -> tuple[int, Any, int]:
+        """``cached`` with the episode's actions up to ``n`` applied to its state."""
+        start, state, done = cached
+        for a in self._games.d.hist[i, done:n].tolist():
             state.apply(a)
-        self._cache[i] = (start, state, n)
-        return state
+        return start, state, n
+
+    def snapshot(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """What ``finish`` needs to know from before a step; None while no state was read."""
+        if not any(self._cache):
+            return None
+        d = self._games.d
+        return d.starts.copy(), d.hist_len.copy()
+
+    def finish(self, games: np.ndarray, before: tuple[np.ndarray, np.ndarray]) -> None:
+        """Bring the states read of the episodes that ended on this step to their end, as the
+        Python path's states are (a caller may hold one): their last action was recorded at
+        the history's length before the step, and a new episode has not overwritten it."""
+        starts, lengths = before
+        for i in games.tolist():
+            cached = self._cache[i]
+            if cached is not None and cached[0] == starts[i]:
+                self._cache[i] = self._played(i, cached, int(lengths[i]) + 1)
 
 
 class CompiledGames:
@@ -301,14 +340,16 @@ class CompiledGames:
     def step(self, games: Sequence[int], actions: Any, draw) -> tuple[np.ndarray, np.ndarray]:
         """``BatchedGames.step_games`` (same checks, same order of errors and penalties)."""
         d = self.d
-        idx = games if isinstance(games, np.ndarray) and games.dtype == np.int64 \
-            else np.asarray(games, dtype=np.int64)
+        idx = np.ascontiguousarray(games, dtype=np.int64)
         if len(actions) != len(idx):
             raise ValueError(f"{len(idx)} games but {len(actions)} actions")
         rewards = np.zeros((len(idx), self.game.num_players(self.rules)), dtype=np.float32)
         dones = np.zeros(len(idx), dtype=bool)
         acts = self._checked(idx, actions, rewards, draw)
+        before = self.states.snapshot()
         self._after(self.core.step(self.st, d, idx, acts, rewards, dones))
+        if before is not None and dones.any():
+            self.states.finish(idx[dones], before)
         return rewards, dones
 
     def _checked(self, idx: np.ndarray, actions: Any, rewards: np.ndarray, draw) -> np.ndarray:
@@ -322,13 +363,15 @@ class CompiledGames:
             if acts.dtype.kind in "iu" and any(isinstance(x, bool | np.bool_) for x in actions):
                 acts = acts.astype(object)
         if acts.ndim == 1 and acts.dtype.kind in "iu":
+            # one compiled signature (a uint64 past int64's range turns negative: refused)
+            acts = np.ascontiguousarray(acts, dtype=np.int64)
+            if all_legal(d.masks, d.live, idx, acts):
+                return acts
             num_actions = d.masks.shape[1]
             ok = (acts >= 0) & (acts < num_actions)
-            acts = np.where(ok, acts, 0).astype(np.int64)
+            acts = np.where(ok, acts, 0)
             ok &= d.masks[idx, acts]
             check = np.flatnonzero(~ok & d.live[idx])
-            if not len(check):
-                return acts
         else:
             acts = np.zeros(len(idx), np.int64)
             check = np.flatnonzero(d.live[idx])

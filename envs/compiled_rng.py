@@ -31,7 +31,7 @@ MULT_HI, MULT_LO = U(2549297995355413924), U(4865540595714422341)
 ROW = 6  # uint64 words per generator: state hi, lo, inc hi, lo, has_uint32, uinteger
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _hashmix(value, hc):
     value = (value ^ hc) & M32
     hc = (hc * MULT_A) & M32
@@ -39,13 +39,13 @@ def _hashmix(value, hc):
     return value ^ (value >> SHIFT16), hc
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _mix(x, y):
     r = (MIX_L * x - MIX_R * y) & M32
     return r ^ (r >> SHIFT16)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _mulhi(a, b):
     a0, a1, b0, b1 = a & M32, a >> SHIFT32, b & M32, b >> SHIFT32
     p00, p01, p10, p11 = a0 * b0, a0 * b1, a1 * b0, a1 * b1
@@ -53,7 +53,7 @@ def _mulhi(a, b):
     return p11 + (p01 >> SHIFT32) + (p10 >> SHIFT32) + (mid >> SHIFT32)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _step(g):
     """state = state * MULT + inc (mod 2**128)."""
     hi, lo = g[0], g[1]
@@ -107,7 +107,7 @@ def seed_state(seed, g):
     g[5] = ZERO
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def next64(g):
     """PCG64's next 64-bit output (step, then XSL-RR of the new state)."""
     _step(g)
@@ -117,7 +117,7 @@ def next64(g):
     return (v >> rot) | (v << ((U(64) - rot) & U(63)))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def next32(g):
     """numpy's ``next_uint32`` for PCG64: each 64-bit output serves two calls, low half first."""
     if g[4] != ZERO:
@@ -129,7 +129,7 @@ def next32(g):
     return v & M32
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def interval(g, top):
     """numpy's ``random_interval(top)``: uniform in 0..top by masked rejection."""
     if top == 0:

@@ -49,6 +49,8 @@ def test_every_game_with_a_core_serves_its_default_observation():
         assert core is not None, why
         assert BatchedGames(name, 2)._core is not None
         assert BatchedGames(name, 2, compiled=False)._core is None
+        with pytest.raises(ValueError, match="compiled must be True or False"):
+            BatchedGames(name, 2, compiled="yes")
 
 
 @settings(max_examples=40, deadline=None)
@@ -148,6 +150,8 @@ def test_core_equals_the_python_engines_step_by_step(game, preset, changes, data
     _same(fast, slow, a, b)
     for tick in range(data.draw(st.integers(1, 300), label="ticks")):
         actions = _actions(rng, a.masks, 0.05 if penalty else 0.0)
+        held = [(fast.states[i], slow.states[i]) for i in range(n)] if tick % 5 == 0 else []
+        idx = range(n)
         if rng.random() < 0.2:  # some games only
             idx = sorted(rng.choice(n, size=int(rng.integers(1, n + 1)), replace=False).tolist())
             out = [fast.step_games(idx, [actions[i] for i in idx]),
@@ -161,6 +165,9 @@ def test_core_equals_the_python_engines_step_by_step(game, preset, changes, data
         else:
             a, b = fast.step(actions), slow.step(actions)
         _same(fast, slow, a, b)
+        for k in np.flatnonzero(a.dones) if held else ():  # a state held ends with its episode
+            i = idx[int(k)]
+            assert held[i][0].view(0) == held[i][1].view(0)
         waiting = [i for i in range(n) if not fast.live[i]]
         for i in waiting:  # waits for its restart: give it one, now and then a deal
             restart = (seed + 7 * tick + i, a_deal(n + tick))

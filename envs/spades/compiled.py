@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 from numba import njit
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from envs import cards, compiled, compiled_rng
 from envs.spades import engine, infostate
@@ -34,6 +35,9 @@ BROKEN, VOIDS, SCORES, BAGS = _O["spades_broken"], _O["voids"], _O["scores"], _O
 DEALER, HAND_NUMBER, PLAYED_TRICKS, FLAGS = (_O["dealer"], _O["hand_number"],
                                              _O["tricks_played"], _O["rules"])
 NC = cards.NUM_CARDS
+TRICK_NUMBER = np.array([(j // P + 1) / 13.0 for j in range(P * NUM_TRICKS)])  # per play
+# (four seats: a relative seat is (seat - me) & 3)
+
 CLIP = infostate.SCORE_CLIP
 # the rules as numbers: ``rp[...]``
 (MUST_BREAK, MAY_TOTAL, PER_TRICK, OVERTRICK, BAG_LIMIT, BAG_PENALTY, NIL, TARGET, INCLUSIVE,
@@ -194,9 +198,10 @@ def _write(st, d, i):
     phase, n = g[3], g[0]
     out[PHASE + phase] = 1.0
     hand = hands[i, me]
-    for c in range(NC):
-        if hand >> np.uint64(c) & np.uint64(1):
-            out[HAND + c] = 1.0
+    m = hand
+    while m:
+        out[HAND + trailing_zeros(m)] = 1.0
+        m &= m - np.uint64(1)
     bid_total = 0
     for s in range(P):
         rel = (s - me) % P
@@ -215,11 +220,10 @@ def _write(st, d, i):
     on_table = n % P
     for j in range(n):
         c = pcard[i, j]
-        rel = (pseat[i, j] - me) % P
-        out[PLAYED + rel * NC + c] = 1.0
-        out[NUMBER + c] = (j // P + 1) / 13.0
-        if j >= n - on_table:
-            out[TRICK + rel * NC + c] = 1.0
+        out[PLAYED + ((pseat[i, j] - me) & 3) * NC + c] = 1.0
+        out[NUMBER + c] = TRICK_NUMBER[j]
+    for j in range(n - on_table, n):
+        out[TRICK + ((pseat[i, j] - me) & 3) * NC + pcard[i, j]] = 1.0
     out[LEADER + (g[1] - me) % P] = 1.0
     if g[4]:
         out[BROKEN] = 1.0
@@ -250,9 +254,9 @@ def _write(st, d, i):
         others = hand & ~SUIT_MASK[SPADES]
         if others:
             legal = others
-    for c in range(NC):
-        if legal >> np.uint64(c) & np.uint64(1):
-            mask[CARD_OFFSET + c] = True
+    while legal:
+        mask[CARD_OFFSET + trailing_zeros(legal)] = True
+        legal &= legal - np.uint64(1)
 
 
 @njit(cache=True)
