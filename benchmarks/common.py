@@ -84,55 +84,6 @@ def engine_episode(new_state: Callable[[int], Any], picks: RandomPicks,
     return play
 
 
-@njit(cache=True)
-def _pick_legal(masks, u, j, out):
-    """``out[i]`` := a uniformly random legal action of ``masks[i]`` (0 for a finished game),
-    from the pre-drawn uniforms ``u`` starting at ``j``; returns the next ``j``."""
-    for i in range(masks.shape[0]):
-        count = 0
-        for a in range(masks.shape[1]):
-            count += masks[i, a]
-        out[i] = 0
-        if count == 0:
-            continue
-        k = int(u[j] * count)
-        j = j + 1 if j + 1 < u.shape[0] else 0
-        for a in range(masks.shape[1]):
-            if masks[i, a]:
-                if k == 0:
-                    out[i] = a
-                    break
-                k -= 1
-    return j
-
-
-BATCH = 256  # games per BatchedGames row
-BATCH_TICKS = 64  # steps of all the games per timed "episode" of a batched row
-
-
-def batched_episode(games: Any, seed: int = 0) -> Callable[[int], int]:
-    """``BatchedGames`` as a trainer drives it: ``BATCH_TICKS`` times ``step(actions)`` of
-    every game (finished games restart at once), the actions random legal ones drawn
-    from the returned masks by a compiled picker (about what a masked argmax over a
-    policy's logits costs). Returns the agent steps: the games with a seat to act."""
-    u = np.random.default_rng(seed).random(1 << 16)
-    actions = np.zeros(games.num_games, dtype=np.int64)
-    where = [0]
-    batch = [games.reset(seed=SEED_BASE)]
-
-    def play(_i: int) -> int:
-        b, j = batch[0], where[0]
-        steps = 0
-        for _ in range(BATCH_TICKS):
-            j = _pick_legal(b.masks, u, j, actions)
-            steps += int(np.count_nonzero(b.seats >= 0))
-            b = games.step(actions)
-        batch[0], where[0] = b, j
-        return steps
-
-    return play
-
-
 def bots_episode(new_state: Callable[[int], Any], bots: Sequence) -> Callable[[int], int]:
     """The engine with a bot per seat deciding every step from its view, to the first score."""
 
