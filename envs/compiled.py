@@ -22,7 +22,8 @@ What a game's ``compiled.py`` provides (the protocol)
 * ``load(st, i, state)``: row ``i`` := ``state``, an engine state fresh from
   ``game.state(rules, seed, deal)`` (Python; the driver copies ``state.rng``, if the
   state keeps one, into ``d.rng[i]``).
-* three ``@njit(cache=True)`` kernels, each one loop over its rows:
+* three kernels, ``@njit(**KERNEL)`` (cached, no reference counting: they allocate
+  nothing; per-game helpers ``@njit(**INLINE)``), each one loop over its rows:
 
   - ``start(st, d, rows) -> flags``: for each row ``i``: ``begin(d, i)`` (the next seed
     and its generator), then the game's own start of an episode from ``d.rng[i]`` exactly
@@ -31,12 +32,14 @@ What a game's ``compiled.py`` provides (the protocol)
   - ``step(st, d, idx, acts, rewards, dones) -> flags``: for each ``k``, game
     ``i = idx[k]`` if ``d.live[i]``: ``record(d, i, a)``, apply the legal action
     ``a = acts[k]`` (dealing later hands from ``d.rng[i]`` as the engine does), and when
-    a hand is scored ``settle(d, i, k, over, points, totals, winners, rewards, dones)``,
-    which pays the hand and says what follows: ``GOES_ON``, ``RESTART`` (then start the
-    row as in ``start``) or ``STOPPED`` (the row is cleared; nothing more). Then write.
+    a hand is scored (its points, totals and winners written into ``d.hand``'s rows)
+    ``settle(d, i, k, over, rewards, dones)``, which pays the hand and says what
+    follows: ``GOES_ON``, ``RESTART`` (then start the row as in ``start``) or ``STOPPED``
+    (the row is cleared; nothing more). Then write.
   - ``write(st, d, rows)``: ``d.obs[i]`` (the seat to act's observation, exactly the
-    encoder's vector of its view), ``d.masks[i]`` and ``d.seats[i]``; -1, zeros and no
-    legal action for a finished game (``clear(d, i)``).
+    encoder's vector of its view; ``blank(d, i)`` zeroes the row first), ``d.masks[i]``
+    and ``d.seats[i]``; -1, zeros and no legal action for a finished game
+    (``clear(d, i)``).
 
   ``flags`` is the OR of ``python_start``'s and ``record``'s returns (``PYTHON``,
   ``HISTORY``): what the driver must do in Python after the call. At most one hand
@@ -71,6 +74,12 @@ from envs import compiled_rng
 from envs.games import Game, game_module
 from envs.rewards import Payout
 
+# how every kernel is compiled: cached on disk, and without numba's reference counting, which
+# otherwise increments and decrements every array of a tuple passed to a helper, atomically,
+# at each call (measured: ten times the cost of the helper's own work). So a kernel
+# allocates nothing: its scratch space is the driver's (``scratch``, ``hand``).
+KERNEL = dict(cache=True, _nrt=False)
+INLINE = dict(KERNEL, inline="always")  # the small helpers a kernel calls per game
 GOES_ON, RESTART, STOPPED = 0, 1, 2  # what ``settle`` says follows a scored hand
 PYTHON, HISTORY = 1, 2  # flags a kernel returns: a row to start in Python; a history to grow
 HISTORY_CAPACITY = 512  # actions per game before the driver grows ``hist``
@@ -94,23 +103,25 @@ class Driver(NamedTuple):
     python: np.ndarray  # (N,) bool: the episode must be started by the Python engine
     pay: np.ndarray  # (5,) float64: the payout's numbers (SCALE ... AUTO_RESET)
     seed_base: np.ndarray  # (2,) int64: reset's seed, num_games
+    scratch: np.ndarray  # (64,) uint64: a kernel's working space (a deck's order, seeding)
+    hand: np.ndarray  # (3, num_players) float64: a scored hand's points, totals, winners (1/0)
 
 
 # ------------------------------------------------------------ kernel helpers
-@njit(cache=True)
+@njit(**INLINE)
 def begin(d, i):
     """Row ``i``'s next episode: its seed (the Python path's) and generator, no history."""
     seed = d.seed_base[0] + i + d.episodes[i] * d.seed_base[1]
     d.episodes[i] += 1
     d.seeds[i] = seed
-    compiled_rng.seed_state(seed, d.rng[i])
+    compiled_rng.seed_state(seed, d.rng[i], d.scratch[:compiled_rng.SCRATCH])
     d.hist_len[i] = 0
     d.starts[i] += 1
     d.live[i] = True
     d.python[i] = False
 
 
-@njit(cache=True)
+@njit(**INLINE)
 def python_start(d, i):
     """Row ``i`` (after ``begin``) is to be started by the engine; returns ``PYTHON``."""
     d.python[i] = True
@@ -118,29 +129,43 @@ def python_start(d, i):
     return PYTHON
 
 
-@njit(cache=True)
+@njit(**INLINE)
 def record(d, i, action):
     """Append ``action`` to row ``i``'s history; ``HISTORY`` when it is getting full."""
-    n = d.hist_len[i]
-    d.hist[i, n] = action
-    d.hist_len[i] = n + 1
-    return HISTORY if 4 * (n + 1) >= 3 * d.hist.shape[1] else 0
+    hist, lengths = d.hist, d.hist_len
+    n = lengths[i]
+    hist[i, n] = action
+    lengths[i] = n + 1
+    return HISTORY if 4 * (n + 1) >= 3 * hist.shape[1] else 0
 
 
-@njit(cache=True)
+@njit(**INLINE)
+def blank(d, i):
+    """Row ``i``'s observation and mask all zeros: a write starts here. (Index loops, which
+    LLVM turns into memset; a slice assignment compiles to a loop several times slower.)"""
+    obs, masks = d.obs, d.masks
+    for j in range(obs.shape[1]):
+        obs[i, j] = 0.0
+    for j in range(masks.shape[1]):
+        masks[i, j] = False
+
+
+@njit(**INLINE)
 def clear(d, i):
+    """Row ``i`` of a finished game: no seat, a zero observation, no legal action."""
     d.seats[i] = -1
-    d.obs[i, :] = 0.0
-    d.masks[i, :] = False
+    blank(d, i)
 
 
-@njit(cache=True)
-def settle(d, i, k, over, points, totals, winners, rewards, dones):
+@njit(**INLINE)
+def settle(d, i, k, over, rewards, dones):
     """Pay row ``i``'s scored hand into ``rewards[k]`` as ``envs.rewards.Payout.settle`` does
-    (the same float operations): each seat's ``points`` over the scale (or, relative, less
-    the others' mean), then, when the episode ends (``over``: the game's ``winners``; by
-    hand: the leaders on ``totals``), the win bonus. Returns GOES_ON, RESTART or STOPPED."""
+    (the same float operations): each seat's points (``d.hand[0]``) over the scale (or,
+    relative, less the others' mean), then, when the episode ends (``over``: the game's
+    winners, ``d.hand[2]`` 1 or 0; by hand: the leaders on the totals, ``d.hand[1]``), the
+    win bonus. Returns GOES_ON, RESTART or STOPPED."""
     pay = d.pay
+    points, totals, winners = d.hand[0], d.hand[1], d.hand[2]
     n = points.shape[0]
     scale = pay[SCALE]
     if scale != 0.0:
@@ -159,13 +184,13 @@ def settle(d, i, k, over, points, totals, winners, rewards, dones):
         for s in range(1, n):
             top = max(top, totals[s])
         for s in range(n):
-            winners[s] = totals[s] == top
+            winners[s] = 1.0 if totals[s] == top else 0.0
     count = 0
     for s in range(n):
-        count += winners[s]
+        count += winners[s] != 0.0
     win = pay[WIN]
     for s in range(n):
-        bonus = win / count if winners[s] else -win
+        bonus = win / count if winners[s] != 0.0 else -win
         rewards[k, s] = np.float32(np.float64(rewards[k, s]) + bonus)
     dones[k] = True
     if pay[AUTO_RESET] != 0.0:
@@ -175,16 +200,20 @@ def settle(d, i, k, over, points, totals, winners, rewards, dones):
     return STOPPED
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def all_legal(masks, live, idx, acts):
-    """Whether every live game's action is legal (the driver's check before a step)."""
-    num_actions = masks.shape[1]
+    """1 if every live game's action is legal (the driver's check before a step), else 0;
+    -1 for a game index out of range (the kernels do not check bounds)."""
+    num_actions, num_games = masks.shape[1], masks.shape[0]
+    for k in range(idx.shape[0]):
+        if idx[k] < 0 or idx[k] >= num_games:
+            return -1
     for k in range(idx.shape[0]):
         i = idx[k]
         a = acts[k]
         if live[i] and (a < 0 or a >= num_actions or not masks[i, a]):
-            return False
-    return True
+            return 0
+    return 1
 
 
 # ----------------------------------------------------------------- protocol
@@ -284,7 +313,9 @@ class CompiledGames:
         self.d = Driver(obs, masks, seats, seeds, np.zeros(n, np.int64), np.zeros(n, np.int64),
                         np.zeros(n, bool), np.zeros((n, compiled_rng.ROW), np.uint64),
                         np.zeros((n, HISTORY_CAPACITY), np.int16), np.zeros(n, np.int64),
-                        np.zeros(n, bool), pay, np.array([0, n], np.int64))
+                        np.zeros(n, bool), pay, np.array([0, n], np.int64),
+                        np.zeros(64, np.uint64),
+                        np.zeros((3, game.num_players(rules)), np.float64))
         self.st = core.arrays(rules, n, kind)
         self.deals: list[tuple[int, Any]] = [(-1, None)] * n  # (start, deal) of given deals
         self.states = States(self)
@@ -365,14 +396,18 @@ class CompiledGames:
         if acts.ndim == 1 and acts.dtype.kind in "iu":
             # one compiled signature (a uint64 past int64's range turns negative: refused)
             acts = np.ascontiguousarray(acts, dtype=np.int64)
-            if all_legal(d.masks, d.live, idx, acts):
+            verdict = all_legal(d.masks, d.live, idx, acts)
+            if verdict == 1:
                 return acts
+            if verdict == -1:
+                _out_of_range(idx, len(d.live))
             num_actions = d.masks.shape[1]
             ok = (acts >= 0) & (acts < num_actions)
             acts = np.where(ok, acts, 0)
             ok &= d.masks[idx, acts]
             check = np.flatnonzero(~ok & d.live[idx])
         else:
+            _out_of_range(idx, len(d.live))
             acts = np.zeros(len(idx), np.int64)
             check = np.flatnonzero(d.live[idx])
         live = d.live
@@ -388,3 +423,10 @@ class CompiledGames:
                 rewards[k, seat] += penalty
             acts[k] = act
         return acts
+
+
+def _out_of_range(idx: np.ndarray, n: int) -> None:
+    """Raise naming a game index outside 0..n-1 (the Python path's list would wrap -1)."""
+    bad = idx[(idx < 0) | (idx >= n)]
+    if len(bad):
+        raise IndexError(f"game {int(bad[0])} out of range 0..{n - 1}")

@@ -10,7 +10,8 @@ replays the same three steps here: ``seed_state`` (SeedSequence + PCG64 seeding)
 one row of six uint64: the 128-bit state (high, low), the 128-bit increment (high,
 low), ``has_uint32`` and ``uinteger``, as ``bit_generator.state`` holds them
 (``from_generator`` / ``to_generator`` convert). The tests check all of it against
-numpy on many seeds.
+numpy on many seeds. Like every kernel of a core, these run without numba's reference
+counting (``_nrt=False``) and allocate nothing.
 """
 
 from __future__ import annotations
@@ -29,9 +30,10 @@ MIX_L, MIX_R = U(0xCA01F9DD), U(0x4973F715)
 # PCG64's 128-bit multiplier (numpy/random/src/pcg64/pcg64.h)
 MULT_HI, MULT_LO = U(2549297995355413924), U(4865540595714422341)
 ROW = 6  # uint64 words per generator: state hi, lo, inc hi, lo, has_uint32, uinteger
+SCRATCH = 14  # uint64 words ``seed_state`` works in
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _hashmix(value, hc):
     value = (value ^ hc) & M32
     hc = (hc * MULT_A) & M32
@@ -39,13 +41,13 @@ def _hashmix(value, hc):
     return value ^ (value >> SHIFT16), hc
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _mix(x, y):
     r = (MIX_L * x - MIX_R * y) & M32
     return r ^ (r >> SHIFT16)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _mulhi(a, b):
     a0, a1, b0, b1 = a & M32, a >> SHIFT32, b & M32, b >> SHIFT32
     p00, p01, p10, p11 = a0 * b0, a0 * b1, a1 * b0, a1 * b1
@@ -53,7 +55,7 @@ def _mulhi(a, b):
     return p11 + (p01 >> SHIFT32) + (p10 >> SHIFT32) + (mid >> SHIFT32)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _step(g):
     """state = state * MULT + inc (mod 2**128)."""
     hi, lo = g[0], g[1]
@@ -65,15 +67,15 @@ def _step(g):
     g[1] = lo2
 
 
-@njit(cache=True)
-def seed_state(seed, g):
-    """Row ``g`` := the state of ``numpy.random.default_rng(seed)`` (``seed`` >= 0, < 2**64)."""
+@njit(cache=True, _nrt=False)
+def seed_state(seed, g, scratch):
+    """Row ``g`` := the state of ``numpy.random.default_rng(seed)`` (``seed`` >= 0, < 2**64);
+    ``scratch``: at least 14 uint64 to work in (the kernels allocate nothing)."""
     s = U(seed)
-    entropy = np.empty(2, np.uint64)
+    entropy, pool, words = scratch[0:2], scratch[2:6], scratch[6:14]
     entropy[0] = s & M32
     entropy[1] = s >> SHIFT32
     length = 2 if entropy[1] != ZERO else 1
-    pool = np.empty(4, np.uint64)
     hc = INIT_A
     for i in range(4):
         pool[i], hc = _hashmix(entropy[i] if i < length else ZERO, hc)
@@ -82,8 +84,7 @@ def seed_state(seed, g):
             if i_src != i_dst:
                 h, hc = _hashmix(pool[i_src], hc)
                 pool[i_dst] = _mix(pool[i_dst], h)
-    words = np.empty(8, np.uint64)  # generate_state(4, uint64) as 8 uint32
-    hc = INIT_B
+    hc = INIT_B  # generate_state(4, uint64) as 8 uint32 words
     for i in range(8):
         v = (pool[i % 4] ^ hc) & M32
         hc = (hc * MULT_B) & M32
@@ -107,7 +108,7 @@ def seed_state(seed, g):
     g[5] = ZERO
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def next64(g):
     """PCG64's next 64-bit output (step, then XSL-RR of the new state)."""
     _step(g)
@@ -117,7 +118,7 @@ def next64(g):
     return (v >> rot) | (v << ((U(64) - rot) & U(63)))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def next32(g):
     """numpy's ``next_uint32`` for PCG64: each 64-bit output serves two calls, low half first."""
     if g[4] != ZERO:
@@ -129,7 +130,7 @@ def next32(g):
     return v & M32
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def interval(g, top):
     """numpy's ``random_interval(top)``: uniform in 0..top by masked rejection."""
     if top == 0:
@@ -148,7 +149,7 @@ def interval(g, top):
             return np.int64(v)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def permutation(g, out):
     """``out`` := ``Generator.permutation(len(out))`` (numpy's shuffle of an arange)."""
     n = out.shape[0]

@@ -58,7 +58,7 @@ def test_every_game_with_a_core_serves_its_default_observation():
 def test_generators_equal_numpys_default_rng(seed, size, draws):
     """SeedSequence + PCG64 seeding, the 32-bit buffer and permutations, bit for bit."""
     ours, ref = np.zeros(compiled_rng.ROW, np.uint64), np.zeros(compiled_rng.ROW, np.uint64)
-    compiled_rng.seed_state(seed, ours)
+    compiled_rng.seed_state(seed, ours, np.zeros(compiled_rng.SCRATCH, np.uint64))
     rng = np.random.default_rng(seed)
     compiled_rng.from_generator(rng, ref)
     assert (ours == ref).all()
@@ -215,6 +215,9 @@ def test_bad_input_is_refused_naming_it_and_changes_nothing(game):
         games.step(legal[:2])
     with pytest.raises(ValueError, match="2 games but 3 actions"):
         games.step_games([0, 1], legal)
+    for games_given, bad in (([0, 1, 3], 3), ([-1, 0, 1], -1)):
+        with pytest.raises(IndexError, match=f"game {bad} out of range"):
+            games.step_games(games_given, legal)
     with pytest.raises(ValueError, match="seed"):
         games.restart(0, -1)
     assert np.array_equal(games.step(legal).seats >= 0, [True] * 3)

@@ -31,14 +31,15 @@ PLAYERS_N, TIE_RULE, CARDS, TOTAL = range(4)
 
 
 # ------------------------------------------------------------------- kernels
-@njit(cache=True)
+@njit(**compiled.INLINE)
 def _start(st, d, i):
     """A new game as ``BlindAuctionState(rules, seed)`` deals it (after ``compiled.begin``)."""
     hands, pending, prizes, won, last_bids, scores, game, rp = st
     cards = rp[CARDS]
-    order = np.empty(cards, np.int64)
+    order = d.scratch[:cards]
     compiled_rng.permutation(d.rng[i], order)
-    prizes[i, :cards] = order
+    for j in range(cards):
+        prizes[i, j] = order[j]
     for s in range(P):
         hands[i, s] = (1 << cards) - 1
         pending[i, s] = -1
@@ -52,19 +53,19 @@ def _start(st, d, i):
     return True
 
 
-@njit(cache=True)
-def _apply(st, i, a, points, totals, winners):
-    """Bid rank ``a``; returns -1 (goes on) or 1 (the game is over: ``points`` etc. set)."""
+@njit(**compiled.INLINE)
+def _apply(st, d, i, a):
+    """Bid rank ``a``; returns -1 (goes on) or 1 (the game is over: its points, totals and
+    winners in ``d.hand``)."""
     hands, pending, prizes, won, last_bids, scores, game, rp = st
     n = rp[PLAYERS_N]
-    g = game[i]
-    seat = g[CURRENT]
+    seat = game[i, CURRENT]
     hands[i, seat] &= ~(1 << a)
     pending[i, seat] = a
     if seat + 1 < n:
-        g[CURRENT] = seat + 1
+        game[i, CURRENT] = seat + 1
         return -1
-    prize = prizes[i, g[ROUNDS]]
+    prize = prizes[i, game[i, ROUNDS]]
     top, count, best = -1, 0, -1
     for s in range(n):
         b = pending[i, s]
@@ -73,7 +74,7 @@ def _apply(st, i, a, points, totals, winners):
         elif b == top:
             count += 1
     value = prize + 2
-    carried = g[CARRY_MASK]
+    carried = game[i, CARRY_MASK]
     if count == 1:
         worth = value
         for r in range(R):
@@ -81,43 +82,42 @@ def _apply(st, i, a, points, totals, winners):
                 worth += r + 2
         scores[i, best] += worth
         won[i, best] |= carried | (1 << prize)
-        g[CARRY_MASK] = 0
+        game[i, CARRY_MASK] = 0
     elif rp[TIE_RULE] == SPLIT:
         half = value / 2.0
         for s in range(n):
             if pending[i, s] == top:
                 scores[i, s] += half
                 won[i, s] |= carried | (1 << prize)
-        g[CARRY_MASK] = 0
+        game[i, CARRY_MASK] = 0
     elif rp[TIE_RULE] == CARRY:
-        g[CARRY_MASK] = carried | (1 << prize)
-    g[ROUNDS] += 1
-    g[LAST] = prize
+        game[i, CARRY_MASK] = carried | (1 << prize)
+    game[i, ROUNDS] += 1
+    game[i, LAST] = prize
     for s in range(n):
         last_bids[i, s] = pending[i, s]
         pending[i, s] = -1
-    if g[ROUNDS] < rp[CARDS]:
-        g[CURRENT] = 0
+    if game[i, ROUNDS] < rp[CARDS]:
+        game[i, CURRENT] = 0
         return -1
-    g[CURRENT] = -1
+    game[i, CURRENT] = -1
     high = scores[i, 0]
     for s in range(1, n):
         high = max(high, scores[i, s])
+    hand = d.hand
     for s in range(n):
-        points[s] = totals[s] = scores[i, s]
-        winners[s] = scores[i, s] == high
+        hand[0, s] = hand[1, s] = scores[i, s]
+        hand[2, s] = 1.0 if scores[i, s] == high else 0.0
     return 1
 
 
-@njit(cache=True)
+@njit(**compiled.INLINE)
 def _write(st, d, i):
     """Row ``i``: ``infostate.encode`` of the seat to act's view, its bids, the seat."""
     hands, pending, prizes, won, last_bids, scores, game, rp = st
-    g = game[i]
-    me = g[CURRENT]
-    out, mask = d.obs[i], d.masks[i]
-    out[:] = 0.0
-    mask[:] = False
+    me = game[i, CURRENT]
+    obs, masks = d.obs, d.masks
+    compiled.blank(d, i)
     if me < 0 or not d.live[i]:
         d.seats[i] = -1
         return
@@ -126,40 +126,40 @@ def _write(st, d, i):
     hand = hands[i, me]
     for r in range(R):
         if hand >> r & 1:
-            out[HAND + r] = 1.0
-            mask[r] = True
+            obs[i, HAND + r] = 1.0
+            masks[i, r] = True
     if pending[i, me] >= 0:
-        out[CHOSEN + pending[i, me]] = 1.0
+        obs[i, CHOSEN + pending[i, me]] = 1.0
     for s in range(n):
         rel = (s - me) % n
         held = hands[i, s]
         if pending[i, s] >= 0:
             held |= 1 << pending[i, s]
-            out[ACTED + rel] = 1.0
+            obs[i, ACTED + rel] = 1.0
         w = won[i, s]
         for r in range(R):
             if held >> r & 1:
-                out[REMAINING + rel * R + r] = 1.0
+                obs[i, REMAINING + rel * R + r] = 1.0
             if w >> r & 1:
-                out[WON + rel * R + r] = 1.0
-        if g[LAST] >= 0:
-            out[LAST_BIDS + rel * R + last_bids[i, s]] = 1.0
-        out[SCORES + rel] = scores[i, s] / rp[TOTAL]
-    for j in range(g[ROUNDS], rp[CARDS]):
-        out[LEFT + prizes[i, j]] = 1.0
-    carried = g[CARRY_MASK]
+                obs[i, WON + rel * R + r] = 1.0
+        if game[i, LAST] >= 0:
+            obs[i, LAST_BIDS + rel * R + last_bids[i, s]] = 1.0
+        obs[i, SCORES + rel] = scores[i, s] / rp[TOTAL]
+    for j in range(game[i, ROUNDS], rp[CARDS]):
+        obs[i, LEFT + prizes[i, j]] = 1.0
+    carried = game[i, CARRY_MASK]
     for r in range(R):
         if carried >> r & 1:
-            out[CARRIED + r] = 1.0
-    if g[LAST] >= 0:
-        out[LAST_PRIZE + g[LAST]] = 1.0
-    out[PLAYERS + n - 2] = 1.0
-    out[TIE + rp[TIE_RULE]] = 1.0
-    out[ROUND] = g[ROUNDS] / rp[CARDS]
-    out[DECK] = rp[CARDS] / 13
+            obs[i, CARRIED + r] = 1.0
+    if game[i, LAST] >= 0:
+        obs[i, LAST_PRIZE + game[i, LAST]] = 1.0
+    obs[i, PLAYERS + n - 2] = 1.0
+    obs[i, TIE + rp[TIE_RULE]] = 1.0
+    obs[i, ROUND] = game[i, ROUNDS] / rp[CARDS]
+    obs[i, DECK] = rp[CARDS] / 13
 
 
-@njit(cache=True)
+@njit(**compiled.KERNEL)
 def start(st, d, rows):
     for i in rows:
         compiled.begin(d, i)
@@ -168,20 +168,16 @@ def start(st, d, rows):
     return 0
 
 
-@njit(cache=True)
+@njit(**compiled.KERNEL)
 def step(st, d, idx, acts, rewards, dones):
-    points, totals = np.zeros(P), np.zeros(P)
-    winners = np.zeros(P, np.bool_)
-    n = st[7][PLAYERS_N]
     flags = 0
     for k in range(idx.shape[0]):
         i = idx[k]
         if not d.live[i]:
             continue
         flags |= compiled.record(d, i, acts[k])
-        if _apply(st, i, acts[k], points, totals, winners) > 0:
-            after = compiled.settle(d, i, k, True, points[:n], totals[:n], winners[:n],
-                                    rewards, dones)
+        if _apply(st, d, i, acts[k]) > 0:
+            after = compiled.settle(d, i, k, True, rewards, dones)
             if after == compiled.STOPPED:
                 continue
             compiled.begin(d, i)
@@ -190,7 +186,7 @@ def step(st, d, idx, acts, rewards, dones):
     return flags
 
 
-@njit(cache=True)
+@njit(**compiled.KERNEL)
 def write(st, d, rows):
     for i in rows:
         _write(st, d, i)

@@ -39,6 +39,8 @@ TRICK_NUMBER = np.array([(j // P + 1) / 13.0 for j in range(P * NUM_TRICKS)])  #
 # (four seats: a relative seat is (seat - me) & 3)
 
 CLIP = infostate.SCORE_CLIP
+# ``game[i]``: plays this hand, leader, seat to act (-1: over), phase, spades broken, dealer,
+# hand number, bids made (indexed in place: a row view would cost a reference count)
 # the rules as numbers: ``rp[...]``
 (MUST_BREAK, MAY_TOTAL, PER_TRICK, OVERTRICK, BAG_LIMIT, BAG_PENALTY, NIL, TARGET, INCLUSIVE,
  JOKERS, MAX_HANDS, FIRST_DEALER) = range(12)
@@ -53,11 +55,11 @@ def _rule_numbers(rules: SpadesRules) -> np.ndarray:
 
 
 # ------------------------------------------------------------------- kernels
-@njit(cache=True)
+@njit(**compiled.INLINE)
 def _deal(st, d, i):
     """The engine's ``_start_hand`` with ``cards.deal(deck, 4, 13, rng)``."""
     (hands, bids, tricks, pcard, pseat, voids, scores, bags, game, rp, deck) = st
-    order = np.empty(deck.shape[0], np.int64)
+    order = d.scratch[:deck.shape[0]]
     compiled_rng.permutation(d.rng[i], order)
     for s in range(P):
         m = np.uint64(0)
@@ -67,17 +69,16 @@ def _deal(st, d, i):
         bids[i, s] = -1
         tricks[i, s] = 0
         voids[i, s] = 0
-    g = game[i]  # nplays, leader, current, phase, broken, dealer, hand_number, nbids
-    g[6] += 1
-    g[0] = 0
-    g[1] = (g[5] + 1) % P
-    g[2] = g[1]
-    g[3] = BID
-    g[4] = 0
-    g[7] = 0
+    game[i, 6] += 1
+    game[i, 0] = 0
+    game[i, 1] = (game[i, 5] + 1) % P
+    game[i, 2] = game[i, 1]
+    game[i, 3] = BID
+    game[i, 4] = 0
+    game[i, 7] = 0
 
 
-@njit(cache=True)
+@njit(**compiled.INLINE)
 def _start(st, d, i):
     """A new game as ``SpadesState(rules, seed)`` makes it (after ``compiled.begin``)."""
     rp, game = st[9], st[8]
@@ -92,7 +93,7 @@ def _start(st, d, i):
     return True
 
 
-@njit(cache=True)
+@njit(**compiled.INLINE)
 def _score_bid(rp, bid, took, bags):
     """``envs.spades.scoring.score_bid``: (points, bags after)."""
     if bid == 0:
@@ -109,40 +110,39 @@ def _score_bid(rp, bid, took, bags):
     return points, bags
 
 
-@njit(cache=True)
-def _apply(st, d, i, a, points, totals, winners):
-    """Play legal action ``a``; returns PLAY (goes on), BID (a hand was scored and the next
-    dealt: 'hand') or OVER, with ``points``, ``totals`` and ``winners`` filled in."""
+@njit(**compiled.INLINE)
+def _apply(st, d, i, a):
+    """Play legal action ``a``; returns -1 (goes on), BID (a hand was scored and the next
+    dealt) or OVER, the hand's points, totals and winners in ``d.hand``."""
     (hands, bids, tricks, pcard, pseat, voids, scores, bags, game, rp, deck) = st
-    g = game[i]
-    seat = g[2]
+    seat = game[i, 2]
     if a < CARD_OFFSET:
         bids[i, seat] = a
-        g[7] += 1
-        if g[7] == P:
-            g[3] = PLAY
-            g[2] = g[1]
+        game[i, 7] += 1
+        if game[i, 7] == P:
+            game[i, 3] = PLAY
+            game[i, 2] = game[i, 1]
         else:
-            g[2] = (seat + 1) % P
+            game[i, 2] = (seat + 1) % P
         return -1
     card = a - CARD_OFFSET
-    n = g[0]
+    n = game[i, 0]
     on_table = n % P
     suit = SUIT[card]
     if on_table:
         led = SUIT[pcard[i, n - on_table]]
         if suit != led:
             voids[i, seat] |= 1 << led
-    elif suit == SPADES and rp[MUST_BREAK] and not g[4]:
+    elif suit == SPADES and rp[MUST_BREAK] and not game[i, 4]:
         voids[i, seat] |= 0b0111
     hands[i, seat] &= ~(np.uint64(1) << np.uint64(card))
     pcard[i, n] = card
     pseat[i, n] = seat
-    g[0] = n = n + 1
+    game[i, 0] = n = n + 1
     if suit == SPADES:
-        g[4] = 1
+        game[i, 4] = 1
     if n % P:
-        g[2] = (seat + 1) % P
+        game[i, 2] = (seat + 1) % P
         return -1
     first = n - P
     best, best_suit = first, SUIT[pcard[i, first]]
@@ -154,112 +154,111 @@ def _apply(st, d, i, a, points, totals, winners):
                 best = j
         elif s == SPADES:
             best, best_suit = j, s
-    winner = (g[1] + best - first) % P
+    winner = (game[i, 1] + best - first) % P
     tricks[i, winner] += 1
-    g[1] = g[2] = winner
+    game[i, 1] = game[i, 2] = winner
     if n < P * NUM_TRICKS:
         return -1
+    hand = d.hand
     for s in range(P):
         p, bags[i, s] = _score_bid(rp, bids[i, s], tricks[i, s], bags[i, s])
         scores[i, s] += p
-        points[s] = p
-        totals[s] = scores[i, s]
+        hand[0, s] = p
+        hand[1, s] = scores[i, s]
     top = scores[i, 0]
     for s in range(1, P):
         top = max(top, scores[i, s])
     count = 0
     for s in range(P):
-        winners[s] = scores[i, s] == top
-        count += winners[s]
+        hand[2, s] = 1.0 if scores[i, s] == top else 0.0
+        count += scores[i, s] == top
     reached = top >= rp[TARGET] if rp[INCLUSIVE] else top > rp[TARGET]
-    if (count == 1 and reached) or (rp[MAX_HANDS] > 0 and g[6] >= rp[MAX_HANDS]):
-        g[3] = OVER
-        g[2] = -1
+    if (count == 1 and reached) or (rp[MAX_HANDS] > 0 and game[i, 6] >= rp[MAX_HANDS]):
+        game[i, 3] = OVER
+        game[i, 2] = -1
         return OVER
-    g[5] = (g[5] + 1) % P
+    game[i, 5] = (game[i, 5] + 1) % P
     _deal(st, d, i)
     return BID
 
 
-@njit(cache=True)
+@njit(**compiled.INLINE)
 def _write(st, d, i):
     """Row ``i``: the seat to act's information state (``infostate.encode`` of its view),
     its legal actions and the seat."""
     (hands, bids, tricks, pcard, pseat, voids, scores, bags, game, rp, deck) = st
-    g = game[i]
-    me = g[2]
-    out, mask = d.obs[i], d.masks[i]
-    out[:] = 0.0
-    mask[:] = False
+    me = game[i, 2]
+    obs, masks = d.obs, d.masks
+    compiled.blank(d, i)
     if me < 0 or not d.live[i]:
         d.seats[i] = -1
         return
     d.seats[i] = me
-    phase, n = g[3], g[0]
-    out[PHASE + phase] = 1.0
+    phase, n = game[i, 3], game[i, 0]
+    obs[i, PHASE + phase] = 1.0
     hand = hands[i, me]
     m = hand
     while m:
-        out[HAND + trailing_zeros(m)] = 1.0
+        obs[i, HAND + trailing_zeros(m)] = 1.0
         m &= m - np.uint64(1)
     bid_total = 0
     for s in range(P):
         rel = (s - me) % P
         b = bids[i, s]
-        out[BIDS + rel * 15 + b + 1] = 1.0
+        obs[i, BIDS + rel * 15 + b + 1] = 1.0
         if b > 0:
             bid_total += b
-        out[TRICKS + rel * 14 + tricks[i, s]] = 1.0
+        obs[i, TRICKS + rel * 14 + tricks[i, s]] = 1.0
         v = voids[i, s]
         for u in range(4):
             if v >> u & 1:
-                out[VOIDS + rel * 4 + u] = 1.0
-        out[SCORES + rel] = min(CLIP, max(-CLIP, scores[i, s] / rp[TARGET]))
+                obs[i, VOIDS + rel * 4 + u] = 1.0
+        obs[i, SCORES + rel] = min(CLIP, max(-CLIP, scores[i, s] / rp[TARGET]))
         if rp[BAG_LIMIT] > 0:
-            out[BAGS + rel] = bags[i, s] / rp[BAG_LIMIT]
+            obs[i, BAGS + rel] = bags[i, s] / rp[BAG_LIMIT]
     on_table = n % P
     for j in range(n):
         c = pcard[i, j]
-        out[PLAYED + ((pseat[i, j] - me) & 3) * NC + c] = 1.0
-        out[NUMBER + c] = TRICK_NUMBER[j]
+        obs[i, PLAYED + ((pseat[i, j] - me) & 3) * NC + c] = 1.0
+        obs[i, NUMBER + c] = TRICK_NUMBER[j]
     for j in range(n - on_table, n):
-        out[TRICK + ((pseat[i, j] - me) & 3) * NC + pcard[i, j]] = 1.0
-    out[LEADER + (g[1] - me) % P] = 1.0
-    if g[4]:
-        out[BROKEN] = 1.0
-    out[DEALER + (g[5] - me) % P] = 1.0
+        obs[i, TRICK + ((pseat[i, j] - me) & 3) * NC + pcard[i, j]] = 1.0
+    obs[i, LEADER + (game[i, 1] - me) % P] = 1.0
+    if game[i, 4]:
+        obs[i, BROKEN] = 1.0
+    obs[i, DEALER + (game[i, 5] - me) % P] = 1.0
     if rp[MUST_BREAK]:
-        out[FLAGS] = 1.0
+        obs[i, FLAGS] = 1.0
     if rp[MAY_TOTAL]:
-        out[FLAGS + 1] = 1.0
+        obs[i, FLAGS + 1] = 1.0
     if rp[JOKERS]:
-        out[FLAGS + 2] = 1.0
+        obs[i, FLAGS + 2] = 1.0
     if rp[BAG_LIMIT] > 0:
-        out[FLAGS + 3] = 1.0
-    out[HAND_NUMBER] = min(1.0, (g[6] - 1) / 10.0)
-    out[PLAYED_TRICKS] = (n // P) / 13.0
+        obs[i, FLAGS + 3] = 1.0
+    obs[i, HAND_NUMBER] = min(1.0, (game[i, 6] - 1) / 10.0)
+    obs[i, PLAYED_TRICKS] = (n // P) / 13.0
     if phase == BID:
         refused = -1
-        if not rp[MAY_TOTAL] and g[7] == P - 1:
+        if not rp[MAY_TOTAL] and game[i, 7] == P - 1:
             refused = NUM_TRICKS - bid_total
         for b in range(NUM_TRICKS + 1):
-            mask[b] = b != refused
+            masks[i, b] = b != refused
         return
     legal = hand
     if on_table:
         same = hand & SUIT_MASK[SUIT[pcard[i, n - on_table]]]
         if same:
             legal = same
-    elif rp[MUST_BREAK] and not g[4]:
+    elif rp[MUST_BREAK] and not game[i, 4]:
         others = hand & ~SUIT_MASK[SPADES]
         if others:
             legal = others
     while legal:
-        mask[CARD_OFFSET + trailing_zeros(legal)] = True
+        masks[i, CARD_OFFSET + trailing_zeros(legal)] = True
         legal &= legal - np.uint64(1)
 
 
-@njit(cache=True)
+@njit(**compiled.KERNEL)
 def start(st, d, rows):
     flags = 0
     for i in rows:
@@ -271,20 +270,17 @@ def start(st, d, rows):
     return flags
 
 
-@njit(cache=True)
+@njit(**compiled.KERNEL)
 def step(st, d, idx, acts, rewards, dones):
-    points, totals = np.zeros(P), np.zeros(P)
-    winners = np.zeros(P, np.bool_)
     flags = 0
     for k in range(idx.shape[0]):
         i = idx[k]
         if not d.live[i]:
             continue
         flags |= compiled.record(d, i, acts[k])
-        status = _apply(st, d, i, acts[k], points, totals, winners)
+        status = _apply(st, d, i, acts[k])
         if status >= 0:
-            after = compiled.settle(d, i, k, status == OVER, points, totals, winners, rewards,
-                                    dones)
+            after = compiled.settle(d, i, k, status == OVER, rewards, dones)
             if after == compiled.STOPPED:
                 continue
             if after == compiled.RESTART:
@@ -296,7 +292,7 @@ def step(st, d, idx, acts, rewards, dones):
     return flags
 
 
-@njit(cache=True)
+@njit(**compiled.KERNEL)
 def write(st, d, rows):
     for i in rows:
         _write(st, d, i)
