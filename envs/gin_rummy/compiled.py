@@ -493,7 +493,7 @@ def step(st, d, idx, acts, rewards, dones):
     pile, scores = st[S_PILE], st[S_SCORES]
     n = r[R_N]
     points = np.zeros(n, np.int64)
-    winners = np.zeros(n, np.bool_)
+    hand = d.hand  # the scored hand's points, totals and winners, for ``settle``
     flags = 0
     for k in range(idx.shape[0]):
         i = idx[k]
@@ -545,8 +545,9 @@ def step(st, d, idx, acts, rewards, dones):
         top = scores[i, :n].max()
         over = top >= r[R_TARGET] or (r[R_MAX_HANDS] >= 0 and nums[i, HAND_NO] >= r[R_MAX_HANDS])
         for s in range(n):
-            winners[s] = scores[i, s] == top
-        then = settle(d, i, k, over, points, scores[i, :n], winners, rewards, dones)
+            hand[0, s], hand[1, s] = points[s], scores[i, s]
+            hand[2, s] = 1.0 if scores[i, s] == top else 0.0
+        then = settle(d, i, k, over, rewards, dones)
         if then == GOES_ON:
             nums[i, DEALER] = (nums[i, DEALER] + 1) % n  # the deal passes left
             _deal(st, i, d.rng[i])

@@ -219,7 +219,7 @@ def step(st, d, idx, acts, rewards, dones):
     """``engine.SevensState.apply`` of each legal ``acts[k]`` in game ``idx[k]``."""
     r, nums, scores = st[S_RULES], st[S_NUMS], st[S_SCORES]
     n = r[R_N]
-    winners = np.zeros(n, np.bool_)
+    hand = d.hand  # the game's points, totals and winners, for ``settle``
     flags = 0
     for k in range(idx.shape[0]):
         i = idx[k]
@@ -244,8 +244,9 @@ def step(st, d, idx, acts, rewards, dones):
             row = scores[i, :n]
             top = row.max()
             for s in range(n):
-                winners[s] = row[s] == top
-            if settle(d, i, k, True, row, row, winners, rewards, dones) == RESTART:
+                hand[0, s] = hand[1, s] = row[s]
+                hand[2, s] = 1.0 if row[s] == top else 0.0
+            if settle(d, i, k, True, rewards, dones) == RESTART:
                 _new_game(st, d, i)
             else:
                 nums[i, CUR] = -1
