@@ -16,7 +16,7 @@ from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from envs import cards, compiled_rng
-from envs.compiled import RESTART, Core, begin, clear, record, settle
+from envs.compiled import INLINE, KERNEL, RESTART, Core, begin, blank, clear, record, settle
 from envs.compiled_draws import MAX_RANGE, integers, random
 from envs.sevens import infostate as info
 from envs.sevens.rules import NUM_SYMBOLS, SevensRules
@@ -47,7 +47,7 @@ def _clip(x):
     return info.CLIP if x > info.CLIP else -info.CLIP if x < -info.CLIP else x
 
 
-@njit(cache=True)
+@njit(**INLINE)
 def points_for_total(total, points):
     """``scoring.points_for_total``: divisible by 7 (0 counts), contains a 7 (|total|)."""
     div = total % 7 == 0
@@ -63,7 +63,7 @@ def points_for_total(total, points):
     return points[1] if has7 else 0
 
 
-@njit(cache=True)
+@njit(**INLINE)
 def playable(hand, last):
     """``engine.playable_cards`` as bit sets: the other colour, else another suit, else any."""
     other = hand & (_BLACK if (_RED >> last) & 1 else _RED)
@@ -73,7 +73,7 @@ def playable(hand, last):
     return other if other else hand
 
 
-@njit(cache=True)
+@njit(**INLINE)
 def _new_game(st, d, i):
     """``begin`` row ``i``'s next episode; draw and deal it as ``SevensState(rules, seed)``."""
     begin(d, i)
@@ -91,39 +91,43 @@ def _new_game(st, d, i):
     for j in range(3):
         points[j] = integers(g, r[R_POINTS_MIN], r[R_POINTS_MAX] + 1)
     if r[R_FIXED_VALUES]:
-        values[:, :] = st[S_FIXED_VALUES]
-        counts[:] = st[S_FIXED_COUNTS]
+        fixed, fixed_counts = st[S_FIXED_VALUES], st[S_FIXED_COUNTS]
+        for s in range(NUM_SYMBOLS):
+            values[s, 0], values[s, 1], counts[s] = fixed[s, 0], fixed[s, 1], fixed_counts[s]
     if r[R_FIXED_POINTS]:
-        points[:] = st[S_FIXED_POINTS]
+        for j in range(3):
+            points[j] = st[S_FIXED_POINTS][j]
     n, k = r[R_N], r[R_K]
-    perm = np.empty(52, np.int64)
+    perm = d.scratch[:52]
     compiled_rng.permutation(g, perm)  # cards.deal
     for s in range(n):
         m = np.int64(0)
         for j in range(k * s, k * (s + 1)):
-            m |= np.int64(1) << perm[j]
+            m |= np.int64(1) << np.int64(perm[j])
         st[S_HANDS][i, s] = m
         st[S_PLAYED][i, s] = 0
         st[S_SCORES][i, s] = 0
     total = 0
     table = np.int64(0)
     for j in range(n * k, 52):  # the table cards, at their first value
-        total += values[perm[j] % 13, 0]
-        table |= np.int64(1) << perm[j]
+        c = np.int64(perm[j])
+        total += values[c % 13, 0]
+        table |= np.int64(1) << c
     nums[i, CUR] = 0
     nums[i, TOTAL] = total
-    nums[i, LAST] = perm[51]
+    nums[i, LAST] = np.int64(perm[51])
     nums[i, LAST_BY] = _P
     nums[i, PLAYS] = 0
     nums[i, ON_TABLE] = table
     _game_block(st, i)
 
 
-@njit(cache=True)
+@njit(**INLINE)
 def _game_block(st, i):
     """``infostate._game_block``: the player count, values and points of game ``i``."""
     out = st[S_GAME_BLOCK][i]
-    out[:] = 0.0
+    for j in range(out.shape[0]):
+        out[j] = 0.0
     out[info._NP + st[S_RULES][R_N] - 2] = 1.0
     values, counts = st[S_VALUES][i], st[S_COUNTS][i]
     for s in range(NUM_SYMBOLS):
@@ -142,7 +146,7 @@ def _ones(row, base, bits):
         bits &= bits - 1
 
 
-@njit(cache=True)
+@njit(**INLINE)
 def _write_row(st, d, i):
     """Row ``i``'s observation (``infostate.encode`` of the seat to act's view), mask, seat."""
     nums = st[S_NUMS]
@@ -153,9 +157,11 @@ def _write_row(st, d, i):
     r = st[S_RULES]
     n = r[R_N]
     d.seats[i] = me
+    blank(d, i)
     row = d.obs[i]
-    row[:] = 0.0
-    row[:info._TOTAL] = st[S_GAME_BLOCK][i]
+    block = st[S_GAME_BLOCK][i]
+    for j in range(info._TOTAL):
+        row[j] = block[j]
     total = nums[i, TOTAL]
     row[info._TOTAL] = _clip(total / info.TOTAL_SCALE)
     t = abs(total)
@@ -189,7 +195,6 @@ def _write_row(st, d, i):
     row[info._TO_ACT] = 1.0
     row[info._PROGRESS] = nums[i, PLAYS] / (n * r[R_K])
     mask = d.masks[i]
-    mask[:] = False
     counts = st[S_COUNTS][i]
     may = playable(hands[i, me], nums[i, LAST])
     while may:
@@ -200,13 +205,13 @@ def _write_row(st, d, i):
         may &= may - 1
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def write(st, d, rows):
     for i in rows:
         _write_row(st, d, i)
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def start(st, d, rows):
     for i in rows:
         _new_game(st, d, i)
@@ -214,7 +219,7 @@ def start(st, d, rows):
     return 0
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def step(st, d, idx, acts, rewards, dones):
     """``engine.SevensState.apply`` of each legal ``acts[k]`` in game ``idx[k]``."""
     r, nums, scores = st[S_RULES], st[S_NUMS], st[S_SCORES]
@@ -241,11 +246,12 @@ def step(st, d, idx, acts, rewards, dones):
         if nums[i, PLAYS] < n * r[R_K]:
             nums[i, CUR] = (seat + 1) % n
         else:  # every hand is empty: the game (one hand) is over
-            row = scores[i, :n]
-            top = row.max()
+            top = scores[i, 0]
+            for s in range(1, n):
+                top = max(top, scores[i, s])
             for s in range(n):
-                hand[0, s] = hand[1, s] = row[s]
-                hand[2, s] = 1.0 if row[s] == top else 0.0
+                hand[0, s] = hand[1, s] = scores[i, s]
+                hand[2, s] = 1.0 if scores[i, s] == top else 0.0
             if settle(d, i, k, True, rewards, dones) == RESTART:
                 _new_game(st, d, i)
             else:
