@@ -35,14 +35,14 @@ def test_deadwood_and_knock_cards_equal_the_solver(hand, limit):
 @given(hand=RICH, other=ANY)
 def test_best_splits_in_the_solvers_order_and_layoffs(hand, other):
     m = melds.mask_of(hand)
-    splits = np.zeros((compiled.MAX_SPLITS, 4), np.int64)
-    counts = np.zeros(compiled.MAX_SPLITS, np.int64)
-    found = compiled.best_splits(m, splits, counts)
+    work = compiled.scratch()
+    found = compiled.best_splits(m, work)
+    splits, counts = work[compiled.W_SPLITS].copy(), work[compiled.W_COUNTS].copy()
     expected = melds.best_splits(m)
     assert [tuple(splits[k, :counts[k]]) for k in range(found)] == expected
     rest = melds.mask_of(c for c in other if c not in hand)
     for k, split in enumerate(expected):
-        assert compiled.layoff_deadwood(rest, splits[k], counts[k]) == \
+        assert compiled.layoff_deadwood(rest, splits[k], counts[k], work) == \
             melds.layoff_deadwood(rest, split)[0]
 
 
@@ -63,6 +63,6 @@ def test_a_knock_is_scored_as_settle_knock_scores_it(deck, players, knocker, ric
     points = np.zeros(players, np.int64)
     winner = compiled.settle_knock(np.array(hands, np.int64), players, knocker, rules.layoff,
                                    rules.knocker_wins_ties, rules.gin_bonus,
-                                   rules.undercut_bonus, points)
+                                   rules.undercut_bonus, points, compiled.scratch())
     expected = settle_knock(rules, knocker, hands)
     assert (winner, tuple(points.tolist())) == (expected.winner, expected.points)

@@ -18,7 +18,18 @@ from numba import njit
 from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
 from envs import compiled_rng
-from envs.compiled import GOES_ON, RESTART, Core, begin, clear, record, settle
+from envs.compiled import (
+    GOES_ON,
+    INLINE,
+    KERNEL,
+    RESTART,
+    Core,
+    begin,
+    blank,
+    clear,
+    record,
+    settle,
+)
 from envs.compiled_draws import integers
 from envs.gin_rummy import melds
 from envs.gin_rummy.infostate import SCORE_CLIP, layout
@@ -137,35 +148,46 @@ def knock_cards(m, limit):
     return out
 
 
-@njit(cache=True)
-def best_splits(m, splits, counts):
-    """Fill ``splits[k, :counts[k]]`` with ``melds.best_splits(m)``, in its order; return
-    how many (at most ``len(splits)``). The same depth-first search with a stack (numba's
-    cache cannot load a recursive function with array arguments): each entry a hand
-    left, the melds chosen and the value still to meld; its children pushed in reverse."""
-    size = 256
-    hs = np.empty(size, np.int64)
-    needs = np.empty(size, np.int64)
-    depths = np.empty(size, np.int64)
-    chosen = np.empty((size, 8), np.int64)
-    kids_h = np.empty(16, np.int64)
-    kids_meld = np.empty(16, np.int64)
-    kids_value = np.empty(16, np.int64)
-    hs[0], needs[0], depths[0] = m, melded(meldable(m)), 0
+def scratch() -> tuple:
+    """Working space of the knock scoring (numba's kernels here allocate nothing): the best
+    splits and their sizes, the search's stack and children, layoff options, small rows."""
+    return (np.zeros((MAX_SPLITS, 4), np.int64), np.zeros(MAX_SPLITS, np.int64),
+            np.zeros((_STACK, 11), np.int64), np.zeros((3, 16), np.int64),
+            np.zeros((4, 64), np.int64), np.zeros((8, 16), np.int64))
+
+
+_STACK = 256  # entries of the split search's stack
+W_SPLITS, W_COUNTS, W_STACK, W_KIDS, W_OPTIONS, W_SMALL = range(6)
+# rows of W_SMALL: run ends below and above a meld, option counts, the odometer, deadwood
+# per seat, a split's trial deadwood, the path of melds chosen
+BELOW, ABOVE, SIZES, PICK, DWS, TRIAL, PATH = range(7)
+
+
+@njit(cache=True, _nrt=False)
+def best_splits(m, w):
+    """Fill ``w[W_SPLITS][k, :w[W_COUNTS][k]]`` with ``melds.best_splits(m)``, in its order;
+    return how many (at most ``MAX_SPLITS``). The same depth-first search with a stack
+    (numba's cache cannot load a recursive function with array arguments): each entry
+    the hand left, the value still to meld, the depth and the melds chosen; its children
+    pushed in reverse."""
+    splits, counts, stack, kids, path = w[W_SPLITS], w[W_COUNTS], w[W_STACK], w[W_KIDS], \
+        w[W_SMALL][PATH]
+    stack[0, 0], stack[0, 1], stack[0, 2] = m, melded(meldable(m)), 0
     top = 1
     found = 0
     while top and found < splits.shape[0]:
         top -= 1
-        h, need, depth = meldable(hs[top]), needs[top], depths[top]
+        h, need, depth = meldable(stack[top, 0]), stack[top, 1], stack[top, 2]
         if need == 0 or h == 0:
-            splits[found, :depth] = chosen[top, :depth]
+            for j in range(depth):
+                splits[found, j] = stack[top, 3 + j]
             counts[found] = depth
             found += 1
             continue
         x = h & -h
         nk = 0
         if melded(h ^ x) == need:  # the lowest card is deadwood ...
-            kids_h[nk], kids_meld[nk], kids_value[nk] = h ^ x, 0, 0
+            kids[0, nk], kids[1, nk], kids[2, nk] = h ^ x, 0, 0
             nk += 1
         i = _low(x)
         v = INDEX_VALUE[i]
@@ -175,7 +197,7 @@ def best_splits(m, splits, counts):
             j = i + 2
             while True:
                 if value + melded(h ^ run) == need:
-                    kids_h[nk], kids_meld[nk], kids_value[nk] = h ^ run, run, value
+                    kids[0, nk], kids[1, nk], kids[2, nk] = h ^ run, run, value
                     nk += 1
                 j += 1
                 if not (h >> j) & 1:
@@ -186,7 +208,7 @@ def best_splits(m, splits, counts):
         k = _count(same)
         if k >= 3:
             if k * v + melded(h ^ same) == need:
-                kids_h[nk], kids_meld[nk], kids_value[nk] = h ^ same, same, k * v
+                kids[0, nk], kids[1, nk], kids[2, nk] = h ^ same, same, k * v
                 nk += 1
             if k == 4:
                 rest = same ^ x
@@ -194,23 +216,25 @@ def best_splits(m, splits, counts):
                     y = rest & -rest
                     rest ^= y
                     if 3 * v + melded(h ^ same ^ y) == need:
-                        kids_h[nk], kids_meld[nk], kids_value[nk] = h ^ same ^ y, same ^ y, 3 * v
+                        kids[0, nk], kids[1, nk], kids[2, nk] = h ^ same ^ y, same ^ y, 3 * v
                         nk += 1
-        path = chosen[top, :depth].copy()
+        for j in range(depth):
+            path[j] = stack[top, 3 + j]
         for c in range(nk - 1, -1, -1):
-            hs[top], needs[top] = kids_h[c], need - kids_value[c]
-            chosen[top, :depth] = path
-            if kids_meld[c]:
-                chosen[top, depth] = kids_meld[c]
-                depths[top] = depth + 1
+            stack[top, 0], stack[top, 1] = kids[0, c], need - kids[2, c]
+            for j in range(depth):
+                stack[top, 3 + j] = path[j]
+            if kids[1, c]:
+                stack[top, 3 + depth] = kids[1, c]
+                stack[top, 2] = depth + 1
             else:
-                depths[top] = depth
+                stack[top, 2] = depth
             top += 1
     return found
 
 
-@njit(cache=True)
-def _layoff_choices(meld, hand, out):
+@njit(cache=True, _nrt=False)
+def _layoff_choices(meld, hand, out, below, above):
     """``melds.layoff_choices``: the masks laid off together onto ``meld`` (0 first)."""
     i = _low(meld)
     rank = RANK_MASK[i & 15]
@@ -221,8 +245,7 @@ def _layoff_choices(meld, hand, out):
             out[1] = fourth
             return 2
         return 1
-    below = np.zeros(16, np.int64)
-    above = np.zeros(16, np.int64)
+    below[0] = above[0] = 0
     nb = na = 1
     low = meld & -meld
     while True:
@@ -246,16 +269,16 @@ def _layoff_choices(meld, hand, out):
     return k
 
 
-@njit(cache=True)
-def layoff_deadwood(hand, split, count):
+@njit(cache=True, _nrt=False)
+def layoff_deadwood(hand, split, count, w):
     """``melds.layoff_deadwood(hand, split[:count])[0]``: the least deadwood left once
     ``hand`` lays cards off onto the melds (each card onto one)."""
-    options = np.zeros((4, 64), np.int64)
-    sizes = np.zeros(4, np.int64)
+    options, small = w[W_OPTIONS], w[W_SMALL]
+    sizes, pick = small[SIZES], small[PICK]
     for k in range(count):
-        sizes[k] = _layoff_choices(split[k], hand, options[k])
+        sizes[k] = _layoff_choices(split[k], hand, options[k], small[BELOW], small[ABOVE])
+        pick[k] = 0
     best = deadwood(hand)
-    pick = np.zeros(4, np.int64)
     while True:
         laid = np.int64(0)
         ok = True
@@ -280,30 +303,35 @@ def layoff_deadwood(hand, split, count):
             return best
 
 
-@njit(cache=True)
-def settle_knock(hands, n, knocker, layoff, knocker_wins_ties, gin_bonus, undercut_bonus, points):
-    """``scoring.settle_knock``'s winner and points (into ``points``) for masks ``hands``."""
+@njit(cache=True, _nrt=False)
+def settle_knock(hands, n, knocker, layoff, knocker_wins_ties, gin_bonus, undercut_bonus, points,
+                 w):
+    """``scoring.settle_knock``'s winner and points (into ``points``) for masks ``hands``;
+    ``w`` is ``scratch()``."""
     own = deadwood(hands[knocker])
     gin = own == 0
-    dws = np.zeros(n, np.int64)
+    dws, trial = w[W_SMALL][DWS], w[W_SMALL][TRIAL]
     for s in range(n):
         dws[s] = deadwood(hands[s])
     if layoff and not gin:
-        splits = np.zeros((MAX_SPLITS, 4), np.int64)
-        counts = np.zeros(MAX_SPLITS, np.int64)
-        found = best_splits(hands[knocker], splits, counts)
+        found = best_splits(hands[knocker], w)
         best_total = -1
-        trial = np.zeros(n, np.int64)
+        splits, counts = w[W_SPLITS], w[W_COUNTS]
         for k in range(found):
             total = 0
             for s in range(n):
                 trial[s] = own if s == knocker else layoff_deadwood(hands[s], splits[k],
-                                                                    counts[k])
+                                                                    counts[k], w)
                 total += trial[s]
             if total > best_total:
                 best_total = total
-                dws[:] = trial
-    low = dws.min()
+                for s in range(n):
+                    dws[s] = trial[s]
+    low = dws[0]
+    total = 0
+    for s in range(n):
+        low = min(low, dws[s])
+        total += dws[s]
     ties = 0
     for s in range(n):
         ties += dws[s] == low
@@ -316,12 +344,13 @@ def settle_knock(hands, n, knocker, layoff, knocker_wins_ties, gin_bonus, underc
             if dws[s] == low:
                 winner = s
                 break
-    won = dws.sum() - 2 * dws[winner]
+    won = total - 2 * dws[winner]
     if winner == knocker and gin:
         won += gin_bonus
     if winner != knocker:
         won += undercut_bonus
-    points[:] = 0
+    for s in range(n):
+        points[s] = 0
     points[winner] = won
     return winner
 
@@ -338,9 +367,9 @@ BLOCKS = ("phase", "hand", "taken", "pile_top", "pile", "known", "picked", "disc
           "stock_size", "to_act", "dealer", "scores", "hand_number", "rules")
 (O_PHASE, O_HAND, O_TAKEN, O_TOP, O_PILE, O_KNOWN, O_PICKED, O_DISCARDED, O_STOCK, O_TO_ACT,
  O_DEALER, O_SCORES, O_HAND_NO, O_RULES) = range(len(BLOCKS))
-# ``st``, the core's arrays: these entries
+# ``st``, the core's arrays: these entries (S_W*: the arrays of ``scratch()``)
 (S_RULES, S_OFFSETS, S_RULES_BLOCK, S_NUMS, S_HANDS, S_KNOWN, S_PICKED, S_DISCARDED, S_PILE,
- S_STOCK, S_SCORES) = range(11)
+ S_STOCK, S_SCORES, S_POINTS, S_W0, S_W1, S_W2, S_W3, S_W4, S_W5) = range(18)
 
 
 def _rules_row(rules: GinRummyRules) -> np.ndarray:
@@ -364,26 +393,28 @@ def _rules_block(rules: GinRummyRules) -> np.ndarray:
     return out
 
 
-@njit(cache=True)
-def _deal(st, i, g):
-    """Game ``i``'s next hand from generator ``g``, as ``engine._start_hand`` deals it."""
+@njit(**INLINE)
+def _deal(st, i, g, d_scratch):
+    """Game ``i``'s next hand from generator ``g``, as ``engine._start_hand`` deals it
+    (the deck's order in the driver's ``d_scratch``)."""
     r, nums = st[S_RULES], st[S_NUMS]
     n = r[R_N]
-    perm = np.empty(52, np.int64)
+    perm = d_scratch[:52]
     compiled_rng.permutation(g, perm)
     for s in range(n):
         m = np.int64(0)
         for k in range(HAND_SIZE * s, HAND_SIZE * (s + 1)):
-            m |= CARD_BIT[perm[k]]
+            m |= CARD_BIT[np.int64(perm[k])]
         st[S_HANDS][i, s] = m
         st[S_KNOWN][i, s] = st[S_PICKED][i, s] = st[S_DISCARDED][i, s] = 0
     first = HAND_SIZE * n
-    st[S_PILE][i, 0] = perm[first]  # the up card
+    up = np.int64(perm[first])
+    st[S_PILE][i, 0] = up  # the up card
     nums[i, PILE_N] = 1
-    nums[i, PILE_SET] = np.int64(1) << perm[first]
+    nums[i, PILE_SET] = np.int64(1) << up
     k = 0
     for j in range(51, first, -1):  # the stock, top last
-        st[S_STOCK][i, k] = perm[j]
+        st[S_STOCK][i, k] = np.int64(perm[j])
         k += 1
     nums[i, STOCK_N] = k
     nums[i, HAND_NO] += 1
@@ -393,19 +424,21 @@ def _deal(st, i, g):
     nums[i, MOVES] = 0
 
 
-@njit(cache=True)
+@njit(**INLINE)
 def _new_game(st, d, i):
     """``begin`` row ``i``'s next episode and deal it as ``GinRummyState(rules, seed)``."""
     begin(d, i)
     r, nums = st[S_RULES], st[S_NUMS]
     g = d.rng[i]
-    nums[i, :] = 0
+    for c in range(nums.shape[1]):
+        nums[i, c] = 0
     nums[i, DEALER] = integers(g, 0, r[R_N]) if r[R_FIRST_DEALER] < 0 else r[R_FIRST_DEALER]
-    st[S_SCORES][i, :] = 0
-    _deal(st, i, g)
+    for s in range(r[R_N]):
+        st[S_SCORES][i, s] = 0
+    _deal(st, i, g, d.scratch)
 
 
-@njit(cache=True)
+@njit(**INLINE)
 def _write_row(st, d, i):
     """Row ``i``'s observation (``infostate.encode`` of the seat to act's view), mask, seat."""
     nums = st[S_NUMS]
@@ -417,8 +450,8 @@ def _write_row(st, d, i):
     me = nums[i, CUR]
     d.seats[i] = me
     phase = nums[i, PHASE]
+    blank(d, i)
     row = d.obs[i]
-    row[:] = 0.0
     row[o[O_PHASE] + phase] = 1.0
     h = st[S_HANDS][i, me]
     rest = h
@@ -444,9 +477,9 @@ def _write_row(st, d, i):
     row[o[O_DEALER] + (nums[i, DEALER] - me) % n] = 1.0
     row[o[O_STOCK]] = nums[i, STOCK_N] / r[R_STOCK_SIZE]
     row[o[O_HAND_NO]] = min(1.0, (nums[i, HAND_NO] - 1) / 10.0)
-    row[o[O_RULES]:o[O_RULES] + 5] = st[S_RULES_BLOCK]
+    for j in range(5):
+        row[o[O_RULES] + j] = st[S_RULES_BLOCK][j]
     mask = d.masks[i]
-    mask[:] = False
     if phase == DRAW:
         mask[0] = mask[1] = True  # the stock is never empty here (engine._find_legal)
         return
@@ -471,13 +504,13 @@ def _ones(row, base, cards):
         cards &= cards - 1
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def write(st, d, rows):
     for i in rows:
         _write_row(st, d, i)
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def start(st, d, rows):
     for i in rows:
         _new_game(st, d, i)
@@ -485,14 +518,14 @@ def start(st, d, rows):
     return 0
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def step(st, d, idx, acts, rewards, dones):
     """``engine.GinRummyState.apply`` of each legal ``acts[k]`` in game ``idx[k]``."""
     r, nums = st[S_RULES], st[S_NUMS]
     hands, known, picked = st[S_HANDS], st[S_KNOWN], st[S_PICKED]
     pile, scores = st[S_PILE], st[S_SCORES]
     n = r[R_N]
-    points = np.zeros(n, np.int64)
+    points = st[S_POINTS]
     hand = d.hand  # the scored hand's points, totals and winners, for ``settle``
     flags = 0
     for k in range(idx.shape[0]):
@@ -531,10 +564,12 @@ def step(st, d, idx, acts, rewards, dones):
         nums[i, TAKEN] = nums[i, DRAWN] = -1
         if knock:
             settle_knock(hands[i], n, seat, r[R_LAYOFF], r[R_KNOCKER_TIES], r[R_GIN],
-                         r[R_UNDERCUT], points)
+                         r[R_UNDERCUT], points,
+                         (st[S_W0], st[S_W1], st[S_W2], st[S_W3], st[S_W4], st[S_W5]))
         elif nums[i, STOCK_N] <= r[R_DEAD_STOCK] or (
                 r[R_MAX_MOVES] >= 0 and nums[i, MOVES] >= r[R_MAX_MOVES]):
-            points[:] = 0  # a dead hand: the stock ran out, or an endless pile cycle
+            for s in range(n):  # a dead hand: the stock ran out, or an endless pile cycle
+                points[s] = 0
         else:
             nums[i, CUR] = (seat + 1) % n
             nums[i, PHASE] = DRAW
@@ -542,7 +577,9 @@ def step(st, d, idx, acts, rewards, dones):
             continue
         for s in range(n):
             scores[i, s] += points[s]
-        top = scores[i, :n].max()
+        top = scores[i, 0]
+        for s in range(1, n):
+            top = max(top, scores[i, s])
         over = top >= r[R_TARGET] or (r[R_MAX_HANDS] >= 0 and nums[i, HAND_NO] >= r[R_MAX_HANDS])
         for s in range(n):
             hand[0, s], hand[1, s] = points[s], scores[i, s]
@@ -550,7 +587,7 @@ def step(st, d, idx, acts, rewards, dones):
         then = settle(d, i, k, over, rewards, dones)
         if then == GOES_ON:
             nums[i, DEALER] = (nums[i, DEALER] + 1) % n  # the deal passes left
-            _deal(st, i, d.rng[i])
+            _deal(st, i, d.rng[i], d.scratch)
         elif then == RESTART:
             _new_game(st, d, i)
         else:
@@ -580,7 +617,7 @@ class GinRummyCore(Core):
                 _rules_block(rules), np.zeros((n, 10), np.int64),
                 *(np.zeros((n, p), np.int64) for _ in range(4)),
                 np.zeros((n, 52), np.int64), np.zeros((n, 52), np.int64),
-                np.zeros((n, p), np.int64))
+                np.zeros((n, p), np.int64), np.zeros(p, np.int64), *scratch())
 
     def load(self, st: tuple, i: int, state) -> None:
         """Row ``i`` := ``state`` (an engine state; its generator is the driver's to copy)."""
