@@ -14,7 +14,7 @@ from envs import compiled_draws, compiled_rng
 def _script(seed, calls, out):
     """Seed a row, then per call: 0 integers(lo, hi), 1 random(), 2 a permutation of 52."""
     g = np.zeros(compiled_rng.ROW, np.uint64)
-    compiled_rng.seed_state(seed, g)
+    compiled_rng.seed_state(seed, g, np.zeros(compiled_rng.SCRATCH, np.uint64))
     perm = np.zeros(52, np.int64)
     k = 0
     for c in range(calls.shape[0]):
