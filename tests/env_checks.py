@@ -29,6 +29,10 @@ EXTRA_EXAMPLES = {
 DEAL_OF = {
     "spades": lambda state: [list(hand) for hand in state.hands],
     "blind_auction": lambda state: list(state.prizes),
+    # the hands only: the engine shuffles the rest from the seed (the generator goes on)
+    "gin_rummy": lambda state: [list(hand) for hand in state.hands],
+    # the hands and the table cards in deal order
+    "sevens": lambda state: [list(hand) for hand in state.hands] + [list(state.table)],
 }
 
 

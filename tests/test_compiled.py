@@ -27,7 +27,17 @@ from tests.env_checks import DEAL_OF, examples
 
 CORE_GAMES = [g for g in game_names() if game_module("envs", g, "compiled") is not None]
 # rules fields a table cannot change, which a core must play too
-MORE_RULES = {"spades": [("killer", {"first_dealer": None, "max_hands": 3})]}
+MORE_RULES = {
+    "spades": [("killer", {"first_dealer": None, "max_hands": 3})],
+    "gin_rummy": [("seed", {"num_players": 3, "first_dealer": None, "layoff": True,
+                            "gin_bonus": 25, "undercut_bonus": 10, "knocker_wins_ties": False,
+                            "no_discard_of_taken": False, "dead_stock": 5, "max_moves": 60,
+                            "knock_limit": 30, "target": 40})],
+    "sevens": [("random", {"num_players": 5, "value_min": 3, "value_max": 3,
+                           "second_value_chance": 1.0, "points_min": -2, "points_max": 2}),
+               ("random", {"num_players": 3, "values": "1,2,3,4,5,6,7,8,9,9,9,9,0/10",
+                           "points_min": 7, "points_max": 7})],
+}
 CASES = [c for c in examples() if c[0] in CORE_GAMES] + [
     (g, preset, changes) for g in CORE_GAMES for preset, changes in MORE_RULES.get(g, [])]
 
