@@ -9,7 +9,7 @@ import os
 import uvicorn
 
 from web.app import DEFAULT_DB, create_app
-from web.hub import ABANDON, GRACE, TURN
+from web.hub import ABANDON, GRACE, LEASE, TURN
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -34,6 +34,9 @@ def main(argv: list[str] | None = None) -> None:
                    help="a person's time for a move once gone from the table")
     p.add_argument("--abandon-minutes", type=float, default=ABANDON / 60,
                    help="a table with no seated person at it this long is closed")
+    p.add_argument("--lease-seconds", type=float, default=LEASE,
+                   help="PostgreSQL: how long a table's lease lasts unrenewed, so how soon "
+                        "another server takes over the tables of one that died")
     p.add_argument("--secure-cookies", action="store_true", help="cookies only over HTTPS")
     p.add_argument("--ws-deflate", action="store_true",
                    help="compress websocket messages (fewer bytes, more server CPU per move)")
@@ -43,7 +46,8 @@ def main(argv: list[str] | None = None) -> None:
     app = create_app(args.db, bot_delay=args.bot_delay, tick_seconds=args.tick,
                      secure_cookies=args.secure_cookies, bots=args.bots,
                      bot_processes=args.bot_processes, turn=args.turn_seconds,
-                     grace=args.grace_seconds, abandon=args.abandon_minutes * 60)
+                     grace=args.grace_seconds, abandon=args.abandon_minutes * 60,
+                     lease=args.lease_seconds)
     uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level,
                 ws_max_size=1 << 16, ws_per_message_deflate=args.ws_deflate)
 

@@ -26,9 +26,10 @@ from collections.abc import Callable, Iterable
 from starlette.applications import Starlette
 
 from web.bots import Bots
+from web.cluster import Listener
 from web.db import Store
 from web.http import MAX_BODY, Settings, Throttle
-from web.hub import ABANDON, GRACE, TURN
+from web.hub import ABANDON, GRACE, LEASE, TURN
 from web.lobby import Lobby
 from web.routes import ROUTES
 
@@ -45,13 +46,15 @@ def create_app(db_url: str = DEFAULT_DB, *, clock: Callable[[], float] = time.ti
                tick_seconds: float = 1.0, bot_delay: float = 0.0,
                secure_cookies: bool = False, password_cost: int | None = None,
                bots: Iterable[str] | None = None, bot_processes: int = 2,
-               turn: float = TURN, grace: float = GRACE, abandon: float = ABANDON) -> Starlette:
+               turn: float = TURN, grace: float = GRACE, abandon: float = ABANDON,
+               lease: float = LEASE) -> Starlette:
     """The server app; the store opens (and unfinished games resume) at startup.
 
     ``bots``: the bot specs tables may seat (default: every registered bot and
     shipped checkpoint); ``turn``, ``grace``: a person's turn clock at and away
     from the table; ``abandon``: seconds without a seated person before a table
-    is closed.
+    is closed; ``lease``: seconds a table's lease lasts unrenewed (PostgreSQL: the
+    longest a dead server's tables wait for another server).
     """
     allowed = Bots(bots)
 
@@ -59,8 +62,13 @@ def create_app(db_url: str = DEFAULT_DB, *, clock: Callable[[], float] = time.ti
     async def lifespan(app: Starlette):
         store = Store(db_url, exclusive=True)
         lobby = Lobby(store, clock=clock, bot_delay=bot_delay, bots=allowed,
-                      bot_processes=bot_processes, turn=turn, grace=grace, abandon=abandon)
+                      bot_processes=bot_processes, turn=turn, grace=grace, abandon=abandon,
+                      lease=lease)
         app.state.lobby = lobby
+        listener = None
+        if store.shared:  # hear the other servers before taking any table
+            listener = Listener(db_url, asyncio.get_running_loop(), lobby.on_note,
+                                lobby.on_reconnect).start()
         lobby.resume()
         # what is loaded by now lives as long as the server: the garbage collector need not
         # look at it again, and it runs less often (a full pass would pause every table)
@@ -75,6 +83,9 @@ def create_app(db_url: str = DEFAULT_DB, *, clock: Callable[[], float] = time.ti
                 if table.bot_task is not None:
                     table.bot_task.cancel()
             lobby.runner.shutdown()
+            if listener is not None:
+                listener.stop()
+                lobby.leave_cluster()
             store.close()
 
     app = Starlette(routes=ROUTES, lifespan=lifespan)

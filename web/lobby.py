@@ -96,8 +96,7 @@ class Lobby(Hub):
     def listing(self, user_id: int) -> dict:
         """Your unfinished tables, and the live ones: a seated person is at the table."""
         mine, open_, playing = [], [], []
-        for table in sorted(self.tables.values(), key=lambda t: (t.created, t.id)):
-            online = self.online(table)
+        for table, online in self._live():
             line = table.summary(online)
             live = any(table.seats[i].user_id in online for i in table.people())
             if table.seat_of(user_id) is not None:
@@ -108,6 +107,29 @@ class Lobby(Hub):
             elif table.status == "playing" and live:
                 playing.append(line)
         return {"mine": mine, "open": open_, "playing": playing[-30:][::-1]}
+
+    def _live(self) -> list[tuple[Table, set[int]]]:
+        """The tables a listing looks at, oldest first, with who is at each: the ones in
+        memory, or with many servers every unfinished one in the database (its seats only)."""
+        if not self.shared:
+            return [(t, self.online(t)) for t in sorted(self.tables.values(),
+                                                        key=lambda t: (t.created, t.id))]
+        rows = self.store.unfinished_tables()
+        present = self.store.present()
+        names = self.store.user_names(s["user_id"] for r in rows for s in r["seats"]
+                                      if s["user_id"])
+        out = []
+        for row in sorted(rows, key=lambda r: (r["created"], r["id"])):
+            try:
+                table = Table(row, names, self.bots, deal=False)
+            except ValueError as err:  # a game or rules this server does not know
+                log.error("table %d not listed: %s", row["id"], err)
+                continue
+            if (mine := self.tables.get(row["id"])) is not None and self.runs(mine):
+                for seat, here in zip(table.seats, mine.seats, strict=True):
+                    seat.away = here.away
+            out.append((table, present.get(row["id"], set())))
+        return out
 
     # -------------------------------------------------------------- checks
     def _game(self, game: Any, preset: Any, rules: Any):
@@ -220,9 +242,14 @@ class Lobby(Hub):
 
     def _seat_user(self, table: Table, seat: int, user_id: int) -> None:
         name = self.store.user_names([user_id])[user_id]
-        self.store.set_seat(table.id, seat, user_id, None)
+        if not self.store.take_seat(table.id, seat, user_id):  # another server was quicker
+            if self.shared:
+                self._sync(table, full=True)
+            raise RefusedError(f"seat {seat} at table {table.id} was just taken")
         s = table.seats[seat]
         s.user_id, s.user_name = user_id, name
+        if self.shared:  # the seats others took meanwhile, so that whoever fills it starts it
+            self._sync(table, full=True)
 
     def stand(self, user_id: int, table_id: int) -> Table:
         """Leave a table that has not started; with nobody left it is cancelled."""
@@ -300,9 +327,13 @@ class Lobby(Hub):
         bot = self._bot(bot, game, preset, rules) if bot is not None \
             else self._default_bot(game, preset, rules)
         fill_at = None if fill_after is None else self.clock() + fill_after
-        waiting = sorted((t for t in self.tables.values()
-                          if t.kind == "quick" and t.status == "waiting" and t.game_name == game
-                          and t.preset == preset), key=lambda t: (t.created, t.id))
+        if self.shared:  # every server's tables
+            found = (self.table(i) for i in self.store.waiting_table_ids("quick", game, preset))
+        else:
+            found = (t for t in self.tables.values() if t.kind == "quick"
+                     and t.game_name == game and t.preset == preset)
+        waiting = sorted((t for t in found if t.status == "waiting"),
+                         key=lambda t: (t.created, t.id))
         for table in waiting:
             if table.seat_of(user_id) is not None:
                 return table  # already waiting here
@@ -311,7 +342,10 @@ class Lobby(Hub):
                 if fill_at is not None and (table.fill_at is None or fill_at < table.fill_at):
                     self.store.set_fill_at(table.id, fill_at)
                     table.fill_at = fill_at
-                self.sit(user_id, table.id)
+                try:
+                    self.sit(user_id, table.id)
+                except RefusedError:
+                    continue  # the seat went to someone at another server meanwhile
                 self.tick()
                 return table
         table = self._create(host=user_id, game=game, preset=preset, rules=rules, kind="quick",
@@ -364,7 +398,7 @@ class Lobby(Hub):
             self.store.set_seat(table.id, seat, conn.user_id, None, arrived=now)
             table.seats[seat].arrived = now
         super().join(conn, table)
-        if table.status == "scheduled":
+        if table.status == "scheduled" and self.runs(table):
             self._check_schedule(table, now)
 
     def _check_schedule(self, table: Table, now: float) -> None:
@@ -387,6 +421,8 @@ class Lobby(Hub):
         run the turn clocks and close the tables nobody is at."""
         now = self.clock()
         for table in list(self.tables.values()):
+            if not self.runs(table):
+                continue
             if table.status == "waiting" and table.fill_at is not None and now >= table.fill_at:
                 if self._fill_with_bots(table, table.open_seats()):
                     self.start(table)
@@ -398,6 +434,8 @@ class Lobby(Hub):
         while True:
             await asyncio.sleep(every)
             try:
+                if self.shared:
+                    self.keep_leases()
                 self.tick()
             except Exception:
                 log.exception("lobby clock tick failed")
