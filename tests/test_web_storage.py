@@ -144,10 +144,10 @@ def test_servers_racing_for_leases_never_share_a_table():
             gate = threading.Barrier(len(stores))
             got: list[list[int]] = [[] for _ in stores]
 
-            def race(i: int) -> None:
+            def race(i: int, gate: threading.Barrier = gate, got: list = got) -> None:
                 gate.wait()
                 for _ in range(5):
-                    got[i] += stores[i].take_leases(str(i), 30.0)  # noqa: B023
+                    got[i] += stores[i].take_leases(str(i), 30.0)
 
             threads = [threading.Thread(target=race, args=(i,)) for i in range(len(stores))]
             for t in threads:

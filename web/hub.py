@@ -656,8 +656,9 @@ class Hub:
             table = self.tables.get(table_id)
             if table is None:
                 table = self._load(table_id)
-            else:
-                self._sync(table, full=True)
+            else:  # the copy followed the old owner: the moves it missed, shown
+                self._sync(table, True, lambda event, last: self.broadcast(
+                    table, event, announce=False))
                 table.elsewhere = self._elsewhere(table_id)
         except (RefusedError, ValueError) as err:
             log.error("table %d not taken over: %s", table_id, err)

@@ -221,6 +221,8 @@ class Lobby(Hub):
     def sit(self, user_id: int, table_id: int, seat: Any = None) -> Table:
         """Take an open seat (the first one if none is named) at a waiting table."""
         table = self.table(table_id)
+        if self.shared:  # the seats taken through other servers
+            self._sync(table, full=True)
         if table.status != "waiting":
             raise RefusedError(f"table {table_id} is not taking players (status {table.status})")
         if table.seat_of(user_id) is not None:
@@ -254,6 +256,8 @@ class Lobby(Hub):
     def stand(self, user_id: int, table_id: int) -> Table:
         """Leave a table that has not started; with nobody left it is cancelled."""
         table = self.table(table_id)
+        if self.shared:
+            self._sync(table, full=True)
         seat = table.seat_of(user_id)
         if seat is None:
             raise RefusedError(f"you have no seat at table {table_id}")
