@@ -68,7 +68,7 @@ def create_app(db_url: str = DEFAULT_DB, *, clock: Callable[[], float] = time.ti
         listener = None
         if store.shared:  # hear the other servers before taking any table
             listener = Listener(db_url, asyncio.get_running_loop(), lobby.on_note,
-                                lobby.on_reconnect).start()
+                                lobby.on_reconnect, store.db.conn.info.backend_pid).start()
         lobby.resume()
         # what is loaded by now lives as long as the server: the garbage collector need not
         # look at it again, and it runs less often (a full pass would pause every table)

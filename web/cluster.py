@@ -24,11 +24,13 @@ RETRY = 1.0  # seconds between attempts to connect again
 
 class Listener:
     """``LISTEN`` on ``url`` in a thread; ``on_note(payload)`` and ``on_connect()`` run on
-    ``loop``."""
+    ``loop``. What the server's own connection (backend ``own_pid``) sent is skipped."""
 
     def __init__(self, url: str, loop: asyncio.AbstractEventLoop,
-                 on_note: Callable[[str], None], on_connect: Callable[[], None]) -> None:
+                 on_note: Callable[[str], None], on_connect: Callable[[], None],
+                 own_pid: int | None = None) -> None:
         self.url = url
+        self.own_pid = own_pid
         self.loop = loop
         self.on_note = on_note
         self.on_connect = on_connect
@@ -60,7 +62,8 @@ class Listener:
                     first = False
                     while not self.stopping.is_set():
                         for note in conn.notifies(timeout=0.5):
-                            self.loop.call_soon_threadsafe(self.on_note, note.payload)
+                            if note.pid != self.own_pid:
+                                self.loop.call_soon_threadsafe(self.on_note, note.payload)
             except Exception as err:  # the database went away: try again
                 if self.stopping.is_set():
                     return
