@@ -29,9 +29,11 @@ LEASE = "1.5"  # seconds: a dead server's tables wait at most this (plus a tick)
 
 
 @pytest.fixture
-def servers():
+def servers(request):
+    """Three servers on a fresh database (``request.param``: more options for them)."""
     url = postgres_url()
-    procs = [ServerProcess(url, None, "--lease-seconds", LEASE) for _ in range(3)]
+    extra = getattr(request, "param", ())
+    procs = [ServerProcess(url, None, "--lease-seconds", LEASE, *extra) for _ in range(3)]
     with ThreadPoolExecutor(3) as pool:  # they start at once, as servers of a site would
         list(pool.map(lambda p: p.start(), procs))
     try:
@@ -186,15 +188,56 @@ def test_three_servers_share_accounts_lobby_and_tables_and_survive_a_kill(server
         p.ws.close()
 
 
-def test_quick_match_through_different_servers_seats_people_at_one_table(servers):
+@pytest.mark.parametrize("servers", [("--turn-seconds", "0.5", "--grace-seconds", "0.5")],
+                         indirect=True)
+def test_quick_match_clocks_and_a_gentle_stop_across_servers(servers):
     url, procs = servers
     cookies = [signup(s.url, f"player{i}") for i, s in enumerate(procs + procs[:1])]
     tables = [post(procs[i % 3].url, "/api/quickmatch", {"game": "spades"}, c)[0]
               for i, c in enumerate(cookies)]
-    assert len({t["table"] for t in tables}) == 1
+    table = tables[0]["table"]
+    assert {t["table"] for t in tables} == {table}  # one table, whichever server was asked
     assert [t["status"] for t in tables] == ["waiting"] * 3 + ["playing"]
-    # whichever server a player asks, the table is theirs and it plays
-    for i, c in enumerate(cookies):
-        mine = get(procs[(i + 1) % 3].url, "/api/lobby", c)["mine"]
-        assert [t["table"] for t in mine] == [tables[0]["table"]]
-        assert mine[0]["status"] == "playing"
+    owner = lease_owner(url, table)
+
+    def lobbies() -> list[dict]:
+        return [get(s.url, "/api/lobby", cookies[0]) for s in procs]
+
+    # nobody at the table: no clock runs, no bot plays for anyone
+    time.sleep(1.0)
+    first = lobbies()
+    assert all(x == first[0] for x in first)
+    assert [t["table"] for t in first[0]["mine"]] == [table]
+    assert not any(p["away"] or p["online"] for p in first[0]["mine"][0]["players"])
+
+    # player0 opens it through a server that does not run it: the clocks run there, and
+    # stand-in bots play for the people who are not at the table
+    person = Person(procs[1], cookies[0], table, 0)
+    deadline = time.monotonic() + 15
+    while True:
+        listing = lobbies()
+        players = listing[0]["mine"][0]["players"]
+        if sum(p["away"] for p in players) >= 3 or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    assert all(x == listing[0] for x in listing), "the lobby differs between servers"
+    assert sum(p["away"] for p in players) >= 3 and players[0]["online"]
+    m = person.read()
+    while m.get("table") != table or m["ply"] < 4:
+        m = person.read()
+
+    # the table's server stops gently: it hands the lease back, another takes the table at
+    # its next tick and plays on from the stored moves
+    procs[0].stop()
+    assert lease_owner(url, table) != owner
+    deadline = time.monotonic() + 10
+    while lease_owner(url, table) is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert lease_owner(url, table) not in (None, owner)
+    with psycopg.connect(url) as conn:
+        stored = conn.execute("SELECT count(*) FROM moves WHERE table_id = %s",
+                              (table,)).fetchone()[0]
+    while m.get("table") != table or m["ply"] < stored + 4:
+        m = person.read()
+    assert set(range(4, m["ply"])) <= set(person.seen)
+    person.ws.close()

@@ -95,6 +95,11 @@ CREATE TABLE IF NOT EXISTS presence (
     server TEXT NOT NULL,
     PRIMARY KEY (table_id, user_id, server)
 );
+CREATE TABLE IF NOT EXISTS stand_ins (
+    table_id BIGINT NOT NULL REFERENCES game_tables(id),
+    seat INTEGER NOT NULL,
+    PRIMARY KEY (table_id, seat)
+);
 """
 
 _DIALECTS = {
@@ -467,6 +472,25 @@ class Store:
         out: dict[int, set[int]] = {}
         for r in self.db.rows(sql, params):
             out.setdefault(r["table_id"], set()).add(r["user_id"])
+        return out
+
+    def set_stand_in(self, table_id: int, seat: int, on: bool) -> None:
+        """Whether a bot plays the seat of a person whose clock ran out."""
+        if on:
+            self.db.execute("INSERT INTO stand_ins (table_id, seat) VALUES (?, ?) "
+                            "ON CONFLICT DO NOTHING", (table_id, seat))
+        else:
+            self.db.execute("DELETE FROM stand_ins WHERE table_id = ? AND seat = ?",
+                            (table_id, seat))
+
+    def stand_ins(self, table_id: int | None = None) -> dict[int, set[int]]:
+        """table id -> the seats a bot plays for their person."""
+        sql, params = "SELECT table_id, seat FROM stand_ins", ()
+        if table_id is not None:
+            sql, params = sql + " WHERE table_id = ?", (table_id,)
+        out: dict[int, set[int]] = {}
+        for r in self.db.rows(sql, params):
+            out.setdefault(r["table_id"], set()).add(r["seat"])
         return out
 
     def add_command(self, table_id: int, user_id: int, body: dict, origin: str) -> None:

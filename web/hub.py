@@ -149,6 +149,8 @@ class Hub:
         table = Table(row, names, self.bots, now=self.clock())
         if self.shared:
             table.elsewhere = self._elsewhere(table_id)
+            for seat in self.store.stand_ins(table_id).get(table_id, ()):
+                table.seats[seat].away = True
         elif table.status in ON:
             self.runner.prepare(s.bot_spec for s in table.seats if s.bot_spec)
         self.tables[table_id] = table
@@ -327,6 +329,8 @@ class Hub:
         if table.standin() is None:
             return  # no bot can play these rules: the table waits for the person
         s.away = True
+        if self.shared:  # the lobbies of every server, and whoever takes the table over
+            self.store.set_stand_in(table.id, seat, True)
         table.notice = f"{s.user_name}'s time ran out: a bot plays for them until they are back."
         self.broadcast(table)
         self.kick_bots(table)
@@ -337,6 +341,8 @@ class Hub:
         if not s.away:
             return
         s.away = False
+        if self.shared:
+            self.store.set_stand_in(table.id, seat, False)
         if table.to_move() == seat:
             table.turn_since = self.clock()
         table.notice = f"{s.user_name} is back."
@@ -576,6 +582,9 @@ class Hub:
             table.bot_spec, table.fill_at, table.result = row["bot_spec"], row["fill_at"], \
                 row["result"]
             status = row["status"]
+            away = self.store.stand_ins(table.id).get(table.id, set())
+            for i, seat in enumerate(table.seats):
+                seat.away = i in away
         if table.state is None and status in ("playing", "finished"):
             table.start()
             table.turn_since = self.clock()

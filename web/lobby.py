@@ -115,7 +115,7 @@ class Lobby(Hub):
             return [(t, self.online(t)) for t in sorted(self.tables.values(),
                                                         key=lambda t: (t.created, t.id))]
         rows = self.store.unfinished_tables()
-        present = self.store.present()
+        present, away = self.store.present(), self.store.stand_ins()
         names = self.store.user_names(s["user_id"] for r in rows for s in r["seats"]
                                       if s["user_id"])
         out = []
@@ -125,9 +125,8 @@ class Lobby(Hub):
             except ValueError as err:  # a game or rules this server does not know
                 log.error("table %d not listed: %s", row["id"], err)
                 continue
-            if (mine := self.tables.get(row["id"])) is not None and self.runs(mine):
-                for seat, here in zip(table.seats, mine.seats, strict=True):
-                    seat.away = here.away
+            for seat in away.get(row["id"], ()):
+                table.seats[seat].away = True
             out.append((table, present.get(row["id"], set())))
         return out
 
@@ -401,6 +400,8 @@ class Lobby(Hub):
                 and table.seats[seat].arrived is None and now < table.starts_at + self.window:
             self.store.set_seat(table.id, seat, conn.user_id, None, arrived=now)
             table.seats[seat].arrived = now
+            if not self.runs(table):
+                self._note("r", table.id)  # the table's server starts the game
         super().join(conn, table)
         if table.status == "scheduled" and self.runs(table):
             self._check_schedule(table, now)
