@@ -110,7 +110,7 @@ def test_servers_share_postgresql_and_each_table_has_one_owner():
         assert b.add_leased_move(t1, 1, 1, 5, 1.0, "B")
         assert a.table(t1)["moves"] == [(0, 3), (1, 5)]
         # a command is handed out once
-        b.add_command(t1, ann, {"type": "move", "action": 7}, "A")
+        b.add_command(t1, ann, {"type": "move", "action": 7}, "A", "{}")
         assert [c["body"]["action"] for c in a.take_commands(t1)] == [7]
         assert b.take_commands(t1) == []
         # presence at a table, and the presence of a silent server is forgotten

@@ -37,6 +37,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--lease-seconds", type=float, default=LEASE,
                    help="PostgreSQL: how long a table's lease lasts unrenewed, so how soon "
                         "another server takes over the tables of one that died")
+    p.add_argument("--name", help="PostgreSQL: the server's name in the table leases (a "
+                                   "random part is added), e.g. the host and port")
     p.add_argument("--secure-cookies", action="store_true", help="cookies only over HTTPS")
     p.add_argument("--ws-deflate", action="store_true",
                    help="compress websocket messages (fewer bytes, more server CPU per move)")
@@ -47,7 +49,7 @@ def main(argv: list[str] | None = None) -> None:
                      secure_cookies=args.secure_cookies, bots=args.bots,
                      bot_processes=args.bot_processes, turn=args.turn_seconds,
                      grace=args.grace_seconds, abandon=args.abandon_minutes * 60,
-                     lease=args.lease_seconds)
+                     lease=args.lease_seconds, name=args.name)
     uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level,
                 ws_max_size=1 << 16, ws_per_message_deflate=args.ws_deflate)
 

@@ -47,14 +47,15 @@ def create_app(db_url: str = DEFAULT_DB, *, clock: Callable[[], float] = time.ti
                secure_cookies: bool = False, password_cost: int | None = None,
                bots: Iterable[str] | None = None, bot_processes: int = 2,
                turn: float = TURN, grace: float = GRACE, abandon: float = ABANDON,
-               lease: float = LEASE) -> Starlette:
+               lease: float = LEASE, name: str | None = None) -> Starlette:
     """The server app; the store opens (and unfinished games resume) at startup.
 
     ``bots``: the bot specs tables may seat (default: every registered bot and
     shipped checkpoint); ``turn``, ``grace``: a person's turn clock at and away
     from the table; ``abandon``: seconds without a seated person before a table
     is closed; ``lease``: seconds a table's lease lasts unrenewed (PostgreSQL: the
-    longest a dead server's tables wait for another server).
+    longest a dead server's tables wait for another server); ``name``: what the server's
+    leases say it is (with a random part, so that each process is told apart).
     """
     allowed = Bots(bots)
 
@@ -63,7 +64,7 @@ def create_app(db_url: str = DEFAULT_DB, *, clock: Callable[[], float] = time.ti
         store = Store(db_url, exclusive=True)
         lobby = Lobby(store, clock=clock, bot_delay=bot_delay, bots=allowed,
                       bot_processes=bot_processes, turn=turn, grace=grace, abandon=abandon,
-                      lease=lease)
+                      lease=lease, name=name)
         app.state.lobby = lobby
         listener = None
         if store.shared:  # hear the other servers before taking any table

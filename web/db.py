@@ -493,10 +493,13 @@ class Store:
             out.setdefault(r["table_id"], set()).add(r["seat"])
         return out
 
-    def add_command(self, table_id: int, user_id: int, body: dict, origin: str) -> None:
-        """A move (or "I'm back") for the server that runs the table."""
-        self.db.execute("INSERT INTO commands (table_id, user_id, body, origin) "
-                        "VALUES (?, ?, ?, ?)", (table_id, user_id, json.dumps(body), origin))
+    def add_command(self, table_id: int, user_id: int, body: dict, origin: str,
+                    note: str) -> None:
+        """A move (or "I'm back") for the server that runs the table, and ``note`` to every
+        server, in one statement."""
+        self.db.execute(f"WITH c AS (INSERT INTO commands (table_id, user_id, body, origin) "
+                        f"VALUES (?, ?, ?, ?) RETURNING id) SELECT pg_notify('{CHANNEL}', ?) "
+                        f"FROM c", (table_id, user_id, json.dumps(body), origin, note))
 
     def take_commands(self, table_id: int) -> list[dict]:
         """The table's waiting commands, oldest first; each is handed out once."""

@@ -27,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 import secrets
 import time
 from collections.abc import Awaitable, Callable
@@ -46,6 +47,7 @@ ABANDON = 600.0  # seconds a table may have no seated person at it before it is 
 LEASE = 5.0  # seconds a server's table lease lasts unless renewed (a dead server's tables wait)
 ON = ("waiting", "scheduled", "playing")
 MAX_NOTE = 1000  # longest notice or error carried to another server
+NAME = re.compile(r"[\w.:-]{1,40}", re.ASCII)  # a server's name (``--name``)
 
 
 class Conn:
@@ -85,9 +87,11 @@ class Hub:
     def __init__(self, store: Store, *, clock: Callable[[], float] = time.time,
                  bot_delay: float = 0.0, bots: Bots | None = None, bot_processes: int = 2,
                  turn: float = TURN, grace: float = GRACE, abandon: float = ABANDON,
-                 lease: float = LEASE) -> None:
+                 lease: float = LEASE, name: str | None = None) -> None:
         if isinstance(lease, bool) or not isinstance(lease, (int, float)) or not 0 < lease < 1e6:
             raise ValueError(f"a lease lasts some seconds (> 0), got {lease!r}")
+        if name is not None and not (isinstance(name, str) and NAME.fullmatch(name)):
+            raise ValueError(f"a server name is 1-40 letters, digits and ._:-, got {name!r}")
         self.store = store
         self.clock = clock
         self.bot_delay = bot_delay
@@ -98,7 +102,8 @@ class Hub:
         self.conns: set[Conn] = set()
         # many servers: who this one is, the tables it runs, the owners' clocks of the others
         self.shared = store.shared
-        self.server_id = secrets.token_hex(8)
+        # unique even when two servers are given one name: a lease names exactly one process
+        self.server_id = f"{name}/{secrets.token_hex(6)}" if name else secrets.token_hex(8)
         self.lease = lease
         self.owned: set[int] = set()
         self.remote_clock: dict[int, dict | None] = {}
@@ -490,9 +495,8 @@ class Hub:
     def _forward(self, table: Table, user_id: int, msg: dict) -> None:
         body = {"type": msg["type"], "action": msg.get("action"), "ply": msg.get("ply"),
                 "id": msg.get("id")}
-        with self.store.transaction():
-            self.store.add_command(table.id, user_id, body, self.server_id)
-            self.store.notify(dumps({"k": "c", "t": table.id}))
+        self.store.add_command(table.id, user_id, body, self.server_id,
+                               dumps({"k": "c", "t": table.id}))
 
     def _run_commands(self, table: Table) -> None:
         """Apply the moves other servers forwarded; refusals go back to the mover."""
