@@ -399,14 +399,14 @@ class Hub:
                 if table is not None and conn in table.subscribers:
                     self._leave(conn, table)
             else:
-                self.act(self.table(table_id), conn.user_id, msg, conn)
+                self.act(self.table(table_id), conn.user_id, msg)
         except RefusedError as err:
             self._error(conn, table_id, msg_id, str(err))
         except Exception:
             log.exception("message from %s failed: %.200r", conn.user_name, text)
             self._error(conn, table_id, msg_id, "the server could not handle that message")
 
-    def act(self, table: Table, user_id: int, msg: dict, conn: Conn | None = None) -> None:
+    def act(self, table: Table, user_id: int, msg: dict) -> None:
         """A person's "back" or move; a server that does not run the table checks what it
         can and forwards the rest to the owner (RefusedError: refused, nothing changed)."""
         seat = table.seat_of(user_id)
@@ -518,7 +518,7 @@ class Hub:
                 self._error(conn, table_id, msg_id, error)
 
     def on_note(self, payload: str) -> None:
-        """A notification from a server on the database (this one's own included)."""
+        """A notification from another server on the database."""
         try:
             note = json.loads(payload)
             kind, table = note["k"], self.tables.get(note["t"])
@@ -552,8 +552,10 @@ class Hub:
     def _follow(self, table: Table, note: dict) -> None:
         """Another server changed the table: its owner moved on ("t"), or another changed
         its row ("r"). Read what changed and show it here."""
-        if note["k"] == "t" and self.runs(table):
-            self._demote(table)  # another server announced it runs the table: it took it
+        if note["k"] == "t" and self.runs(table):  # another server says it runs the table
+            if self.store.lease_owner(table.id) == self.server_id:
+                return  # it lost the lease while stalled, and will find out
+            self._demote(table)
         owner = self.runs(table)
         if note["k"] == "t":
             for i, s in enumerate(table.seats):
