@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable
 from starlette.applications import Starlette
 
 from web.bots import Bots
-from web.cluster import Listener
+from web.cluster import Heartbeat, Listener
 from web.db import Store
 from web.http import MAX_BODY, Settings, Throttle
 from web.hub import ABANDON, GRACE, LEASE, TURN
@@ -66,11 +66,14 @@ def create_app(db_url: str = DEFAULT_DB, *, clock: Callable[[], float] = time.ti
                       bot_processes=bot_processes, turn=turn, grace=grace, abandon=abandon,
                       lease=lease, name=name)
         app.state.lobby = lobby
-        listener = None
+        listener = heartbeat = None
         if store.shared:  # hear the other servers before taking any table
             listener = Listener(db_url, asyncio.get_running_loop(), lobby.on_note,
                                 lobby.on_reconnect, store.db.conn.info.backend_pid).start()
         lobby.resume()
+        if store.shared:
+            heartbeat = Heartbeat(db_url, lobby.server_id, lease).start()
+            lobby.beating = True
         # what is loaded by now lives as long as the server: the garbage collector need not
         # look at it again, and it runs less often (a full pass would pause every table)
         gc.freeze()
@@ -85,6 +88,7 @@ def create_app(db_url: str = DEFAULT_DB, *, clock: Callable[[], float] = time.ti
                     table.bot_task.cancel()
             lobby.runner.shutdown()
             if listener is not None:
+                heartbeat.stop()
                 listener.stop()
                 lobby.leave_cluster()
             store.close()

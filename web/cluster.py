@@ -7,11 +7,13 @@ dedicated connection that ``LISTEN``s, in a thread (psycopg's ``notifies``
 generator blocks), and hands each payload to the event loop. When the
 connection breaks it connects again and says so (``on_connect``), since
 notifications sent meanwhile are lost: the hub then reads again what it shows.
+``Heartbeat`` renews the server's leases from another thread.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import threading
 from collections.abc import Callable
@@ -69,3 +71,41 @@ class Listener:
                     return
                 log.warning("listening on the database failed (%s); again in %g s", err, RETRY)
                 self.stopping.wait(RETRY)
+
+
+class Heartbeat:
+    """Renews a server's heartbeat and table leases every third of a lease, in a thread with
+    its own connection: a server whose event loop is busy keeps its tables; a dead process
+    (or one cut off from the database) loses them once they expire."""
+
+    def __init__(self, url: str, server_id: str, lease: float) -> None:
+        self.url = url
+        self.server_id = server_id
+        self.lease = lease
+        self.stopping = threading.Event()
+        self.thread = threading.Thread(target=self._run, name="cardrl-beat", daemon=True)
+
+    def start(self) -> Heartbeat:
+        self.thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.stopping.set()
+        self.thread.join(5)
+
+    def _run(self) -> None:
+        from web.db import Store
+
+        store = None
+        while not self.stopping.wait(self.lease / 3):
+            try:
+                store = store or Store(self.url)
+                store.heartbeat(self.server_id, self.lease)
+            except Exception as err:  # the database went away: the leases may lapse
+                log.warning("heartbeat failed (%s)", err)
+                if store is not None:
+                    with contextlib.suppress(Exception):
+                        store.close()
+                store = None
+        if store is not None:
+            store.close()

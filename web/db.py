@@ -509,9 +509,15 @@ class Store:
             r["body"] = json.loads(r["body"])
         return sorted(rows, key=lambda r: r["id"])
 
-    def notify(self, payload: str) -> None:
-        """Tell every server listening on the database (delivered once committed)."""
-        self.db.execute(f"SELECT pg_notify('{CHANNEL}', ?)", (payload,))
+    def notify(self, payloads: list[str]) -> None:
+        """Tell every server listening on the database, in one round trip (delivered in
+        order, once committed)."""
+        self.db.execute(f"SELECT pg_notify('{CHANNEL}', x) FROM unnest(?::text[]) AS x",
+                        (payloads,))
+
+    def leases_of(self, server: str) -> set[int]:
+        return {r["table_id"] for r in self.db.rows(
+            "SELECT table_id FROM leases WHERE owner = ?", (server,))}
 
     def close(self) -> None:
         self.db.close()

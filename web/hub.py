@@ -107,6 +107,8 @@ class Hub:
         self.lease = lease
         self.owned: set[int] = set()
         self.remote_clock: dict[int, dict | None] = {}
+        self.notes: list[str] = []  # to send at the end of this turn of the event loop
+        self.beating = False  # a ``web.cluster.Heartbeat`` renews the leases (else the clock)
 
     def runs(self, table: Table) -> bool:
         """Whether this server runs the table: stores its moves, runs its bots and clocks."""
@@ -174,11 +176,12 @@ class Hub:
                 "since": table.turn_since}
 
     def broadcast(self, table: Table, event: dict | None = None, *, full: bool = True,
-                  announce: bool = True) -> None:
+                  announce: bool = True, move: tuple[int, int, int] | None = None) -> None:
         """Tell every follower of ``table`` what its seat may know, one encoding per seat.
 
         Many servers: ``announce`` tells the others too - the owner that the table moved
-        on (``full``: not only by moves), another server that it changed the table's row.
+        on (``full``: not only by ``move``, its (ply, seat, action)), another server that
+        it changed the table's row.
         """
         online = self.online(table)
         clock = self.clock_info(table)
@@ -191,7 +194,8 @@ class Hub:
         if self.shared and announce:
             if self.runs(table):
                 self._note("t", table.id, f=full, n=(table.notice or "")[:MAX_NOTE] or None,
-                           a=[i for i, s in enumerate(table.seats) if s.away], c=clock)
+                           a=[i for i, s in enumerate(table.seats) if s.away], c=clock,
+                           m=move)
             else:
                 self._note("r", table.id)
         table.notice = None
@@ -243,7 +247,8 @@ class Hub:
             table.status = "finished"
             table.result = table.final_result()
             self.store.set_status(table.id, "finished", table.result)
-        self.broadcast(table, event, full=table.status != "playing")
+        self.broadcast(table, event, full=table.status != "playing",
+                       move=(table.ply - 1, seat, action))
         if table.status == "finished":
             self.evict(table)
         else:
@@ -458,8 +463,19 @@ class Hub:
 
     # -------------------------------------------- many servers (PostgreSQL)
     def _note(self, kind: str, table_id: int, **fields) -> None:
-        """Tell the other servers (``web.cluster.Listener`` hands it to their ``on_note``)."""
-        self.store.notify(dumps({"k": kind, "t": table_id, "s": self.server_id, **fields}))
+        """Tell the other servers (``web.cluster.Listener`` hands it to their ``on_note``):
+        the notes of one turn of the event loop go together, in one round trip."""
+        self.notes.append(dumps({"k": kind, "t": table_id, "s": self.server_id, **fields}))
+        if len(self.notes) == 1:
+            try:
+                asyncio.get_running_loop().call_soon(self.send_notes)
+            except RuntimeError:  # no event loop (a script): at once
+                self.send_notes()
+
+    def send_notes(self) -> None:
+        notes, self.notes = self.notes, []
+        if notes:
+            self.store.notify(notes)
 
     def _elsewhere(self, table_id: int) -> set[int]:
         return self.store.present(table_id, besides=self.server_id).get(table_id, set())
@@ -508,9 +524,8 @@ class Hub:
                 if cmd["origin"] == self.server_id:
                     self._error_to(cmd["user_id"], table.id, body.get("id"), str(err))
                 else:
-                    self.store.notify(dumps({"k": "e", "t": table.id, "s": cmd["origin"],
-                                             "u": cmd["user_id"], "i": body.get("id"),
-                                             "e": str(err)[:MAX_NOTE]}))
+                    self._note("e", table.id, s=cmd["origin"], u=cmd["user_id"],
+                               i=body.get("id"), e=str(err)[:MAX_NOTE])
 
     def _error_to(self, user_id: int, table_id: int, msg_id, error: str) -> None:
         for conn in list(self.conns):
@@ -567,17 +582,21 @@ class Hub:
             self.broadcast(table, event, announce=False)
 
         full = note["k"] == "r" or note.get("f", True)
+        known = [note["m"]] if note.get("m") else None
         if owner:
             self._sync(table, full)
             self._react(table)
-        elif not self._sync(table, full, moved):
+        elif not self._sync(table, full, moved, known):
             table.notice = note.get("n")
             self.broadcast(table, announce=False)
 
     def _sync(self, table: Table, full: bool,
-              moved: Callable[[dict, bool], None] | None = None) -> int:
+              moved: Callable[[dict, bool], None] | None = None,
+              known: list[list[int]] | None = None) -> int:
         """Bring a copy up to the database: its row (``full``) and the moves past its ply,
-        each shown by ``moved(event, last)`` as it is applied. The number of moves."""
+        each shown by ``moved(event, last)`` as it is applied. ``known``: the moves a note
+        carried, [ply, seat, action], read from the database only if they leave a gap.
+        The number of moves applied."""
         status = table.status
         if full:
             row = self.store.table(table.id, moves=False)
@@ -594,7 +613,14 @@ class Hub:
         if table.state is None and status in ("playing", "finished"):
             table.start()
             table.turn_since = self.clock()
-        moves = [] if table.state is None else self.store.moves_since(table.id, table.ply)
+        if table.state is None:
+            moves = []
+        elif known and known[0][0] == table.ply:
+            moves = [(seat, action) for _, seat, action in known]
+        elif known and known[-1][0] < table.ply:
+            moves = []  # shown already
+        else:
+            moves = self.store.moves_since(table.id, table.ply)
         table.status = "playing" if moves else status  # the moves were made while it was
         try:
             for i, (seat, action) in enumerate(moves):
@@ -645,7 +671,8 @@ class Hub:
     def keep_leases(self) -> list[int]:
         """Every clock tick: renew this server's leases (and let go of those another took),
         forget the people of dead servers, take the tables nobody runs. The ids taken."""
-        held = self.store.heartbeat(self.server_id, self.lease)
+        held = self.store.leases_of(self.server_id) if self.beating \
+            else self.store.heartbeat(self.server_id, self.lease)
         for table_id in self.owned - held:
             log.warning("table %d is run by another server now", table_id)
             if (table := self.tables.get(table_id)) is not None:
@@ -690,3 +717,4 @@ class Hub:
             self._demote(table)
         for table_id in self.store.drop_server(self.server_id):
             self._note("p", table_id)
+        self.send_notes()
