@@ -12,8 +12,9 @@ the seat until the person comes back. A table with no seated person at it for
 ``abandon`` seconds is closed.
 
 Many servers on one PostgreSQL database (``store.shared``): each table is run
-by the server holding its lease (``Store.take_leases``, renewed every clock
-tick by ``keep_leases``); only that server moves, runs bots and clocks. Other
+by the server holding its lease (``Store.take_leases``, renewed by
+``web.cluster.Heartbeat``; ``keep_leases`` takes the tables nobody runs each
+clock tick); only that server moves, runs bots and clocks. Other
 servers keep a copy of a table their sockets follow, which reads the moves
 from the database when told to (``NOTIFY``, ``web.cluster``), and forward the
 moves of their people as commands the owner applies. A move is stored only
