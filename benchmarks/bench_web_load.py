@@ -177,7 +177,10 @@ def load(args, servers: int = 1, tables: int | None = None, db: str = "sqlite") 
     tables = args.tables if tables is None else tables
     with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as stack:
         url = Path(tmp) / "load.db" if db == "sqlite" else postgres_url()
-        procs = [stack.enter_context(ServerProcess(url)) for _ in range(servers)]
+        # long turn clocks: no stand-in bot takes a seat whose socket waits for the others
+        procs = [stack.enter_context(ServerProcess(url, None, "--turn-seconds", "3600",
+                                                   "--grace-seconds", "3600"))
+                 for _ in range(servers)]
         cookies = [signup(procs[0].url, n) for n in NAMES]
         ids = []
         for k in range(tables):
