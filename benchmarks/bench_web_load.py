@@ -87,12 +87,14 @@ class Seat:
         """Play to the end; with ``start``, only once every seat of the part is connected
         (so that no move waits behind another socket's handshake)."""
         sent_ply, sent_at, last_at = None, 0.0, None
+        waiting = start  # a seat that fails before it is ready must not hold up the others
         try:
             async with connect(url, additional_headers={"Cookie": self.cookie},
                                max_size=1 << 20, open_timeout=60, compression=None) as ws:
                 await ws.send(json.dumps({"type": "join", "table": self.table}))
                 first = await ws.recv(decode=False)
                 if start is not None:
+                    waiting = None
                     await start.ready()
                 async with asyncio.timeout_at(deadline):
                     while not self.finished:
@@ -131,6 +133,9 @@ class Seat:
             self.errors.append(f"table {self.table}: not finished in time")
         except Exception as err:  # every failure counts as an error
             self.errors.append(f"table {self.table}: {type(err).__name__}: {err}")
+        finally:
+            if waiting is not None:
+                waiting.drop()
 
 
 class Start:
@@ -142,11 +147,15 @@ class Start:
         self.at = 0.0
 
     async def ready(self) -> None:
+        self.drop()
+        await self.go.wait()
+
+    def drop(self) -> None:
+        """One seat fewer to wait for (ready, or failed)."""
         self.n -= 1
         if self.n == 0:
             self.at = time.perf_counter()
             self.go.set()
-        await self.go.wait()
 
 
 async def _first(recv, stop: asyncio.Event):

@@ -401,17 +401,16 @@ class Store:
         one. Conditional statements: of servers trying at once, exactly one gets a table."""
         marks = ",".join("?" * len(UNFINISHED))
         only, extra = ("AND id = ?", (table_id,)) if table_id is not None else ("", ())
-        with self.transaction():
-            new = self.db.rows(
-                f"INSERT INTO leases (table_id, owner, expires) SELECT id, ?, {NOW} + ? "
-                f"FROM game_tables WHERE status IN ({marks}) {only} AND NOT EXISTS (SELECT 1 "
-                f"FROM leases WHERE leases.table_id = game_tables.id) "
-                f"ON CONFLICT (table_id) DO NOTHING RETURNING table_id",
-                (server, lease, *UNFINISHED, *extra))
-            old = self.db.rows(
-                f"UPDATE leases SET owner = ?, expires = {NOW} + ? WHERE expires < {NOW} "
-                f"AND table_id IN (SELECT id FROM game_tables WHERE status IN ({marks}) "
-                f"{only}) RETURNING table_id", (server, lease, *UNFINISHED, *extra))
+        new = self.db.rows(  # each statement is atomic: no transaction needed
+            f"INSERT INTO leases (table_id, owner, expires) SELECT id, ?, {NOW} + ? "
+            f"FROM game_tables WHERE status IN ({marks}) {only} AND NOT EXISTS (SELECT 1 "
+            f"FROM leases WHERE leases.table_id = game_tables.id) "
+            f"ON CONFLICT (table_id) DO NOTHING RETURNING table_id",
+            (server, lease, *UNFINISHED, *extra))
+        old = self.db.rows(
+            f"UPDATE leases SET owner = ?, expires = {NOW} + ? WHERE expires < {NOW} "
+            f"AND table_id IN (SELECT id FROM game_tables WHERE status IN ({marks}) "
+            f"{only}) RETURNING table_id", (server, lease, *UNFINISHED, *extra))
         return sorted(r["table_id"] for r in new + old)
 
     def lease_owner(self, table_id: int) -> str | None:
@@ -447,11 +446,10 @@ class Store:
     def reap_servers(self, silence: float) -> list[int]:
         """Forget the presence at tables of servers silent for ``silence`` seconds (killed);
         the tables whose presence changed."""
-        with self.transaction():
-            tables = self.db.rows(
-                f"DELETE FROM presence WHERE server NOT IN (SELECT id FROM servers WHERE "
-                f"beat >= {NOW} - ?) RETURNING table_id", (silence,))
-            self.db.execute(f"DELETE FROM servers WHERE beat < {NOW} - ?", (silence,))
+        tables = self.db.rows(
+            f"DELETE FROM presence WHERE server NOT IN (SELECT id FROM servers WHERE "
+            f"beat >= {NOW} - ?) RETURNING table_id", (silence,))
+        self.db.execute(f"DELETE FROM servers WHERE beat < {NOW} - ?", (silence,))
         return sorted({r["table_id"] for r in tables})
 
     def set_present(self, table_id: int, user_id: int, server: str, here: bool) -> None:

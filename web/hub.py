@@ -28,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import math
 import re
 import secrets
 import time
@@ -110,6 +111,7 @@ class Hub:
         self.remote_clock: dict[int, dict | None] = {}
         self.notes: list[str] = []  # to send at the end of this turn of the event loop
         self.beating = False  # a ``web.cluster.Heartbeat`` renews the leases (else the clock)
+        self.kept = -math.inf  # when keep_leases last looked at the database (monotonic)
 
     def runs(self, table: Table) -> bool:
         """Whether this server runs the table: stores its moves, runs its bots and clocks."""
@@ -671,7 +673,11 @@ class Hub:
 
     def keep_leases(self) -> list[int]:
         """Every clock tick: renew this server's leases (and let go of those another took),
-        forget the people of dead servers, take the tables nobody runs. The ids taken."""
+        forget the people of dead servers, take the tables nobody runs. The ids taken.
+        A few times a lease, not more: the tick may be much shorter."""
+        if time.monotonic() - self.kept < self.lease / 4:
+            return []
+        self.kept = time.monotonic()
         held = self.store.leases_of(self.server_id) if self.beating \
             else self.store.heartbeat(self.server_id, self.lease)
         for table_id in self.owned - held:
