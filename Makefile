@@ -18,7 +18,7 @@ $(VENV)/.core: pyproject.toml | $(BIN)/python
 # and stable-baselines3 then finds its torch already there (no CUDA download)
 $(VENV)/.dev: pyproject.toml $(VENV)/.core
 	$(PIP) install torch==2.13.0
-	$(PIP) install -e ".[dev,eval,train,bots,web,ray]"
+	$(PIP) install -e ".[dev,eval,train,bots,web,ray,openspiel]"
 	touch $@
 
 $(VENV)/.bench: pyproject.toml $(VENV)/.core

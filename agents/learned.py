@@ -172,7 +172,12 @@ class OnnxBot(Bot):
         return self._choose(self.logits(view, legal_actions)[None])[0]
 
     def _choose(self, logits: np.ndarray) -> list[int]:
-        """The argmax of each row of masked logits, or a draw from its softmax."""
+        """The argmax of each row of masked logits, or a draw from its softmax. Logits that
+        are not finite raise: their argmax would be an arbitrary move, played silently."""
+        if not np.isfinite(logits).all():
+            bad = logits[~np.isfinite(logits)][0]
+            raise ValueError(f"{self.name}: the network output a non-finite logit ({bad}); "
+                             f"it cannot choose a move")
         if self.sample:  # the Gumbel-max draw: masked logits (-1e8) are never drawn
             logits = logits + self.rng.gumbel(size=logits.shape)
         return [int(a) for a in np.argmax(logits, axis=1)]

@@ -6,7 +6,8 @@ bool or left as strings, and passed to the bot's constructor.
 Where the names come from: ``random`` (any game); each game's rule bots, the
 ``BOTS`` table (name -> (factory, help)) of its package ``agents/<game>/``, found
 by the game's name (``envs.games.game_module``); ``<game>/search`` for every game
-that declares ``sample_worlds``, searching around its strongest rule bot; and
+that declares ``sample_worlds`` (and moves in turn), searching around its strongest rule
+bot; ``openspiel/ismcts``, OpenSpiel's IS-MCTS (``agents.openspiel``); and
 bots added with ``register`` (a bot defined elsewhere) or, for a while, ``registered``.
 
 A name ending in ``.py`` is a path to a Python file that defines a bot, the way
@@ -36,8 +37,27 @@ from agents.search import SearchBot
 from envs.games import Game, game_module, game_names, get_game
 
 Entry = tuple[Callable[..., Bot], str]  # (factory, help)
-# bots that are no game's rule bots: ``random``, and what ``register`` adds
-_EXTRA: dict[str, Entry] = {"random": (RandomBot, "uniformly random legal action (any game)")}
+
+
+def openspiel_ismcts(**options) -> Bot:
+    """OpenSpiel's IS-MCTS (``agents.openspiel``, the ``openspiel`` extra: imported here,
+    when such a bot is made, so that the registry needs no OpenSpiel)."""
+    try:
+        module = importlib.import_module("agents.openspiel")
+    except ModuleNotFoundError as err:
+        raise ValueError(f"openspiel/ismcts needs OpenSpiel (pip install -e '.[openspiel]'): "
+                         f"{err}") from None
+    return module.ISMCTSBot(**options)
+
+
+# bots that are no game's rule bots: ``random``, OpenSpiel's IS-MCTS (any game with a world
+# sampler), and what ``register`` adds
+_EXTRA: dict[str, Entry] = {
+    "random": (RandomBot, "uniformly random legal action (any game)"),
+    "openspiel/ismcts": (openspiel_ismcts, "OpenSpiel's IS-MCTS on the current hand (any game "
+                         "with a world sampler; simulations=100, uct_c=2, rollouts=1, "
+                         "worlds=-1, returns=margin|win, final=max_visit_count; agents.openspiel)"),
+}
 
 
 def register(name: str, factory: Callable[..., Bot], help: str = "") -> None:
@@ -78,7 +98,9 @@ def game_bots(game: str) -> dict[str, Entry]:
     stray = [name for name in bots if not name.startswith(f"{game}/")]
     if stray:
         raise ValueError(f"agents.{game}.BOTS names {stray}; its bots are named '{game}/...'")
-    if declaration.sample_worlds is not None and declaration.strongest:
+    # determinized play-outs would see a round's simultaneous moves as if made in turn
+    if declaration.sample_worlds is not None and declaration.strongest \
+            and not declaration.simultaneous:
         default = declaration.strongest[0]
         bots[f"{game}/search"] = (search_factory(game, default), search_description(default))
     _GAME_BOTS[game] = (declaration, bots)
@@ -198,6 +220,17 @@ def make(spec: str, **kwargs) -> Bot:
     except TypeError as err:
         raise ValueError(f"bad options for bot {name!r}: {err}") from None
     bot.name = spec.strip()
+    return bot
+
+
+def check_bot(spec: str, game: str, role: str = "opponent") -> Bot:
+    """The bot ``spec`` names, checked to play ``game``; a clear error naming the ``role``."""
+    try:
+        bot = make(spec)
+    except ValueError as err:
+        raise ValueError(f"bad {role} {spec!r}: {err}") from None
+    if bot.game not in (None, game):
+        raise ValueError(f"{role} {spec!r} plays {bot.game}, not {game}")
     return bot
 
 

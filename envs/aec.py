@@ -172,26 +172,28 @@ class CardGameEnv(AECEnv):
         keys are among ``RESET_OPTIONS`` (PettingZoo's own tests' ``{"options": 1}`` is
         let through), and the engine checks the deal.
         """
-        if options is None:
-            options = {}
-        elif not isinstance(options, dict):
-            raise ValueError(f"reset options must be a dict like {{'deal': ...}}, got {options!r}")
-        unknown = sorted(map(repr, set(options) - {*RESET_OPTIONS, *IGNORED_RESET_OPTIONS}))
-        if unknown:
-            raise ValueError(f"unknown reset option(s) {', '.join(unknown)}; "
-                             f"the options are {list(RESET_OPTIONS)}")
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, numbers.Integral)
-                                 or seed < 0):
+        deal = None
+        if options is not None:  # (a game may be one hand of a few steps: None is quick)
+            if not isinstance(options, dict):
+                raise ValueError(f"reset options must be a dict like {{'deal': ...}}, got "
+                                 f"{options!r}")
+            unknown = sorted(map(repr, set(options) - {*RESET_OPTIONS, *IGNORED_RESET_OPTIONS}))
+            if unknown:
+                raise ValueError(f"unknown reset option(s) {', '.join(unknown)}; "
+                                 f"the options are {list(RESET_OPTIONS)}")
+            deal = options.get("deal")
+        if seed is not None and (type(seed) is not int or seed < 0) and (
+                isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0):
             raise ValueError(f"seed must be None or an int >= 0, got {seed!r}")
-        state = self.game.state(self.rules, seed, deal=options.get("deal"))
+        state = self.game.state(self.rules, seed, deal=deal)
         self._rng_seed, self._rng_obj = seed, None  # made on first use (illegal_action="penalty")
         self.state_obj = state
-        self.agents = list(self.possible_agents)
-        self.rewards = {a: 0.0 for a in self.agents}
-        self._cumulative_rewards = {a: 0.0 for a in self.agents}
-        self.terminations = {a: False for a in self.agents}
-        self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {} for a in self.agents}
+        agents = self.agents = list(self.possible_agents)
+        self.rewards = dict.fromkeys(agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(agents, 0.0)
+        self.terminations = dict.fromkeys(agents, False)
+        self.truncations = dict.fromkeys(agents, False)
+        self.infos = {a: {} for a in agents}
         self._hands_scored = len(state.results)
         self.agent_selection = self.possible_agents[state.current_player]
         self._observer.reset(state)

@@ -83,6 +83,13 @@ class Game:
     # a tournament's default for a failing bot: disqualify it and rerun without it (True,
     # the Sevens seed's tournament), or stop (False); ``eval.tournament --[no-]disqualify``
     disqualify_failing_bots: bool = False
+    # whether ``envs/<game>/environment.py`` has a ``parallel_env`` (PettingZoo's Parallel
+    # API): said here so that the PettingZoo registry (``envs.registry``) need not import it
+    parallel: bool = False
+    # each round, every seat moves once in seat order from seat 0, and no view shows a move
+    # of the round before the round ends: the moves are simultaneous (Blind Auction's bids;
+    # its Parallel env, and OpenSpiel's simultaneous dynamics in ``agents.openspiel``)
+    simultaneous: bool = False
 
     def __post_init__(self) -> None:
         missing = [k for k in KINDS if k not in self.encoders]

@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import resource
 import select
 import subprocess
 import sys
@@ -29,6 +30,9 @@ from typing import Any
 from agents.base import Bot
 
 LOAD_TIME_LIMIT = 60.0  # seconds to start Python, import the bot and build it
+# bytes of address space a bot process may map (None: no limit); a process that sets it
+# (the web arena's match worker) limits every bot it starts
+MEMORY_LIMIT: int | None = None
 _ROOT = str(Path(__file__).resolve().parent.parent)  # so the child imports this project
 
 
@@ -45,9 +49,11 @@ class ProcessBotError(RuntimeError):
 
 class ProcessBot(Bot):
     def __init__(self, spec: str, game: str, time_limit: float,
-                 load_limit: float = LOAD_TIME_LIMIT, wait: bool = True) -> None:
+                 load_limit: float = LOAD_TIME_LIMIT, wait: bool = True,
+                 memory_limit: int | None = None) -> None:
         """Start the process and ask it to load the bot; with ``wait`` (default) wait for
-        it here, else in ``wait_loaded`` (so several bots can start at once)."""
+        it here, else in ``wait_loaded`` (so several bots can start at once).
+        ``memory_limit``: bytes of address space (default ``MEMORY_LIMIT``)."""
         super().__init__()
         self.name = spec
         self.spec = spec
@@ -58,7 +64,8 @@ class ProcessBot(Bot):
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [_ROOT, env.get("PYTHONPATH")]))
         self._proc = subprocess.Popen(
             [sys.executable, "-m", "agents.server", spec, "--ready"], stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE, env=env, cwd=os.getcwd())
+            stdout=subprocess.PIPE, env=env, cwd=os.getcwd(),
+            preexec_fn=_limit_memory(memory_limit or MEMORY_LIMIT))
         self._load_limit = load_limit
         self._loaded = False  # the server's first line says whether the bot was built
         if wait:
@@ -157,6 +164,17 @@ class ProcessBot(Bot):
     @property
     def alive(self) -> bool:
         return self._proc.poll() is None
+
+
+def _limit_memory(limit: int | None):
+    """A ``preexec_fn`` that caps the child's address space: past it, allocations fail
+    (the bot raises or crashes) instead of the machine running out of memory."""
+    if limit is None:
+        return None
+
+    def apply() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    return apply
 
 
 _PROCESSES: dict[tuple, ProcessBot] = {}

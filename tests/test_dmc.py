@@ -224,9 +224,12 @@ def tiny(game: str, **changes) -> DMCConfig:
 def test_a_tiny_run_writes_its_folder_and_resume_goes_on(game, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     trainer = DMCTrainer(tiny(game), progress=False, quiet=True)
+    trainer.limit_seconds = 0.05
     before = [p.detach().clone() for p in trainer.net.parameters()]
     done = trainer.run()
     assert done.steps >= 3000 and not done.interrupted
+    speed = trainer.throughput()  # the loop's rate beside the network's alone
+    assert speed["rate"] > 0 and speed["ratio"] == speed["rate"] / speed["limit"]
     assert not all(map(torch.equal, before, trainer.net.parameters()))  # it learned something
     run = done.run_dir
     assert {"config.json", "checkpoint.pt", "state.json", "policy.onnx", "policy.json",

@@ -3,6 +3,7 @@ candidate is played, decisions depend on the view alone, and exported cards carr
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -12,7 +13,7 @@ import pytest
 import agents
 from agents.learned import BotLoadError, OnnxBot
 from agents.search import SearchBot, hand_value
-from envs.games import get_game
+from envs.games import get_game, registered
 from tests.env_checks import random_moves
 from train.export import export_untrained
 
@@ -217,5 +218,13 @@ def test_bad_search_settings_are_refused_by_name(nets, options, message):
 
 
 def test_a_game_without_a_world_sampler_cannot_be_searched():
-    with pytest.raises(ValueError, match="'blind_auction' has no world sampler"):
-        SearchBot(agents.make("random"), "blind_auction")
+    unsampled = dataclasses.replace(get_game("sevens"), name="unsampled", sample_worlds=None)
+    with registered(unsampled), \
+            pytest.raises(ValueError, match="'unsampled' has no world sampler"):
+        SearchBot(agents.make("random"), "unsampled")
+
+
+def test_a_simultaneous_game_gets_no_search_bot_though_it_samples_worlds():
+    assert get_game("blind_auction").sample_worlds is not None
+    assert "blind_auction/search" not in agents.names("blind_auction")
+    assert "sevens/search" in agents.names("sevens")

@@ -20,7 +20,7 @@ from train.export import policy_weights
 from train.numpy_policy import NumpyPolicy
 from train.opponents import OpponentPool, Reservoir
 from train.ppo import Trainer
-from train.selfplay import SelfPlayVecEnv
+from train.selfplay import SelfPlayVecEnv, TorchTwin
 
 TINY_DECK = {"cards_per_suit": 3, "tie_rule": "carry"}
 
@@ -65,13 +65,13 @@ def test_the_average_entry_plays_every_snapshot_so_far_and_a_resume_keeps_them(t
     trainer = Trainer(tiny(opponents="average@1", max_snapshots=1, max_average=8, n_games=32),
                       progress=False, quiet=True)
     used: list[NumpyPolicy] = []
-    original = NumpyPolicy.act_batch
+    original = TorchTwin.act_batch  # what plays an MLP policy's seats
 
-    def act_batch(policy, obs, masks, rng, deterministic=False):
-        used.append(policy)
-        return original(policy, obs, masks, rng, deterministic)
+    def act_batch(twin, obs, masks, rng, deterministic=False):
+        used.append(twin.source)
+        return original(twin, obs, masks, rng, deterministic)
 
-    monkeypatch.setattr(NumpyPolicy, "act_batch", act_batch)
+    monkeypatch.setattr(TorchTwin, "act_batch", act_batch)
     try:
         frozen = []
         for step in range(4):

@@ -17,6 +17,7 @@ from train.evaluate import beats, time_to_beat
 from train.metrics import hand_counts, rates
 from train.plots import curve_series, learning_curve, second_panel
 from train.ppo import EVALS, STATE, TrainCallback, Trainer, read_evals
+from train.selfplay import TorchTwin
 
 
 def tiny(**changes) -> TrainConfig:
@@ -345,13 +346,13 @@ def test_the_current_policy_and_snapshots_reach_the_self_and_snapshot_seats(tmp_
     trainer = Trainer(tiny(opponents="self@1,snapshot@1", n_games=8), progress=False,
                       quiet=True)
     used: list[NumpyPolicy] = []
-    original = NumpyPolicy.act_batch
+    original = TorchTwin.act_batch  # what plays an MLP policy's seats
 
-    def act_batch(policy, obs, masks, rng, deterministic=False):
-        used.append(policy)
-        return original(policy, obs, masks, rng, deterministic)
+    def act_batch(twin, obs, masks, rng, deterministic=False):
+        used.append(twin.source)
+        return original(twin, obs, masks, rng, deterministic)
 
-    monkeypatch.setattr(NumpyPolicy, "act_batch", act_batch)
+    monkeypatch.setattr(TorchTwin, "act_batch", act_batch)
 
     def same(a: NumpyPolicy, b: NumpyPolicy) -> bool:
         return all(np.array_equal(w, ew) and np.array_equal(c, ec)

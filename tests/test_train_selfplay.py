@@ -17,7 +17,7 @@ from envs.games import game_names, get_game
 from train.config import TrainConfig
 from train.numpy_policy import NumpyPolicy
 from train.opponents import OpponentPool, parse_mix, rule_bots
-from train.selfplay import SelfPlayVecEnv
+from train.selfplay import SelfPlayVecEnv, TorchTwin
 
 GAMES = game_names()
 CAP = {"max_hands": 2}  # short games: several hands and the final bonus are still exercised
@@ -146,19 +146,21 @@ class Referee:
         env.pool.make_bot = recording_bot
 
     def record_policies(self, monkeypatch) -> None:
-        """Log every ``NumpyPolicy.act_batch`` call: the policy, the batch size, its actions
-        and how many games waited for an opponent's move at that moment."""
-        original = NumpyPolicy.act_batch
+        """Log every opponent forward pass (an MLP's ``TorchTwin.act_batch``): the policy,
+        the batch size, its actions and how many games waited for an opponent's move at
+        that moment."""
+        original = TorchTwin.act_batch
         env = self.env
 
-        def act_batch(policy, obs, masks, rng, deterministic=False):
-            actions = original(policy, obs, masks, rng, deterministic)
+        def act_batch(twin, obs, masks, rng, deterministic=False):
+            actions = original(twin, obs, masks, rng, deterministic)
             waiting = int(np.sum(env.games.seats != env.learner))
-            self.policy_calls.append({"policy": policy, "actions": np.asarray(actions).copy(),
+            self.policy_calls.append({"policy": twin.source,
+                                      "actions": np.asarray(actions).copy(),
                                       "waiting": waiting, "used": False})
             return actions
 
-        monkeypatch.setattr(NumpyPolicy, "act_batch", act_batch)
+        monkeypatch.setattr(TorchTwin, "act_batch", act_batch)
 
     # ---------------------------------------------------------- checking
     def _check_movers(self, idx, seats, learners, actions) -> None:
@@ -536,3 +538,47 @@ def test_numpy_policy_never_picks_a_masked_action():
     assert masks[np.arange(300), sampled].all()
     greedy = policy.act_batch(obs, masks, rng, deterministic=True)
     assert list(greedy) == [policy.act(o, m) for o, m in zip(obs, masks, strict=True)]
+
+
+@pytest.mark.parametrize("activation", ["tanh", "relu"])
+def test_torch_twin_plays_the_numpy_policy(activation):
+    """The twin that plays an MLP's seats: the same logits and argmax as the numpy policy
+    (the skip path too), and draws that follow its masked softmax, never a masked action."""
+    rng = np.random.default_rng(3)
+    layers = [(rng.normal(size=(6, 5)), rng.normal(size=6)), (rng.normal(size=(4, 6)),
+                                                             rng.normal(size=4))]
+    policy = NumpyPolicy(layers, activation, skip=rng.normal(size=(5, 4)))
+    twin = TorchTwin(policy)
+    masks = rng.random((400, 4)) < 0.6
+    masks[np.arange(400), rng.integers(4, size=400)] = True
+    obs = rng.normal(size=(400, 5)).astype(np.float32)
+    np.testing.assert_allclose(twin.logits(obs, masks), policy.logits(obs, masks), rtol=1e-4,
+                               atol=1e-4)
+    assert list(twin.act_batch(obs, masks, rng, deterministic=True)) == \
+        list(policy.act_batch(obs, masks, rng, deterministic=True))
+    one = np.repeat(obs[:1], 20000, axis=0)
+    mask = np.repeat(np.array([[True, False, True, True]]), 20000, axis=0)
+    drawn = twin.act_batch(one, mask, rng)
+    z = policy.logits(obs[0], mask[0])
+    p = np.exp(z - z.max())
+    p /= p.sum()
+    assert not (drawn == 1).any()
+    np.testing.assert_allclose(np.bincount(drawn, minlength=4) / 20000, p, atol=0.015)
+
+
+def test_a_policy_no_longer_used_takes_its_twin_with_it():
+    """Each rollout pushes a new policy: the cached twins must not keep the old ones."""
+    import gc
+    import weakref
+
+    from train import selfplay as module
+
+    games = BatchedGames("blind_auction", 2)
+    policy = random_policy(games, 0)
+    twin = module._runner(policy)
+    assert module._runner(policy) is twin and twin.source is policy
+    alive = weakref.ref(policy)
+    del policy
+    gc.collect()
+    assert alive() is None and twin.source is None
+    assert all(t is not twin for t in module._TWINS.values())

@@ -150,8 +150,10 @@ def new_table(p: Page, game: str, bot: str, preset: str | None = None,
         page.select_option("#custom-length", length)
     seats = (players or 0) - 1
     page.wait_for_function(f"""() => {{
+        const box = document.querySelector('#custom-form .seats');
         const s = [...document.querySelectorAll('#custom-form .seat-choice')];
-        return s.length > 0 && ({seats} < 0 || s.length === {seats}) && s.every(
+        return box.dataset.shown === box.dataset.asked && s.length > 0 &&
+            ({seats} < 0 || s.length === {seats}) && s.every(
             (x) => [...x.options].some((o) => o.value === 'bot:{bot}'));
     }}""")
     for select in page.locator("#custom-form .seat-choice").all():
@@ -222,7 +224,8 @@ def play_spades(p: Page) -> None:
     page = p.page
     new_table(p, "spades", "spades/count-bid", preset="killer", length="1")
     page.wait_for_selector(".scoreboard")
-    assert "first over 250" in page.inner_text(".table-head")
+    head = page.inner_text(".table-head")
+    assert "one hand" in head and "250" not in head  # a one-hand table claims no target
     names_ = page.locator(".scoreboard thead th").all_inner_texts()[1:]
     assert names_[0].startswith("You") and all(n.startswith("Bot") for n in names_[1:])
     check_sorted(names(page.locator(".hand .card")))
@@ -413,14 +416,17 @@ def play_sevens(p: Page) -> None:
             assert choice.count() == 2
             if two_values == 0:
                 p.shoot("sevens-choose")
-            value_text = choice.nth(1).inner_text()
+            value_text = (int(choice.nth(1).get_attribute("data-value")),
+                          int(choice.nth(1).get_attribute("data-total")))
+            words = choice.nth(1).inner_text()
+            assert "total" in words and "\u2192" not in words  # words, not arrows
             choice.nth(1).click()
             two_values += 1
         plays += 1
         page.wait_for_function(
             f"() => document.querySelectorAll('.gt-hand .card').length === {len(held) - 1}")
-        if value_text is not None:  # "v -> t (+p)": the total moved by the value chosen
-            value, after = (int(x) for x in value_text.replace("\u2192", " ").split()[:2])
+        if value_text is not None:  # the total moved by the value chosen
+            value, after = value_text
             assert after == total + value
     assert plays == 12 and page.locator(".gt-hand .card").count() == 0  # 4 players: 12 each
     # the plays in the order they happened: the last twelve, from yours to the last bot's
@@ -490,7 +496,7 @@ def test_signing_in_and_up_and_the_lobby(browser, server):
     assert "over 250" in help_ and "250 exactly does not end it" in help_
     assert "Cutthroat" in help_ and "bags" in help_
     page.click("#rules-close")
-    for game, words in (("gin_rummy", "Seed: the game of the original assignment"),
+    for game, words in (("gin_rummy", "Original rules: the game of the original assignment"),
                         ("sevens", "divisible by 7"), ("blind_auction", "tie rule")):
         page.select_option("#quick-game", game)
         page.click("#quick-rules")
@@ -508,11 +514,11 @@ def test_signing_in_and_up_and_the_lobby(browser, server):
         if length is not None:
             page.select_option("#custom-length", length)
         page.wait_for_function(f"""() => {{
+            const box = document.querySelector('#custom-form .seats');
             const s = [...document.querySelectorAll('#custom-form .seat-choice')];
-            return s.length === {seats} && s.every((x) => [...x.options].some(
-                (o) => o.value === 'bot:blind_auction/mirror'));
+            return box.dataset.shown === box.dataset.asked && s.length === {seats} &&
+                s.every((x) => [...x.options].some((o) => o.value === 'bot:blind_auction/mirror'));
         }}""")
-        page.wait_for_load_state("networkidle")
         return [s.locator("option").evaluate_all("os => os.map((o) => o.value)")
                 for s in page.locator("#custom-form .seat-choice").all()]
 
@@ -529,7 +535,7 @@ def test_signing_in_and_up_and_the_lobby(browser, server):
     page.wait_for_selector(".gt")
     assert page.locator(".gt-player").count() == 3
     page.click("#table-rules")
-    assert "3p (this table)" in page.inner_text(".rules-help")
+    assert "3 players (this table)" in page.inner_text(".rules-help")
     page.click("#rules-close")
     with urllib.request.urlopen(server.url + "/favicon.ico") as res:
         assert res.headers["content-type"].startswith("image/svg")
@@ -548,7 +554,7 @@ def test_all_four_games_to_the_end_on_a_phone(phone):
     phone.page.wait_for_function("() => !document.querySelector('#game-over')")
     phone.page.wait_for_selector(".gt-hand button.card.legal")
     boxes = phone.page.locator(".gt-player b").all_inner_texts()
-    assert boxes[0].startswith("You") and "Mirror" in boxes[1]
+    assert boxes[0].startswith("You") and "Medium" in boxes[1]  # the mirror bot's level
     assert "Bot 2" in before
     assert re.match(r"#/table/\d+$", phone.page.evaluate("location.hash"))
 

@@ -67,7 +67,7 @@ class Person:
         m = json.loads(self.ws.recv(timeout=20))
         if m["type"] == "error":
             self.errors.append(m["error"])
-        elif m.get("table") == self.table and m["event"] is not None:
+        elif m["type"] == "table" and m["table"] == self.table and m["event"] is not None:
             ply = m["ply"] - 1
             assert ply not in self.seen, f"move {ply} shown twice"
             self.seen[ply] = (m["event"]["seat"], m["event"]["action"])
@@ -78,6 +78,12 @@ class Person:
         while not self.errors:
             self.kept.append(self.read())
         return self.errors.pop(0)
+
+    def chat(self) -> list[dict]:
+        """The next chat message's lines; the messages before it are kept for ``settled``."""
+        while (m := self.read())["type"] != "chat" or m.get("history"):
+            self.kept.append(m)
+        return m["lines"]
 
     def settled(self, after: int) -> dict:
         """The first message past move ``after`` with a person to move."""
@@ -137,7 +143,12 @@ def test_three_servers_share_accounts_lobby_and_tables_and_survive_a_kill(server
     people = [Person(s1, ann, table, 0), Person(s2, bob, table, 1), Person(s0, cat, table, 2)]
     first = play(people, lambda m: True)
     assert first[0]["status"] == "playing" and [m["seat"] for m in first] == [0, 1, 2]
-    listings = [get(s.url, "/api/lobby", c) for s in (s0, s1, s2) for c in (ann, cat)]
+    # a chat line said through one server reaches the table through the others
+    people[1].send({"type": "chat", "table": table, "text": "hi from s2"})
+    assert [(x["name"], x["text"]) for x in people[0].chat()] == [("bob", "hi from s2")]
+    assert [(x["name"], x["text"]) for x in people[2].chat()] == [("bob", "hi from s2")]
+    listings = [{k: v for k, v in get(s.url, "/api/lobby", c).items() if k != "now"}
+                for s in (s0, s1, s2) for c in (ann, cat)]
     assert [t["table"] for t in listings[0]["mine"]] == [table]
     assert all(x == listings[0] for x in listings), "the lobby differs between servers"
     assert [p["online"] for p in listings[0]["mine"][0]["players"]] == [True] * 4
@@ -210,8 +221,9 @@ def test_quick_match_clocks_and_a_gentle_stop_across_servers(servers):
     assert {t["table"] for t in tables} == {table}  # one table, whichever server was asked
     assert [t["status"] for t in tables] == ["waiting"] * 3 + ["playing"]
 
-    def lobbies() -> list[dict]:
-        return [get(s.url, "/api/lobby", cookies[0]) for s in procs]
+    def lobbies() -> list[dict]:  # without each server's clock
+        return [{k: v for k, v in get(s.url, "/api/lobby", cookies[0]).items() if k != "now"}
+                for s in procs]
 
     # nobody at the table: no clock runs, no bot plays for anyone
     time.sleep(1.0)

@@ -32,7 +32,7 @@ def test_the_store_keeps_users_tables_seats_and_moves(url):
         assert store.create_user("ANN", "other", 2.0) is None  # names are case-blind
         assert store.user_by_name("ann")["id"] == ann
         store.add_session("token", ann, 100.0)
-        assert store.session_user("token", 50.0) == {"id": ann, "name": "Ann"}
+        assert store.session_user("token", 50.0) == {"id": ann, "name": "Ann", "guest": False}
         assert store.session_user("token", 100.0) is None  # expired
         table = new_table(store, ann, [(ann, None), (None, "spades/expert"), (None, None),
                                        (None, None)])

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from envs import cards
 from envs.games import get_game
+from envs.sevens.engine import SUIT as SEVENS_SUIT
 from envs.spades.engine import SUIT_TABLE
 from envs.worlds import ANY_SUIT, ImpossibleDealError, deal_unseen
 from tests.env_checks import random_moves
@@ -122,3 +123,46 @@ def test_worlds_come_from_the_view_alone(game, preset):
     a = g.sample_worlds(state.view(seat), 4, np.random.default_rng(5))
     b = g.sample_worlds(other.view(seat), 4, np.random.default_rng(5))
     assert [w.hands for w in a] == [w.hands for w in b]
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**31), preset=st.sampled_from(["random", "classic"]),
+       players=st.integers(2, 6))
+def test_sevens_worlds_show_the_view_and_give_no_seat_a_suit_its_plays_ruled_out(
+        seed, preset, players):
+    from envs.sevens.worlds import allowed_suits
+
+    g, state = _states("sevens", preset, seed, num_players=players)
+    if state.is_over:
+        return
+    seat = seed % players
+    view = state.view(seat)
+    allowed = allowed_suits(view)
+    for s in range(players):  # the truth fits what the plays showed
+        assert all(allowed[s] >> SEVENS_SUIT[c] & 1 for c in state.hands[s])
+    for world in g.sample_worlds(view, 5, np.random.default_rng(seed)):
+        assert world.view(seat) == view
+        assert world.legal_actions() == state.legal_actions() or state.current_player != seat
+        for s in range(players):
+            assert all(allowed[s] >> SEVENS_SUIT[c] & 1 for c in world.hands[s])
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**31), preset=st.sampled_from(["2p", "3p"]))
+def test_blind_auction_worlds_show_the_view_and_keep_the_revealed_prizes(seed, preset):
+    g, state = _states("blind_auction", preset, seed)
+    if state.is_over:
+        return
+    n = state.num_players
+    worlds = {}
+    for seat in range(n):
+        view = state.view(seat)
+        for world in g.sample_worlds(view, 5, np.random.default_rng(seed)):
+            assert world.view(seat) == view  # the seat cannot tell it from the truth
+            assert world.prizes[:world.round] == state.prizes[:state.round]
+            assert sorted(world.prizes) == sorted(state.prizes)
+            if state.current_player == seat:
+                assert world.legal_actions() == state.legal_actions()
+            worlds.setdefault(seat, set()).add(tuple(world.prizes))
+    if len(state.prizes) - state.round >= 3:  # the hidden order is drawn anew
+        assert any(len(orders) > 1 for orders in worlds.values())

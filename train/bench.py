@@ -6,7 +6,7 @@
 Each row runs ``MaskablePPO.learn`` exactly as ``train.ppo`` builds it (batched
 self-play: ``n_games`` games in one process, every ``self`` seat decided by one
 forward pass per tick; the current policy pushed to those seats before each
-rollout), after one warm-up rollout, and splits the wall time into:
+rollout), after one warm-up rollout, and splits its time into:
 
 * **envs**: stepping the games and building observations and masks
   (``BatchedGames.step_games``, rule bots' views included);
@@ -14,14 +14,29 @@ rollout), after one warm-up rollout, and splits the wall time into:
   env step, rollout buffer included) and the opponents' (numpy);
 * **update**: PPO's gradient epochs (``MaskablePPO.train``).
 
+Beside each row, **limit** is the same network work timed with torch alone on this
+machine (``train.limit.ppo_limit``: the learner's actor and critic forward at the
+rollout batch, one actor forward per opponent seat, PPO's epochs of forward,
+backward and Adam in the run's minibatches; no env; the mean of a timing before and
+one after the loop), **ratio** the loop's rate over
+it, and **w/o envs** the ratio the loop would have if stepping the envs took no time
+(its rate over the time outside ``envs``): what the rest of the loop (forward passes,
+VecEnv plumbing, SB3's rollout buffer and distributions, the update) leaves of the
+limit.
+
+``--threads 1 --clock cpu`` divides by this process's CPU time with one torch thread:
+on a machine shared with other work, that is what stays put from run to run.
+
 Rates over wall time on a shared machine vary with its load, so the load average
-is printed with the table, and the bar says met or missed.
+and the CPU are printed with the table, and the bars say met or missed.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import platform
+import subprocess
 import sys
 import time
 from collections.abc import Sequence
@@ -31,18 +46,24 @@ import torch
 from envs.games import game_names
 from train.config import POLICIES, TrainConfig
 from train.export import policy_weights
+from train.limit import ppo_limit
 from train.ppo import make_env, new_model, selfplay
 
 BARS = {("spades", (128, 128)): 5000, ("spades", (256, 256)): 2500}  # learner steps/s
-ENV_SHARE_BAR = 1 / 3
+RATIO_BAR = 0.6  # of the torch-alone limit (issue 42), for the Spades 128,128 row
+ENV_SHARE_BAR = 0.15
+
+
+CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time}
 
 
 class Clock:
-    """Seconds spent inside wrapped methods, by label (nested calls subtract)."""
+    """Seconds spent inside wrapped methods, by label (nested calls subtract), on ``timer``."""
 
-    def __init__(self) -> None:
+    def __init__(self, timer=time.perf_counter) -> None:
         self.total: dict[str, float] = {}
         self._inner = 0.0
+        self.timer = timer
 
     def wrap(self, owner, name: str, label: str) -> None:
         original = getattr(owner, name)
@@ -50,11 +71,11 @@ class Clock:
 
         def timed(*args, **kwargs):
             outer_inner, clock._inner = clock._inner, 0.0
-            t = time.perf_counter()
+            t = clock.timer()
             try:
                 return original(*args, **kwargs)
             finally:
-                spent = time.perf_counter() - t
+                spent = clock.timer() - t
                 clock.total[label] = clock.total.get(label, 0.0) + spent - clock._inner
                 clock._inner = outer_inner + spent
 
@@ -62,7 +83,8 @@ class Clock:
 
 
 def ppo_row(game: str, net: tuple[int, ...], steps: int, n_games: int, n_steps: int,
-            threads: int, policy: str = "mlp") -> dict:
+            threads: int, policy: str = "mlp", clock_name: str = "wall",
+            limit_seconds: float = 2.0) -> dict:
     cfg = TrainConfig(game=game, net=net, policy=policy, n_games=n_games, n_steps=n_steps,
                       batch_size=512,
                       opponents="self@1", max_hands=5, torch_threads=threads,
@@ -72,22 +94,43 @@ def ppo_row(game: str, net: tuple[int, ...], steps: int, n_games: int, n_steps: 
     model = new_model(cfg, env)
     model.tensorboard_log = None
     venv = selfplay(env)
-    clock = Clock()
+    timer = CLOCKS[clock_name]
+    clock = Clock(timer)
     # instance attributes shadow the class's methods: only this run is timed
     clock.wrap(venv, "step_wait", "envs")
     clock.wrap(venv, "_policy_actions", "policy")
     clock.wrap(model, "collect_rollouts", "policy")
     clock.wrap(model, "train", "update")
     venv.set_policy(policy_weights(model.policy))
+
+    def limit() -> float:
+        return ppo_limit(model.policy, n_games, n_steps, model.batch_size, model.n_epochs,
+                         venv.games.num_players - 1, seconds=limit_seconds / 2, timer=timer)
+
+    before = limit()  # timed before and after the loop: a shared machine's load drifts
     model.learn(n_games * n_steps)  # warm-up: one rollout and update
     clock.total.clear()
-    start = time.perf_counter()
+    start = timer()
     model.learn(steps, reset_num_timesteps=True)
-    wall = time.perf_counter() - start
+    wall = timer() - start
     rate = model.num_timesteps / wall
     shares = {k: clock.total.get(k, 0.0) / wall for k in ("envs", "policy", "update")}
+    limit = (before + limit()) / 2
     return {"game": game, "net": net, "network": policy, "steps": model.num_timesteps,
-            "wall": wall, "rate": rate, **shares}
+            "wall": wall, "rate": rate, "limit": limit, "ratio": rate / limit,
+            "ratio_no_envs": rate / max(1.0 - shares["envs"], 1e-9) / limit, **shares}
+
+
+def cpu_name() -> str:
+    """The CPU's model name as ``lscpu`` says it (the platform's word where it cannot)."""
+    try:
+        out = subprocess.run(["lscpu"], capture_output=True, text=True, timeout=5).stdout
+    except (OSError, subprocess.SubprocessError):
+        out = ""
+    for line in out.splitlines():
+        if line.startswith("Model name:"):
+            return line.split(":", 1)[1].strip()
+    return platform.processor() or platform.machine()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -102,26 +145,37 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--n-games", type=int, default=256)
     p.add_argument("--n-steps", type=int, default=32, help="rollout length per game")
     p.add_argument("--threads", type=int, default=0, help="torch threads; 0 = every core")
+    p.add_argument("--clock", choices=sorted(CLOCKS), default="wall",
+                   help="time the rates divide by: wall (default) or this process's CPU time "
+                        "(with --threads 1: other load on a shared machine does not count)")
     args = p.parse_args(argv)
     nets = [tuple(int(x) for x in n.split(",")) for n in (args.net or ["128,128", "256,256"])]
-    rows = [ppo_row(g, net, args.steps, args.n_games, args.n_steps, args.threads, policy)
+    rows = [ppo_row(g, net, args.steps, args.n_games, args.n_steps, args.threads, policy,
+                    args.clock)
             for g in (args.game or game_names()) for policy in (args.policy or ["mlp"])
             for net in nets]
     print(f"MaskablePPO, batched self-play: {args.n_games} games, rollout {args.n_steps} per "
           f"game, batch 512, {TrainConfig.n_epochs} epochs, torch threads "
-          f"{args.threads or os.cpu_count()}; share of wall time")
-    print(f"{'game':<14} {'network':<13} {'steps':>7} {'wall s':>7} {'steps/s':>8} "
-          f"{'envs':>6} {'policy':>7} {'update':>7}  bar")
+          f"{args.threads or os.cpu_count()}; share of {args.clock} time")
+    print(f"{'game':<14} {'network':<13} {'steps':>7} {args.clock + ' s':>7} {'steps/s':>8} "
+          f"{'limit':>8} {'ratio':>6} {'w/o envs':>8} {'envs':>6} {'policy':>7} {'update':>7}  "
+          f"bar")
     for r in rows:
         bar = BARS.get((r["game"], r["net"])) if r["network"] == "mlp" else None
-        verdicts = [f"envs {'under' if r['envs'] < ENV_SHARE_BAR else 'over'} a third"]
+        verdicts = [f"envs {'under' if r['envs'] < ENV_SHARE_BAR else 'over'} "
+                    f"{ENV_SHARE_BAR:.0%}"]
         if bar:
             verdicts.insert(0, f"{bar:,}/s {'met' if r['rate'] >= bar else 'missed'}")
+            met = "met" if r["ratio"] >= RATIO_BAR else "missed"
+            verdicts.insert(1, f"ratio {RATIO_BAR} {met}")
         network = f"{r['network']} {','.join(map(str, r['net']))}"
         print(f"{r['game']:<14} {network:<13} {r['steps']:>7,} "
-              f"{r['wall']:>7.1f} {r['rate']:>8,.0f} {r['envs']:>6.0%} {r['policy']:>7.0%} "
+              f"{r['wall']:>7.1f} {r['rate']:>8,.0f} {r['limit']:>8,.0f} {r['ratio']:>6.2f} "
+              f"{r['ratio_no_envs']:>8.2f} {r['envs']:>6.0%} {r['policy']:>7.0%} "
               f"{r['update']:>7.0%}  {'; '.join(verdicts)}")
-    print(f"\nload average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    print("\nlimit: the same network work with torch alone, no env (train.limit); ratio = "
+          "steps/s / limit; w/o envs: the ratio over the time outside the envs")
+    print(f"CPU {cpu_name()}; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     return 0
 
 

@@ -31,6 +31,7 @@ from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
 from envs.encoding import CardTable
+from train.masked import FastMasking
 from train.numpy_policy import MASKED
 from train.policy import TORCH_ACTIVATIONS, game_encoder
 
@@ -143,7 +144,7 @@ class SplitLatent(nn.Module):
         return features[:, self.latent_dim_pi:]
 
 
-class CardPolicy(MaskableActorCriticPolicy):
+class CardPolicy(FastMasking, MaskableActorCriticPolicy):
     """MaskablePPO's actor-critic over one ``CardNet``: the actor's logits are its scores,
     the critic a linear read of its trunk (one network, shared, as in CleanRL's Atari PPO)."""
 

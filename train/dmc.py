@@ -68,6 +68,7 @@ from train.cardnet import CardNet, card_table
 from train.config import RUNS_DIR, TrainConfig
 from train.evaluate import eval_scalars, evaluate_run
 from train.export import base_card, write_onnx
+from train.limit import dmc_limit
 from train.numpy_policy import MASKED
 from train.ppo import RunState, TrainResult, eval_line, read_evals
 
@@ -314,6 +315,8 @@ class DMCTrainer:
             self.net.load_state_dict(saved["net"])
             self.optimizer.load_state_dict(saved["optimizer"])
         self.writer: SummaryWriter | None = None
+        self.limit_seconds = 0.5  # how long ``throughput`` times the network alone
+        self._loop = [0, 0.0]  # decisions collected, seconds collecting and updating
         self._start = time.monotonic()
         self._wall0 = self.state.wall_time_s
 
@@ -375,6 +378,8 @@ class DMCTrainer:
                 t1 = time.perf_counter()
                 if self.replay.ready_count() >= cfg.batch_size:
                     self.log(self.update(), t1 - t0, time.perf_counter() - t1, collected)
+                self._loop[0] += collected
+                self._loop[1] += time.perf_counter() - t0
         except KeyboardInterrupt:
             interrupted = True
         finally:
@@ -386,6 +391,7 @@ class DMCTrainer:
         if not interrupted and cfg.eval_every and (not evals or evals[-1]["step"] != self.steps):
             self.evaluate()
         onnx = None if interrupted else self.export(self.run_dir / "policy.onnx")
+        self.throughput()
         self.writer.close()
         return TrainResult(self.run_dir, self.steps, self.wall_time(), onnx,
                            read_evals(self.run_dir), interrupted)
@@ -414,6 +420,28 @@ class DMCTrainer:
             w.add_scalar("rollout/episode_decisions", float(np.mean(sp.lengths)), step)
             sp.returns.clear()
             sp.lengths.clear()
+
+    def throughput(self) -> dict[str, float]:
+        """This run's decisions per second (collecting and updating), the same network work
+        timed with torch alone (``train.limit.dmc_limit``) and their ratio, as
+        ``train.bench`` prints for PPO: to tensorboard (``time/limit``, ``time/limit_ratio``)
+        and, unless quiet, to stderr."""
+        decisions, seconds = self._loop
+        if not decisions or not seconds:
+            return {}
+        cfg = self.cfg
+        rate = decisions / seconds
+        limit = dmc_limit(self.net, self.replay.obs.shape[1], cfg.n_games, cfg.train_freq,
+                          cfg.gradient_steps, cfg.batch_size, cfg.max_grad_norm,
+                          seconds=self.limit_seconds)
+        out = {"rate": rate, "limit": limit, "ratio": rate / limit}
+        if self.writer is not None:
+            self.writer.add_scalar("time/limit", limit, self.steps)
+            self.writer.add_scalar("time/limit_ratio", out["ratio"], self.steps)
+        if not self.quiet:
+            tqdm.write(f"[dmc] {rate:,.0f} decisions/s; torch alone {limit:,.0f}/s; ratio "
+                       f"{out['ratio']:.2f}", file=sys.stderr)
+        return out
 
     def checkpoint(self) -> None:
         tmp = self.run_dir / (CHECKPOINT + ".tmp")

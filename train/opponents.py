@@ -21,6 +21,7 @@ import numpy as np
 
 import agents
 from agents.base import Bot
+from agents.registry import check_bot
 from eval.config import split_bot_list
 
 POLICY_KINDS = ("self", "snapshot", "average")
@@ -41,17 +42,6 @@ def strongest_bots(game: str) -> list[str]:
     """The game's strongest rule bots, best first (``agents.strongest``): the ones a learned
     bot is judged against."""
     return list(agents.strongest(game))
-
-
-def check_bot(spec: str, game: str, role: str = "opponent") -> Bot:
-    """The bot ``spec`` names, checked to play ``game``; a clear error naming the ``role``."""
-    try:
-        bot = agents.make(spec)
-    except ValueError as err:
-        raise ValueError(f"bad {role} {spec!r}: {err}") from None
-    if bot.game not in (None, game):
-        raise ValueError(f"{role} {spec!r} plays {bot.game}, not {game}")
-    return bot
 
 
 def parse_mix(text: str, game: str) -> list[MixEntry]:

@@ -27,6 +27,7 @@ from torch import nn
 
 from envs.encoding import Encoder
 from envs.games import get_game
+from train.masked import FastMasking
 
 # the torch side of ``train.numpy_policy.ACTIVATIONS``, the one list of activation names
 TORCH_ACTIVATIONS: dict[str, type[nn.Module]] = {"tanh": nn.Tanh, "relu": nn.ReLU}
@@ -115,8 +116,9 @@ def game_action_features(game: str, preset: str | None = None,
     return tuple(encoder.action_features(n))
 
 
-class ActionFeaturePolicy(MaskableActorCriticPolicy):
-    """MaskablePPO's MLP policy with ``ActionFeatureHead`` as its action net."""
+class ActionFeaturePolicy(FastMasking, MaskableActorCriticPolicy):
+    """MaskablePPO's MLP policy with ``ActionFeatureHead`` as its action net
+    (and ``train.masked.FastMasking``'s rollout and update passes)."""
 
     def __init__(self, *args, action_features: Sequence[Sequence[int]] = (), **kwargs) -> None:
         self.action_features: ActionFeatures = tuple(tuple(int(x) for x in b)

@@ -57,6 +57,7 @@ from train.evaluate import EVALS, eval_scalars, evaluate_run
 from train.exploit import EXPLOIT, measure_exploitability
 from train.export import base_card, export_onnx, policy_weights
 from train.imitate import collect, fit
+from train.masked import SingleCopyRolloutBuffer
 from train.numpy_policy import NumpyPolicy
 from train.opponents import OpponentPool, Reservoir
 from train.policy import TORCH_ACTIVATIONS, ActionFeaturePolicy, game_action_features
@@ -88,18 +89,21 @@ def new_model(cfg: TrainConfig, env: VecMonitor) -> MaskablePPO:
              "gae_lambda": cfg.gae_lambda, "ent_coef": cfg.ent_coef,
              "clip_range": cfg.clip_range, "target_kl": cfg.target_kl,
              "tensorboard_log": str(cfg.run_dir), "seed": cfg.seed, "device": "cpu",
-             "verbose": 0}
+             "verbose": 0, "rollout_buffer_class": SingleCopyRolloutBuffer}
+    # Adam in one fused kernel: a quarter of the per-parameter loop's time on a CPU
+    fused = {"optimizer_kwargs": {"fused": True}}
     if cfg.policy == "card":
-        return MaskablePPO(CardPolicy, env, policy_kwargs=card_policy_kwargs(
+        return MaskablePPO(CardPolicy, env, policy_kwargs={**card_policy_kwargs(
             cfg.game, cfg.preset, cfg.rule_changes, cfg.observation, cfg.card_embed, cfg.net,
-            cfg.activation), **knobs)
+            cfg.activation), **fused}, **knobs)
     activation = TORCH_ACTIVATIONS[cfg.activation]
     blocks = game_action_features(cfg.game, cfg.preset, cfg.rule_changes, cfg.observation) \
         if cfg.action_head else ()
     return MaskablePPO(
         ActionFeaturePolicy, env,
         policy_kwargs={"net_arch": {"pi": list(cfg.net), "vf": list(cfg.net)},
-                       "activation_fn": activation, "action_features": blocks}, **knobs)
+                       "activation_fn": activation, "action_features": blocks, **fused},
+        **knobs)
 
 
 def load_snapshot(cfg: TrainConfig, path: Path) -> NumpyPolicy | CardActor:

@@ -18,20 +18,90 @@ Over an episode the learner therefore gets what PettingZoo's ``last()`` reports
 to its agent.
 With a magnet (``set_magnet``), each learner move is also charged its policy's
 log-ratio to the magnet's.
+
+An MLP opponent (``train.numpy_policy.NumpyPolicy``) is evaluated here on torch
+(``TorchTwin``, on the same arrays), not numpy: in the learner's process numpy's
+BLAS threads and torch's thread pool each spin while the other works, and a forward
+pass through numpy between two of torch's cost 10-50 times its own time on a
+2-core machine. One thread pool serves both.
 """
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+import torch
 from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 
 from envs.batched import BatchedGames
-from train.numpy_policy import NumpyPolicy
+from train.numpy_policy import MASKED, NumpyPolicy
 from train.opponents import POLICY_KINDS, OpponentPool, check_bot
+
+
+class TorchTwin:
+    """A ``NumpyPolicy``'s forward pass and draw on torch, over the policy's own arrays
+    (``source``; no copy): the same logits, and a masked-softmax draw with one uniform
+    number per row from the caller's generator (the inverse of the cumulative sum)."""
+
+    ACTIVATIONS = {"tanh": torch.tanh, "relu": torch.relu}
+
+    def __init__(self, source: NumpyPolicy) -> None:
+        # a weak reference: the twins are cached by policy (``_runner``), and a twin that
+        # held its policy would keep every policy ever pushed alive
+        self._source = weakref.ref(source)
+        self.layers = [(torch.from_numpy(w), torch.from_numpy(b)) for w, b in source.layers]
+        self.act = self.ACTIVATIONS[source.activation]
+        self.skip = None if source.skip is None else torch.from_numpy(source.skip)
+
+    @property
+    def source(self) -> NumpyPolicy | None:
+        return self._source()
+
+    def _logits(self, obs: np.ndarray, masks: np.ndarray) -> torch.Tensor:
+        x = o = torch.from_numpy(np.ascontiguousarray(obs, dtype=np.float32))
+        last = len(self.layers) - 1
+        for i, (w, b) in enumerate(self.layers):
+            x = torch.addmm(b, x, w)
+            if i < last:
+                x = self.act(x)
+        if self.skip is not None:
+            x = x + o @ self.skip
+        return x.masked_fill_(~torch.from_numpy(np.asarray(masks, dtype=bool)), MASKED)
+
+    def logits(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """``NumpyPolicy.logits`` of a batch."""
+        with torch.no_grad():
+            return self._logits(obs, masks).numpy()
+
+    def act_batch(self, obs: np.ndarray, masks: np.ndarray, rng: np.random.Generator,
+                  deterministic: bool = False) -> np.ndarray:
+        """``NumpyPolicy.act_batch``: the masked argmax, or a draw from the masked softmax."""
+        with torch.no_grad():
+            z = self._logits(obs, masks)
+            if deterministic:
+                return z.argmax(dim=1).numpy()
+            cdf = torch.softmax(z, dim=1).cumsum_(dim=1).numpy()
+        # the first action whose cumulative share reaches u in (0, total]: never a masked one
+        # (its share is 0, so the sum does not grow there)
+        u = (1.0 - rng.random((len(cdf), 1), dtype=np.float32)) * cdf[:, -1:]
+        return (cdf < u).sum(axis=1)
+
+
+def _runner(policy: Any) -> Any:
+    """What plays ``policy``'s seats: its torch twin for an MLP, the policy otherwise."""
+    if not isinstance(policy, NumpyPolicy):
+        return policy
+    twin = _TWINS.get(policy)
+    if twin is None:
+        twin = _TWINS[policy] = TorchTwin(policy)
+    return twin
+
+
+_TWINS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 LEARNER = -1  # a seat's controller: the learner; 0: the current policy; k >= 1: snapshot k - 1
 AVERAGE = -2  # ... AVERAGE - j: member j of the ``average`` entry's reservoir
@@ -97,7 +167,7 @@ class SelfPlayVecEnv(VecEnv):
         if self.magnet is None or not self.magnet_coef or current is None:
             return np.zeros(len(actions), dtype=np.float32)
         rows = np.arange(len(actions))
-        ratio = [_log_softmax(p.logits(obs, masks))[rows, actions]
+        ratio = [_log_softmax(_runner(p).logits(obs, masks))[rows, actions]
                  for p in (current, self.magnet)]
         return (self.magnet_coef * (ratio[0] - ratio[1])).astype(np.float32)
 
@@ -166,7 +236,7 @@ class SelfPlayVecEnv(VecEnv):
         if policy is None:  # no policy pushed yet: uniformly random legal moves
             noise = self.rng.random(masks.shape)
             return np.where(masks, noise, -1.0).argmax(axis=1)
-        return policy.act_batch(self.games.obs[idx], masks, self.rng)
+        return _runner(policy).act_batch(self.games.obs[idx], masks, self.rng)
 
     def _collect(self, idx: Sequence[int], step_rewards: np.ndarray, step_dones: np.ndarray,
                  rewards: np.ndarray, dones: np.ndarray, infos: list[dict]) -> None:

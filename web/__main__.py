@@ -9,6 +9,8 @@ import os
 import uvicorn
 
 from web.app import DEFAULT_DB, create_app
+from web.arena import ArenaSettings
+from web.arena_check import Limits
 from web.hub import ABANDON, GRACE, LEASE, TURN
 
 
@@ -42,6 +44,17 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--secure-cookies", action="store_true", help="cookies only over HTTPS")
     p.add_argument("--ws-deflate", action="store_true",
                    help="compress websocket messages (fewer bytes, more server CPU per move)")
+    arena = ArenaSettings()
+    p.add_argument("--arena-dir", default=str(arena.folder),
+                   help="where the arena writes uploaded networks to play them (the database "
+                        "keeps the uploads)")
+    p.add_argument("--arena-deals", type=int, default=arena.deals,
+                   help="deals each uploaded bot plays in the arena (each in every seat "
+                        "rotation); 0: no matches")
+    p.add_argument("--arena-move-seconds", type=float, default=arena.move_seconds,
+                   help="an uploaded bot's time for a move, in matches and at tables")
+    p.add_argument("--arena-max-mb", type=float, default=arena.limits.max_bytes / 2**20,
+                   help="largest ONNX file an upload may have, in MiB")
     p.add_argument("--log-level", default="info")
     args = p.parse_args(argv)
     logging.basicConfig(level=args.log_level.upper())
@@ -49,7 +62,11 @@ def main(argv: list[str] | None = None) -> None:
                      secure_cookies=args.secure_cookies, bots=args.bots,
                      bot_processes=args.bot_processes, turn=args.turn_seconds,
                      grace=args.grace_seconds, abandon=args.abandon_minutes * 60,
-                     lease=args.lease_seconds, name=args.name)
+                     lease=args.lease_seconds, name=args.name,
+                     arena=ArenaSettings(
+                         folder=args.arena_dir, deals=args.arena_deals,
+                         matches=args.arena_deals > 0, move_seconds=args.arena_move_seconds,
+                         limits=Limits(max_bytes=int(args.arena_max_mb * 2**20))))
     uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level,
                 ws_max_size=1 << 16, ws_per_message_deflate=args.ws_deflate)
 

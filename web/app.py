@@ -11,8 +11,8 @@ session cookie holding a random token (only its SHA-256 is stored). State-
 changing requests must be ``application/json`` (a cross-site form cannot send
 that) of at most ``MAX_BODY`` bytes, and a websocket must come from this
 server's own page (Origin check). Wrong passwords are throttled per user name
-and per client address. A refused request is answered 4xx with the reason and
-changes nothing.
+and per client address, new guest sessions per client address. A refused
+request is answered 4xx with the reason and changes nothing.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterable
 
 from starlette.applications import Starlette
 
+from web.arena import Arena, ArenaSettings
 from web.bots import Bots
 from web.cluster import Heartbeat, Listener
 from web.db import Store
@@ -37,9 +38,11 @@ DEFAULT_DB = "sqlite:///runs/web/web.db"
 SIGNIN_WINDOW = 300.0  # seconds over which failed sign-ins are counted
 SIGNIN_PER_NAME = 5  # failed sign-ins per user name in the window before a pause
 SIGNIN_PER_ADDRESS = 20  # failed sign-ins per client address in the window
+GUEST_WINDOW = 3600.0  # seconds over which new guest sessions are counted
+GUESTS_PER_ADDRESS = 30  # guest sessions one client address may make in that window
 
-__all__ = ["DEFAULT_DB", "MAX_BODY", "SIGNIN_PER_ADDRESS", "SIGNIN_PER_NAME", "SIGNIN_WINDOW",
-           "create_app"]
+__all__ = ["DEFAULT_DB", "GUESTS_PER_ADDRESS", "GUEST_WINDOW", "MAX_BODY",
+           "SIGNIN_PER_ADDRESS", "SIGNIN_PER_NAME", "SIGNIN_WINDOW", "create_app"]
 
 
 def create_app(db_url: str = DEFAULT_DB, *, clock: Callable[[], float] = time.time,
@@ -47,7 +50,8 @@ def create_app(db_url: str = DEFAULT_DB, *, clock: Callable[[], float] = time.ti
                secure_cookies: bool = False, password_cost: int | None = None,
                bots: Iterable[str] | None = None, bot_processes: int = 2,
                turn: float = TURN, grace: float = GRACE, abandon: float = ABANDON,
-               lease: float = LEASE, name: str | None = None) -> Starlette:
+               lease: float = LEASE, name: str | None = None,
+               arena: ArenaSettings | None = None) -> Starlette:
     """The server app; the store opens (and unfinished games resume) at startup.
 
     ``bots``: the bot specs tables may seat (default: every registered bot and
@@ -55,7 +59,8 @@ def create_app(db_url: str = DEFAULT_DB, *, clock: Callable[[], float] = time.ti
     from the table; ``abandon``: seconds without a seated person before a table
     is closed; ``lease``: seconds a table's lease lasts unrenewed (PostgreSQL: the
     longest a dead server's tables wait for another server); ``name``: what the server's
-    leases say it is (with a random part, so that each process is told apart).
+    leases say it is (with a random part, so that each process is told apart);
+    ``arena``: the bot arena's settings (``web.arena.ArenaSettings``).
     """
     allowed = Bots(bots)
 
@@ -70,6 +75,7 @@ def create_app(db_url: str = DEFAULT_DB, *, clock: Callable[[], float] = time.ti
         if store.shared:  # hear the other servers before taking any table
             listener = Listener(db_url, asyncio.get_running_loop(), lobby.on_note,
                                 lobby.on_reconnect, store.db.conn.info.backend_pid).start()
+        app.state.arena = Arena(store, allowed, arena, clock=clock)
         lobby.resume()
         if store.shared:
             heartbeat = Heartbeat(db_url, lobby.server_id, lease).start()
@@ -79,10 +85,12 @@ def create_app(db_url: str = DEFAULT_DB, *, clock: Callable[[], float] = time.ti
         gc.freeze()
         gc.set_threshold(20_000, 50, 100)
         ticker = asyncio.get_running_loop().create_task(lobby.run_clock(tick_seconds))
+        app.state.arena.start()
         try:
             yield
         finally:
             ticker.cancel()
+            app.state.arena.close()
             for table in lobby.tables.values():
                 if table.bot_task is not None:
                     table.bot_task.cancel()
@@ -97,5 +105,6 @@ def create_app(db_url: str = DEFAULT_DB, *, clock: Callable[[], float] = time.ti
     app.state.settings = Settings(
         clock=clock, secure_cookies=secure_cookies, password_cost=password_cost,
         by_name=Throttle(SIGNIN_PER_NAME, SIGNIN_WINDOW, clock),
-        by_address=Throttle(SIGNIN_PER_ADDRESS, SIGNIN_WINDOW, clock))
+        by_address=Throttle(SIGNIN_PER_ADDRESS, SIGNIN_WINDOW, clock),
+        guests=Throttle(GUESTS_PER_ADDRESS, GUEST_WINDOW, clock))
     return app

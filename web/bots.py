@@ -10,6 +10,10 @@ compared, as a string, with that list before anything is built, so no request
 makes the server import, open or even look for a file it names, and the
 refusal reads the same whether such a file exists or not.
 
+The arena's uploaded bots (``arena:<id>``, ``web.arena``) join the list through
+``Bots.external``: they are listed, checked and played by the arena, each in its own
+limited process, and never built in the server.
+
 Bots that think for long (search, exact solving) play in a process pool
 (``BotRunner``), so one table's thinking never holds up another's moves; the
 fast rule bots play on the event loop, where a move costs microseconds and no
@@ -98,6 +102,9 @@ class Bots:
     """
 
     def __init__(self, allowed: Iterable[str] | None = None) -> None:
+        # more bots from elsewhere (the arena's uploads, ``web.arena.Arena``): specs it
+        # ``owns`` are listed, checked, described and played by it, never built here
+        self.external: Any = None
         self._allowed: list[str] | None = None
         self._game_of: dict[str, str | None] = {}
         self._bots: dict[str, Bot] = {}
@@ -118,11 +125,12 @@ class Bots:
     # ---------------------------------------------------------- lists
     def specs(self, game: str) -> list[str]:
         """Every allowed spec that plays ``game`` (under some rules)."""
+        extra = self.external.specs(game) if self.external is not None else []
         if self._allowed is None:
             names = agents.names(game)
             return ([n for n in names if n.startswith(game + "/")]
-                    + [n for n in names if "/" not in n] + shipped_checkpoints(game))
-        return [s for s in self._allowed if self._game_of[s] in (None, game)]
+                    + [n for n in names if "/" not in n] + shipped_checkpoints(game) + extra)
+        return [s for s in self._allowed if self._game_of[s] in (None, game)] + extra
 
     def all_specs(self) -> list[str]:
         out: list[str] = []
@@ -161,8 +169,14 @@ class Bots:
         fast = [s for s in ranked if not self.is_slow(s)]
         return (fast or ranked or [None])[0]
 
+    def owned(self, spec: str) -> bool:
+        """Whether ``spec`` is one of the external bots (played elsewhere, not built here)."""
+        return self.external is not None and self.external.owns(spec)
+
     def describe(self, spec: str) -> str:
         """The bot's own one-line description (the registry's help, or its card)."""
+        if self.owned(spec):
+            return self.external.describe(spec)
         if spec.startswith(PREFIX):
             card = getattr(self.instance(spec), "card", {}) or {}
             search = " with search" if card.get("search") else ""
@@ -189,6 +203,8 @@ class Bots:
 
     def cannot_play(self, spec: str, game: str, rules: Any) -> str | None:
         """Why the allowed ``spec`` cannot play ``game`` under ``rules``; None if it can."""
+        if self.owned(spec):  # not cached: an uploaded bot may be withdrawn
+            return self.external.reason(spec, game, rules)
         key = (spec, game, rules)
         if key not in self._can:
             if len(self._can) > 10_000:  # rules come from requests: keep the cache bounded
@@ -218,12 +234,16 @@ class Bots:
 
     def instance(self, spec: str) -> Bot:
         """One shared instance per spec, for checks and for moves on the event loop."""
+        if self.owned(spec):
+            raise BotError(f"bot {spec!r} plays only in its own process")
         bot = self._bots.get(spec)
         if bot is None:
             bot = self._bots[spec] = construct(spec)
         return bot
 
     def is_slow(self, spec: str) -> bool:
+        if self.owned(spec):
+            return True
         if spec not in self._slow:
             self._slow[spec] = _is_slow(self.instance(spec))
         return self._slow[spec]
@@ -287,12 +307,15 @@ class BotRunner:
     def prepare(self, specs: Iterable[str]) -> None:
         """Start the worker processes now if one of ``specs`` is slow (a table seating it
         was made or resumed), so that its first move does not wait for them to start."""
-        if self._pool is None and not self.closed and any(self.bots.is_slow(s) for s in specs):
+        if self._pool is None and not self.closed and any(
+                self.bots.is_slow(s) and not self.bots.owned(s) for s in specs):
             pool = self._executor()
             for _ in range(self.processes):
                 pool.submit(os.getpid)
 
     async def act(self, spec: str, seed: int, view: Any, legal: Sequence[int]) -> int:
+        if self.bots.owned(spec):
+            return await self.bots.external.act(spec, seed, view, legal)
         if not self.bots.is_slow(spec):
             bot = self.bots.instance(spec)
             bot.reset(seed)

@@ -71,6 +71,55 @@ CREATE TABLE IF NOT EXISTS moves (
     PRIMARY KEY (table_id, ply)
 );
 CREATE INDEX IF NOT EXISTS game_tables_status ON game_tables(status);
+CREATE TABLE IF NOT EXISTS guests (
+    user_id BIGINT PRIMARY KEY REFERENCES users(id),
+    created {real} NOT NULL
+);
+CREATE TABLE IF NOT EXISTS invites (
+    token_hash TEXT PRIMARY KEY,
+    table_id BIGINT NOT NULL REFERENCES game_tables(id),
+    created_by BIGINT NOT NULL REFERENCES users(id),
+    created {real} NOT NULL
+);
+CREATE TABLE IF NOT EXISTS chat (
+    id {serial},
+    table_id BIGINT NOT NULL REFERENCES game_tables(id),
+    user_id BIGINT NOT NULL REFERENCES users(id),
+    text TEXT NOT NULL,
+    at {real} NOT NULL
+);
+CREATE INDEX IF NOT EXISTS chat_table ON chat(table_id, id);
+CREATE TABLE IF NOT EXISTS arena_bots (
+    id {serial},
+    owner BIGINT NOT NULL REFERENCES users(id),
+    name TEXT NOT NULL,
+    game TEXT NOT NULL,
+    preset TEXT NOT NULL,
+    players INTEGER NOT NULL,
+    card TEXT NOT NULL,
+    model TEXT NOT NULL,
+    digest TEXT NOT NULL,
+    status TEXT NOT NULL,
+    reason TEXT,
+    created {real} NOT NULL
+);
+CREATE TABLE IF NOT EXISTS arena_deals (
+    id {serial},
+    game TEXT NOT NULL,
+    preset TEXT NOT NULL,
+    players INTEGER NOT NULL,
+    deal INTEGER NOT NULL,
+    seats TEXT NOT NULL,
+    status TEXT NOT NULL,
+    created {real} NOT NULL,
+    UNIQUE (game, preset, players, deal)
+);
+CREATE TABLE IF NOT EXISTS arena_games (
+    deal_id BIGINT NOT NULL REFERENCES arena_deals(id),
+    rotation INTEGER NOT NULL,
+    record TEXT NOT NULL,
+    PRIMARY KEY (deal_id, rotation)
+);
 CREATE TABLE IF NOT EXISTS servers (
     id TEXT PRIMARY KEY,
     beat {real} NOT NULL
@@ -111,6 +160,7 @@ UNFINISHED = ("waiting", "scheduled", "playing")
 SCHEMA_LOCK = 0x636172646C776562  # servers starting together make the tables one at a time
 CHANNEL = "cardrl_web"  # the NOTIFY channel of the servers sharing a PostgreSQL database
 NOW = "EXTRACT(EPOCH FROM clock_timestamp())::float8"  # leases run on the database's clock
+GUEST_PASSWORD = "guest"  # a guest's stored password: no scrypt hash, so nothing verifies
 
 
 class DatabaseBusyError(RuntimeError):
@@ -268,12 +318,69 @@ class Store:
                         (token_hash, user_id, expires))
 
     def session_user(self, token_hash: str, now: float) -> dict | None:
-        return self.db.row(
-            "SELECT users.id, users.name FROM sessions JOIN users ON users.id = sessions.user_id"
+        """The session's user (``id``, ``name``, ``guest``: True for a guest), or None."""
+        row = self.db.row(
+            "SELECT users.id, users.name, guests.user_id AS guest FROM sessions"
+            " JOIN users ON users.id = sessions.user_id"
+            " LEFT JOIN guests ON guests.user_id = users.id"
             " WHERE token_hash = ? AND expires > ?", (token_hash, now))
+        if row is not None:
+            row["guest"] = row["guest"] is not None
+        return row
 
     def drop_session(self, token_hash: str) -> None:
         self.db.execute("DELETE FROM sessions WHERE token_hash = ?", (token_hash,))
+
+    # ------------------------------------------------------------ guests
+    def create_guest(self, name: str, now: float) -> int | None:
+        """A guest user (no password can sign in as it); None when the name is taken."""
+        with self.transaction():
+            user_id = self.create_user(name, GUEST_PASSWORD, now)
+            if user_id is not None:
+                self.db.execute("INSERT INTO guests (user_id, created) VALUES (?, ?)",
+                                (user_id, now))
+            return user_id
+
+    def is_guest(self, user_id: int) -> bool:
+        return self.db.row("SELECT user_id FROM guests WHERE user_id = ?", (user_id,)) \
+            is not None
+
+    def adopt_guest(self, user_id: int, name: str, password_hash: str) -> bool:
+        """The guest becomes an account of ``name``, keeping its id and so its tables;
+        False (nothing changed) when the name is taken."""
+        with self.transaction():
+            taken = self.db.row("SELECT id FROM users WHERE lower(name) = lower(?) AND id <> ?",
+                                (name, user_id))
+            if taken is not None or not self.is_guest(user_id):
+                return False
+            self.db.execute("UPDATE users SET name = ?, password = ? WHERE id = ?",
+                            (name, password_hash, user_id))
+            self.db.execute("DELETE FROM guests WHERE user_id = ?", (user_id,))
+            return True
+
+    # ----------------------------------------------------- invites, chat
+    def add_invite(self, token_hash: str, table_id: int, user_id: int, now: float) -> None:
+        self.db.execute("INSERT INTO invites (token_hash, table_id, created_by, created) "
+                        "VALUES (?, ?, ?, ?)", (token_hash, table_id, user_id, now))
+
+    def invite(self, token_hash: str) -> dict | None:
+        return self.db.row("SELECT * FROM invites WHERE token_hash = ?", (token_hash,))
+
+    def invite_count(self, table_id: int) -> int:
+        return len(self.db.rows("SELECT token_hash FROM invites WHERE table_id = ?",
+                                (table_id,)))
+
+    def add_chat(self, table_id: int, user_id: int, text: str, at: float) -> None:
+        self.db.execute("INSERT INTO chat (table_id, user_id, text, at) VALUES (?, ?, ?, ?)",
+                        (table_id, user_id, text, at))
+
+    def chat(self, table_id: int, limit: int) -> list[dict]:
+        """The table's last ``limit`` chat lines, oldest first, with the writer's name."""
+        rows = self.db.rows(
+            "SELECT chat.user_id, users.name, chat.text, chat.at FROM chat"
+            " JOIN users ON users.id = chat.user_id WHERE table_id = ?"
+            " ORDER BY chat.id DESC LIMIT ?", (table_id, limit))
+        return rows[::-1]
 
     # ------------------------------------------------------------ tables
     def create_table(self, *, game: str, preset: str, rules: dict, seed: int, kind: str,
@@ -374,7 +481,9 @@ class Store:
     def dump(self) -> dict[str, list[dict]]:
         """Every row of every table, in key order: what a test compares before and after."""
         order = {"users": "id", "sessions": "token_hash", "game_tables": "id",
-                 "seats": "table_id, seat", "moves": "table_id, ply"}
+                 "seats": "table_id, seat", "moves": "table_id, ply", "guests": "user_id",
+                 "invites": "token_hash", "chat": "id",
+                 "arena_bots": "id", "arena_deals": "id", "arena_games": "deal_id, rotation"}
         return {name: self.db.rows(f"SELECT * FROM {name} ORDER BY {key}")
                 for name, key in order.items()}
 

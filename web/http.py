@@ -29,6 +29,12 @@ class TooLargeError(RefusedError):
     status = 413
 
 
+class ForbiddenError(RefusedError):
+    """What only an account may do, asked by a guest."""
+
+    status = 403
+
+
 class ThrottledError(RefusedError):
     status = 429
 
@@ -78,6 +84,7 @@ class Settings:
     password_cost: int | None  # scrypt's n; None: web.passwords' default
     by_name: Throttle  # failed sign-ins per user name
     by_address: Throttle  # and per client address
+    guests: Throttle | None = None  # guest sessions made per client address
 
 
 def settings(conn: HTTPConnection) -> Settings:
@@ -93,25 +100,26 @@ def token_hash(token: str) -> str:
 
 
 def user_of(conn: HTTPConnection) -> dict | None:
-    """The signed-in user of a request or websocket (its session cookie), or None."""
+    """The signed-in user of a request or websocket (its session cookie), or None:
+    ``id``, ``name`` and ``guest`` (True for a guest session)."""
     token = conn.cookies.get(COOKIE)
     if not token:
         return None
     return lobby(conn).store.session_user(token_hash(token), settings(conn).clock())
 
 
-async def body(request: Request) -> dict:
-    """The request's JSON object, read only up to ``MAX_BODY`` bytes."""
+async def body(request: Request, limit: int = MAX_BODY) -> dict:
+    """The request's JSON object, read only up to ``limit`` bytes."""
     if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
         raise RefusedError("send requests as application/json")
     length = request.headers.get("content-length")
-    if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
-        raise TooLargeError(f"a request body has at most {MAX_BODY} bytes")
+    if length is not None and (not length.isdigit() or int(length) > limit):
+        raise TooLargeError(f"a request body has at most {limit} bytes")
     chunks, size = [], 0
     async for chunk in request.stream():
         size += len(chunk)
-        if size > MAX_BODY:
-            raise TooLargeError(f"a request body has at most {MAX_BODY} bytes")
+        if size > limit:
+            raise TooLargeError(f"a request body has at most {limit} bytes")
         chunks.append(chunk)
     try:
         data = json.loads(b"".join(chunks))
@@ -140,6 +148,12 @@ def answers(handler):
             log.exception("%s %s failed", request.method, request.url.path)
             return JSONResponse({"error": "the server failed to answer"}, status_code=500)
     return wrapper
+
+
+def account_only(user: dict, what: str) -> None:
+    """Refuse (403) what only an account may do when ``user`` is a guest."""
+    if user.get("guest"):
+        raise ForbiddenError(f"guests cannot {what}: make an account (it keeps your tables)")
 
 
 def signed_in(handler):

@@ -8,8 +8,10 @@ another table; either way a bot's move is then checked like anyone's.
 
 People: a person to move has a turn clock (``turn`` seconds at the table,
 ``grace`` seconds once gone from it); when it runs out a stand-in bot plays
-the seat until the person comes back. A table with no seated person at it for
-``abandon`` seconds is closed.
+the seat until the person comes back. A move the game's adapter marks
+``hold`` (a finished trick) is held on each person's screen until they go on
+("ready"); a person's clock waits meanwhile, at most ``turn`` seconds. A
+table with no seated person at it for ``abandon`` seconds is closed.
 
 Many servers on one PostgreSQL database (``store.shared``): each table is run
 by the server holding its lease (``Store.take_leases``, renewed by
@@ -175,8 +177,9 @@ class Hub:
         at = table.deadline(self.turn, self.grace)
         if at is None:
             return None
-        return {"seat": table.to_move(), "bot_at": at, "now": self.clock(),
-                "since": table.turn_since}
+        seat = table.to_move()
+        return {"seat": seat, "bot_at": at, "now": self.clock(), "since": table.turn_since,
+                "held": seat in table.unseen}
 
     def broadcast(self, table: Table, event: dict | None = None, *, full: bool = True,
                   announce: bool = True, move: tuple[int, int, int] | None = None) -> None:
@@ -246,6 +249,8 @@ class Hub:
             raise RefusedError(f"table {table.id} moved to another server: try again")
         event = table.apply(seat, action)
         table.turn_since = self.clock()
+        if event.get("hold"):  # the people here see the move held until they go on
+            table.hold(self.clock())
         if table.state.is_over:
             table.status = "finished"
             table.result = table.final_result()
@@ -406,6 +411,8 @@ class Hub:
                 table = self.tables.get(table_id)
                 if table is not None and conn in table.subscribers:
                     self._leave(conn, table)
+            elif kind == "chat":
+                self.chat(conn, self.table(table_id), msg["text"])
             else:
                 self.act(self.table(table_id), conn.user_id, msg)
         except RefusedError as err:
@@ -415,17 +422,22 @@ class Hub:
             self._error(conn, table_id, msg_id, "the server could not handle that message")
 
     def act(self, table: Table, user_id: int, msg: dict) -> None:
-        """A person's "back" or move; a server that does not run the table checks what it
-        can and forwards the rest to the owner (RefusedError: refused, nothing changed)."""
+        """A person's "back", "ready" or move; a server that does not run the table checks
+        what it can and forwards the rest to the owner (RefusedError: refused, nothing
+        changed)."""
         seat = table.seat_of(user_id)
         if seat is None:
+            if msg["type"] == "ready":
+                return  # a watcher went on: nothing to do
             raise RefusedError(f"you have no seat at table {table.id}")
-        if msg["type"] == "back":
-            if self.runs(table):
+        if msg["type"] in ("back", "ready"):
+            if not self.runs(table):
+                self._forward(table, user_id, msg)
+            elif msg["type"] == "back":
                 self.hand_back(table, seat)
                 self.broadcast(table)
-            else:
-                self._forward(table, user_id, msg)
+            elif table.ready(seat, msg.get("ply"), self.clock()):
+                self.broadcast(table)  # the clock of the seat runs now
             return
         if table.seats[seat].away:
             raise RefusedError(f"a bot is playing your seat at table {table.id}: "
@@ -439,6 +451,10 @@ class Hub:
                                f"the table is at move {table.ply}")
         table.check_move(seat, msg["action"])
         self._forward(table, user_id, msg)
+
+    def chat(self, conn: Conn, table: Table, text: str) -> None:
+        """A chat line (``web.lobby.Lobby`` serves chat)."""
+        raise RefusedError("this server has no table chat")
 
     @staticmethod
     def _error(conn: Conn, table_id, msg_id, error: str) -> None:
@@ -548,6 +564,9 @@ class Hub:
             elif kind == "c":
                 if self.runs(table):
                     self._run_commands(table)
+            elif kind == "h":  # a chat line said through another server
+                for conn in list(table.subscribers):
+                    conn.send(note["m"])
             elif kind == "p":
                 self._presence(table)
             elif kind in ("t", "r"):

@@ -8,7 +8,13 @@
   time has come; at the end of the window (10 minutes from the start time)
   absentees are replaced by bots or the game is cancelled, as the host chose;
 * custom tables: any mix of people, open seats and bots (A1.3);
-* play again: a finished table's players get a new table with the same seats.
+* play again: a finished table's players get a new table with the same seats;
+* invite links: a seated player of a table waiting for players gets a link with a
+  secret token (only its hash is stored); whoever opens it - an account or a
+  guest - takes an open seat, while the table waits for players;
+* table chat: short lines (``web.protocol.CHAT_MAX`` characters, ``CHAT_RATE`` per
+  ``CHAT_WINDOW`` seconds a player), from the players seated at the table,
+  stored so a reload shows them; the page shows them as text, never as HTML.
 
 Every request is checked whole before anything is written, so a refused one
 changes nothing, in memory or in the database. Bots are picked by name from
@@ -18,27 +24,39 @@ the operator's list (``web.bots.Bots``), never by a path.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import math
+import re
 import secrets
+from collections import deque
 from typing import Any
 
 from envs.games import game_names, get_game
 from envs.rules_base import editable_fields
 from web.bots import BotError
 from web.hub import Conn, Hub
-from web.table import RefusedError, Table
+from web.table import NotFoundError, RefusedError, Table
 
 log = logging.getLogger("web")
 WINDOW = 600.0  # seconds after the start time during which invited players may arrive
 MAX_WAIT = 3600.0
 MAX_NAME = 80  # longest game, preset or seat word echoed back in an error
+MAX_INVITES = 20  # invite links one table may have
+INVITE_RE = re.compile(r"^[A-Za-z0-9_-]{32}$")  # secrets.token_urlsafe(24)
+CHAT_RATE, CHAT_WINDOW = 5, 10.0  # chat lines a player may send per window (seconds)
+CHAT_HISTORY = 50  # chat lines a player opening the table gets
 
 
 def _show(value: Any) -> str:
     """A value from a request, for an error message: repr, cut short."""
     text = repr(value)
     return text if len(text) <= MAX_NAME else text[:MAX_NAME - 3] + "..."
+
+
+def _digest(token: str) -> str:
+    """What is stored of a secret token: its SHA-256."""
+    return hashlib.sha256(token.encode()).hexdigest()
 
 
 def player_counts(game: Any, preset: str) -> list[int]:
@@ -64,6 +82,7 @@ class Lobby(Hub):
     def __init__(self, store, *, window: float = WINDOW, **kwargs) -> None:
         super().__init__(store, **kwargs)
         self.window = window
+        self.chat_times: dict[int, deque[float]] = {}  # user id -> times of recent lines
 
     # ------------------------------------------------------------ listings
     def games(self) -> list[dict]:
@@ -129,6 +148,23 @@ class Lobby(Hub):
                 table.seats[seat].away = True
             out.append((table, present.get(row["id"], set())))
         return out
+
+    def invitations(self, user_id: int) -> list[dict]:
+        """The scheduled games ``user_id`` is invited to, soonest first, with the host's
+        name: what the lobby shows at sign-in ("your game starts in N minutes")."""
+        out = []
+        for table, _ in self._live():  # every server's tables (many servers)
+            seat = table.seat_of(user_id)
+            if table.status != "scheduled" or seat is None:
+                continue
+            host = next((s.user_name for s in table.seats if s.user_id == table.host), None)
+            if host is None and table.host is not None:
+                host = self.store.user_names([table.host]).get(table.host)
+            out.append({"table": table.id, "game": table.game_name, "preset": table.preset,
+                        "rules": table.rule_changes, "starts_at": table.starts_at,
+                        "host": host, "mine": table.host == user_id,
+                        "arrived": table.seats[seat].arrived is not None})
+        return sorted(out, key=lambda x: (x["starts_at"], x["table"]))
 
     # -------------------------------------------------------------- checks
     def _game(self, game: Any, preset: Any, rules: Any):
@@ -383,6 +419,9 @@ class Lobby(Hub):
             user = self.store.user_by_name(p) if isinstance(p, str) and len(p) <= 24 else None
             if user is None:
                 raise RefusedError(f"no user named {_show(p)}")
+            if self.store.is_guest(user["id"]):
+                raise RefusedError(f"{user['name']} is a guest: only accounts can be invited "
+                                   f"by name (send a table's invite link instead)")
             if any(u == user["id"] for u, _ in seats):
                 raise RefusedError(f"{user['name']} is invited twice")
             seats.append((user["id"], None))
@@ -403,8 +442,87 @@ class Lobby(Hub):
             if not self.runs(table):
                 self._note("r", table.id)  # the table's server starts the game
         super().join(conn, table)
+        lines = self.store.chat(table.id, CHAT_HISTORY)
+        if lines:
+            conn.send({"type": "chat", "table": table.id, "history": True,
+                       "lines": [self._chat_line(table, r) for r in lines]})
         if table.status == "scheduled" and self.runs(table):
             self._check_schedule(table, now)
+
+    # ------------------------------------------------------- guests, links
+    def adopt_guest(self, user_id: int, name: str, password_hash: str) -> bool:
+        """The guest becomes the account ``name``: same id, so the same seats and results;
+        the tables in memory show the new name. False (nothing changed) if it is taken."""
+        if not self.store.adopt_guest(user_id, name, password_hash):
+            return False
+        for table in self.tables.values():
+            seat = table.seat_of(user_id)
+            if seat is not None:
+                table.seats[seat].user_name = name
+                self.broadcast(table)
+        for conn in self.conns:
+            if conn.user_id == user_id:
+                conn.user_name = name
+        return True
+
+    def invite(self, user_id: int, table_id: int) -> str:
+        """A new invite link's secret token for a table waiting for players."""
+        table = self.table(table_id)
+        if table.seat_of(user_id) is None:
+            raise RefusedError(f"you have no seat at table {table_id}")
+        if table.status != "waiting" or not table.open_seats():
+            raise RefusedError(f"table {table_id} has no open seat to invite anyone to")
+        if self.store.invite_count(table.id) >= MAX_INVITES:
+            raise RefusedError(f"table {table_id} has {MAX_INVITES} invite links already: "
+                               "send one of those")
+        token = secrets.token_urlsafe(24)
+        self.store.add_invite(_digest(token), table.id, user_id, self.clock())
+        return token
+
+    def accept_invite(self, user_id: int, token: Any) -> Table:
+        """Seat whoever opens an invite link at its table (again: the same seat)."""
+        if not isinstance(token, str) or not INVITE_RE.match(token):
+            raise RefusedError(f"{_show(token)} is not an invitation: open the whole link")
+        row = self.store.invite(_digest(token))
+        if row is None:
+            raise NotFoundError("no such invitation: open the whole link")
+        table = self.table(row["table_id"])
+        if table.seat_of(user_id) is not None:
+            return table
+        if table.status != "waiting":
+            raise RefusedError(f"the invitation to table {table.id} is over: the table is "
+                               f"{table.status}")
+        if not table.open_seats():
+            raise RefusedError(f"the invitation to table {table.id} is over: the table is full")
+        return self.sit(user_id, table.id)
+
+    # ---------------------------------------------------------------- chat
+    def chat(self, conn: Conn, table: Table, text: str) -> None:
+        """One chat line from a seated player: stored, then sent to everyone at the table."""
+        seat = table.seat_of(conn.user_id)
+        if seat is None:
+            raise RefusedError(f"only the players of table {table.id} can chat there")
+        now = self.clock()
+        times = self.chat_times.setdefault(conn.user_id, deque())
+        while times and times[0] <= now - CHAT_WINDOW:
+            times.popleft()
+        if len(times) >= CHAT_RATE:
+            raise RefusedError(f"slow down: at most {CHAT_RATE} chat lines in "
+                               f"{CHAT_WINDOW:g} seconds")
+        times.append(now)
+        self.store.add_chat(table.id, conn.user_id, text, now)
+        line = self._chat_line(table, {"user_id": conn.user_id, "name": conn.user_name,
+                                       "text": text, "at": now})
+        message = {"type": "chat", "table": table.id, "lines": [line]}
+        for follower in list(table.subscribers):
+            follower.send(message)
+        if self.shared:  # the people at the table through other servers
+            self._note("h", table.id, m=message)
+
+    @staticmethod
+    def _chat_line(table: Table, row: dict) -> dict:
+        return {"seat": table.seat_of(row["user_id"]), "name": row["name"], "text": row["text"],
+                "at": row["at"]}
 
     def _check_schedule(self, table: Table, now: float) -> None:
         people = [i for i, s in enumerate(table.seats) if s.user_id is not None]

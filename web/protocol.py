@@ -6,6 +6,9 @@ Client to server::
     {"type": "leave", "table": 7}               stop receiving table 7
     {"type": "move",  "table": 7, "action": 31, "ply": 12}
     {"type": "back",  "table": 7}               take your seat back from the stand-in bot
+    {"type": "ready", "table": 7, "ply": 12}    you went on from the moment held on your
+                                                screen (a finished trick): your clock runs
+    {"type": "chat",  "table": 7, "text": "gl hf"}   a chat line (players of the table)
     {"type": "ping"}
 
 ``ply`` is optional: the number of moves the client had seen; a move sent for
@@ -17,6 +20,8 @@ Server to client::
     {"type": "table", "table": 7, "seat": 2, "ply": 13, "status": "playing",
      "players": [...], "view": {...}, "legal": [[action, name], ...], "event": {...},
      "clock": {"seat": 1, "bot_at": epoch, "now": epoch} or null, "notice": "..." or null}
+    {"type": "chat", "table": 7, "lines": [{"seat": 1, "name": "ann", "text": "...",
+     "at": epoch}], "history": true}           (history: the last lines, on joining)
     {"type": "error", "table": 7, "error": "not your turn at table 7: ...", "id": ...}
     {"type": "pong"}
 
@@ -31,8 +36,9 @@ import json
 from web.table import RefusedError
 
 MAX_MESSAGE = 4096
+CHAT_MAX = 200  # characters of a chat line
 _FIELDS = {"join": ("table",), "leave": ("table",), "move": ("table", "action"),
-           "back": ("table",), "ping": ()}
+           "back": ("table",), "ready": ("table",), "chat": ("table",), "ping": ()}
 _LIMIT = 1 << 63  # every integer field fits a 64-bit database column
 
 
@@ -68,6 +74,15 @@ def parse_message(text: str | bytes) -> dict:
     if "ply" in msg and (not _is_int(msg["ply"]) or not 0 <= msg["ply"] < _LIMIT):
         raise RefusedError(f"malformed message: 'ply' must be an integer 0..2**63-1, got "
                            f"{_short(msg['ply'])}")
+    if kind == "chat":
+        text = msg.get("text")
+        if not isinstance(text, str):
+            raise RefusedError(f"malformed message: a chat 'text' is a string, got "
+                               f"{_short(text)}")
+        text = " ".join("".join(c if c.isprintable() else " " for c in text).split())
+        if not 1 <= len(text) <= CHAT_MAX:
+            raise RefusedError(f"a chat line has 1 to {CHAT_MAX} characters, got {len(text)}")
+        msg["text"] = text
     return msg
 
 

@@ -89,6 +89,8 @@ class Table:
         self.empty_since: float | None = now  # since when no seated person is at the table
         self.left_at: dict[int, float] = {}  # seat -> when its person last left the table
         self.notice: str | None = None  # a line for everyone (a bot replaced, a seat taken over)
+        # seat -> (ply, since when): a person who has not gone on from a held move yet
+        self.unseen: dict[int, tuple[int, float]] = {}
         if deal and self.status in ("playing", "finished"):
             self.start()
             self.replay(row["moves"])
@@ -170,15 +172,37 @@ class Table:
         """The seed a bot's move is played with: the same position, the same move."""
         return (self.seed + 1_000_003 * self.ply + seat) % (1 << 63)
 
+    def hold(self, now: float) -> None:
+        """A move everyone sees held until they go on: the clocks of the people here wait."""
+        present = self.present()
+        for i in self.people():
+            if self.seats[i].user_id in present:
+                self.unseen[i] = (self.ply, now)
+
+    def ready(self, seat: int, ply: Any, now: float) -> bool:
+        """``seat`` went on from the held move it saw at ``ply``; True if its clock starts."""
+        held = self.unseen.get(seat)
+        if held is None or (isinstance(ply, int) and ply < held[0]):
+            return False  # an older hold; a newer one is still on the screen
+        del self.unseen[seat]
+        if self.to_move() == seat:
+            self.turn_since = max(self.turn_since, now)
+            return True
+        return False
+
     def deadline(self, turn: float, grace: float) -> float | None:
-        """When a stand-in takes over the person to move; None if no person's clock runs."""
+        """When a stand-in takes over the person to move; None if no person's clock runs.
+
+        While the person still looks at a held move their clock waits, at most
+        ``turn`` seconds from the hold."""
         seat = self.to_move()
         if seat is None:
             return None
         s = self.seats[seat]
         if not s.is_person or s.away or not self.anyone_here():
             return None  # with nobody at the table, nobody waits for the move
-        at = self.turn_since + turn
+        held = self.unseen.get(seat)
+        at = (max(self.turn_since, held[1] + turn) if held else self.turn_since) + turn
         if s.user_id not in self.present():
             at = min(at, max(self.turn_since, self.left_at.get(seat, self.turn_since)) + grace)
         return at
@@ -211,6 +235,7 @@ class Table:
         before = self.adapter.snapshot(self.state, seat)
         self.state.apply(action)
         self.ply += 1
+        self.unseen.pop(seat, None)  # whoever moves has gone on from any held move
         return self.adapter.public_event(before, self.state, seat, action)
 
     def final_result(self) -> dict:
@@ -250,6 +275,8 @@ class Table:
             "result": self.result,
             "clock": clock,
             "notice": self.notice,
+            "marks": None if self.state is None or self.status != "playing"
+            else self.adapter.marks(self.state),
             # at the end, every hand's summary (public once the game is over)
             "hands": self.hands() if self.status == "finished" else None,
         }

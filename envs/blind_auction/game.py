@@ -7,6 +7,7 @@ from envs.blind_auction.infostate import FEATURES, INFOSTATE
 from envs.blind_auction.render import render
 from envs.blind_auction.rules import PRESETS, get_rules
 from envs.blind_auction.view import BlindAuctionView
+from envs.blind_auction.worlds import sample_worlds
 from envs.games import Game
 
 GAME = Game(
@@ -24,4 +25,7 @@ GAME = Game(
     score_scale=lambda rules: float(rules.prize_total),  # a share of the prizes
     strongest=("blind_auction/high-early", "blind_auction/save-high"),
     exploitability=best_response.exploitability,  # 2 players, small decks
+    parallel=True,  # environment.parallel_env: every seat bids at once
+    simultaneous=True,
+    sample_worlds=sample_worlds,
 )

@@ -91,6 +91,23 @@ class SevensState:
         self.current_player: int | None = 0
         self._legal: list[int] | None = None  # legal actions of this turn, once computed
 
+    @classmethod
+    def from_view(cls, view: SevensView, hands: list[list[int]],
+                  rng: np.random.Generator | int | None = None) -> SevensState:
+        """The state a view shows, with ``hands`` (every seat's cards now) filling in what
+        it hides: a *world* for search (``envs.sevens.worlds``)."""
+        state = cls.__new__(cls)
+        state.rules, state.rng, state.num_players = view.rules, generator(rng), view.num_players
+        state.params, state.table = view.params, view.table
+        state.hands = [sorted(h) for h in hands]
+        state.total, state.last_card = view.total, view.last_card
+        state.plays, state.scores = list(view.plays), list(view.scores)
+        state.results = [] if view.current_player is not None else [
+            HandResult(1, view.scores, view.scores, view.total)]
+        state.winners, state.current_player = view.winners, view.current_player
+        state._legal = None
+        return state
+
     def _check_deal(self, deal) -> tuple[list[list[int]], list[int]]:
         n, k = self.num_players, self.rules.hand_size
         if isinstance(deal, str | bytes) or not isinstance(deal, Sequence) \

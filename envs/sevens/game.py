@@ -8,6 +8,7 @@ from envs.sevens.infostate import INFOSTATE
 from envs.sevens.render import render
 from envs.sevens.rules import PRESETS, get_rules
 from envs.sevens.view import SevensView
+from envs.sevens.worlds import sample_worlds
 
 GAME = Game(
     name="sevens",
@@ -25,4 +26,5 @@ GAME = Game(
     strongest=("sevens/lookahead", "sevens/greedy"),
     public_parameters=SevensState.public_parameters,
     disqualify_failing_bots=True,  # docs/rules.md section 3: the bot tournament
+    sample_worlds=sample_worlds,
 )

@@ -31,6 +31,24 @@ def score_bid(rules: SpadesRules, bid: int, tricks: int, bags: int) -> tuple[int
     return points, bags, penalties
 
 
+def score_parts(rules: SpadesRules, bid: int, tricks: int, penalties: int) -> list[tuple[str, int]]:
+    """A hand's points of one player in parts that add up to ``score_bid``'s points:
+    ``("nil", +-nil_points)``, ``("set", -10 x bid)``, or ``("bid made", 10 x bid)`` then
+    ``("overtricks", ...)`` and ``("bags", -penalty x times)``; ``penalties`` is the
+    hand result's ``bag_penalties`` of the player. For a table's hand summary."""
+    if bid == 0:
+        return [("nil", rules.nil_points if tricks == 0 else -rules.nil_points)]
+    base = rules.points_per_bid_trick * bid
+    if tricks < bid:
+        return [("set", -base)]
+    parts = [("bid made", base)]
+    if tricks > bid:
+        parts.append(("overtricks", rules.overtrick_points * (tricks - bid)))
+    if penalties:
+        parts.append(("bags", -rules.bag_penalty * penalties))
+    return parts
+
+
 def points_with_bags(rules: SpadesRules, points, bags_before, bags_after) -> tuple[float, ...]:
     """Each seat's hand points with every bag it gained charged at its share of the
     penalty (``bag_penalty / bag_limit``), and a penalty paid handed back.

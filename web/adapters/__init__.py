@@ -6,7 +6,12 @@ safe by construction. Two things need game knowledge and live here:
 * ``spectator_view(state)``: the public part of the game for a watcher;
 * ``public_event(before, state, seat, action)``: what everyone at the table
   may learn about a move that was just made (``before`` is what
-  ``snapshot(state, seat)`` returned just before it).
+  ``snapshot(state, seat)`` returned just before it). An event with
+  ``"hold": True`` (a finished trick) is held on the players' screens until
+  they go on, and their turn clocks wait meanwhile (``web.hub``);
+* ``marks(state)``: public markers the table shows beside the scores - who
+  leads (``"leader"``) and one-line notes (``"notes"``: "spades broken") -
+  or None.
 
 The default adapter reveals nothing it cannot know to be public: spectators
 get no view and a move is announced only as "seat N moved" (a sealed bid or a
@@ -32,6 +37,9 @@ class WebAdapter:
 
     def public_event(self, before: Any, state: Any, seat: int, action: int) -> dict:
         return {"seat": seat}
+
+    def marks(self, state: Any) -> dict | None:
+        return None
 
 
 _DEFAULT = WebAdapter()

@@ -29,7 +29,8 @@ class BlindAuctionAdapter(WebAdapter):
                      action: int) -> dict:
         if len(state.rounds) == before:
             return {"seat": seat, "kind": "bid"}
-        return {"seat": seat, "kind": "bid", "resolved": state.rounds[-1].to_dict()}
+        return {"seat": seat, "kind": "bid", "resolved": state.rounds[-1].to_dict(),
+                "hold": True}  # the revealed round stays on screen until the players go on
 
 
 ADAPTER = BlindAuctionAdapter()

@@ -42,6 +42,7 @@ class GinRummyAdapter(WebAdapter):
                  "card": cards.name(action_card(action))}
         if state.hand_number != hand_number or state.is_over:
             event["hand_over"] = True  # the summary is the views' last_hand
+            event["hold"] = True  # shown until the players go on
             result = state.results[-1]
             if is_knock(action) and result.knocker == seat:
                 melded = {c for meld in result.knocker_melds for c in meld}

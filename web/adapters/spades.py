@@ -4,7 +4,11 @@ A card played, a bid, the trick on the table and its winner are seen by all
 (docs/rules.md section 1). The event of the card that ends a trick carries the four
 cards and the winner, because the view after it may already belong to the
 next hand, and the table keeps a finished trick in sight until the player
-asks for the next one (A3.3).
+asks for the next one (A3.3): the event says ``hold``. The event of the card
+that ends a hand also carries each player's points in parts (bid made,
+overtricks, bags, nil: ``envs.spades.scoring.score_parts``) for the summary.
+The table's marks: who leads the trick, and whether spades are broken where
+the rules forbid leading them before.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from envs import cards
 from envs.spades.actions import action_card, action_name, is_bid
 from envs.spades.engine import SpadesState
 from envs.spades.rules import NUM_PLAYERS
+from envs.spades.scoring import score_parts
 from web.adapters import WebAdapter
 
 
@@ -52,7 +57,21 @@ class SpadesAdapter(WebAdapter):
         event["trick"] = [[s, cards.name(c)] for s, c in plays]
         event["winner"] = winner
         event["hand_over"] = state.hand_number != before.hand_number or state.is_over
+        event["hold"] = True
+        if event["hand_over"]:
+            result = state.results[-1]
+            event["breakdown"] = [
+                [[what, points] for what, points in score_parts(
+                    state.rules, result.bids[s], result.tricks[s], result.bag_penalties[s])]
+                for s in range(NUM_PLAYERS)]
         return event
+
+    def marks(self, state: SpadesState) -> dict:
+        playing = state.phase == "play"
+        notes = []
+        if state.rules.spades_must_be_broken and playing:
+            notes.append("spades broken" if state.spades_broken else "spades not broken yet")
+        return {"leader": state.leader if playing else None, "notes": notes}
 
 
 ADAPTER = SpadesAdapter()

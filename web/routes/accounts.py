@@ -1,8 +1,14 @@
-"""Accounts: sign up, sign in (throttled), sign out, who am I.
+"""Accounts: sign up, sign in (throttled), sign out, who am I, and guests.
 
 A sign-in sets an HttpOnly session cookie holding a random token (only its
 SHA-256 is stored). Wrong passwords are throttled per user name and per client
 address.
+
+A guest (``/api/guest``) gets a session at once, under a made-up name and with
+no password, so a newcomer plays before making an account; guest sessions are
+throttled per client address. Signing up from a guest session turns the guest
+into the account (same user id), so its tables and results stay its own.
+What only an account may do is refused to a guest with 403 (``account_only``).
 """
 
 from __future__ import annotations
@@ -24,21 +30,24 @@ from web.http import (
     settings,
     signed_in,
     token_hash,
+    user_of,
 )
 from web.passwords import hash_password, verify_password
 from web.table import RefusedError
 
 SESSION_DAYS = 30
 NAME_RE = re.compile(r"^[A-Za-z0-9_.-]{3,24}$")
+GUEST_PREFIX = "guest-"  # guests' names; no account may take one
 
 
-def session_response(request: Request, user_id: int, name: str) -> JSONResponse:
+def session_response(request: Request, user_id: int, name: str,
+                     guest: bool = False) -> JSONResponse:
     """The answer that signs ``user_id`` in: a new session and its cookie."""
     token = secrets.token_urlsafe(32)
     s = settings(request)
     lobby(request).store.add_session(token_hash(token), user_id,
                                      s.clock() + SESSION_DAYS * 86400)
-    response = JSONResponse({"name": name})
+    response = JSONResponse({"name": name, "id": user_id, "guest": guest})
     response.set_cookie(COOKIE, token, max_age=SESSION_DAYS * 86400, httponly=True,
                         samesite="lax", secure=s.secure_cookies, path="/")
     return response
@@ -56,9 +65,16 @@ def credentials(data: dict) -> tuple[str, str]:
 @answers
 async def signup(request: Request):
     name, password = credentials(await body(request))
+    if name.lower().startswith(GUEST_PREFIX):
+        raise RefusedError(f"names starting with {GUEST_PREFIX!r} are for guests")
     s = settings(request)
     cost = {} if s.password_cost is None else {"n": s.password_cost}
     hashed = await run_in_threadpool(hash_password, password, **cost)
+    user = user_of(request)
+    if user is not None and user["guest"]:  # the guest keeps its tables: it becomes the account
+        if not lobby(request).adopt_guest(user["id"], name, hashed):
+            return JSONResponse({"error": f"the name {name!r} is taken"}, status_code=409)
+        return JSONResponse({"name": name, "id": user["id"], "guest": False})
     user_id = lobby(request).store.create_user(name, hashed, s.clock())
     if user_id is None:
         return JSONResponse({"error": f"the name {name!r} is taken"}, status_code=409)
@@ -96,9 +112,45 @@ async def signout(request: Request):
     return response
 
 
+@answers
+async def guest(request: Request):
+    """A guest session at once (or the session already held)."""
+    await body(request)
+    user = user_of(request)
+    if user is not None:
+        return JSONResponse({"name": user["name"], "id": user["id"], "guest": user["guest"]})
+    s = settings(request)
+    key = "address:" + (request.client.host if request.client else "?")
+    wait = s.guests.wait(key) if s.guests is not None else 0
+    if wait:
+        raise ThrottledError(f"too many guests from your address: try again in {wait:.0f} s "
+                             "or make an account", wait)
+    for _ in range(5):
+        name = GUEST_PREFIX + secrets.token_hex(3)
+        user_id = lobby(request).store.create_guest(name, s.clock())
+        if user_id is not None:
+            break
+    else:
+        raise RefusedError("no free guest name: try again")
+    if s.guests is not None:
+        s.guests.fail(key)
+    return session_response(request, user_id, name, guest=True)
+
+
 @signed_in
 async def me(request: Request, user: dict):
-    return JSONResponse({"name": user["name"], "id": user["id"]})
+    return JSONResponse({"name": user["name"], "id": user["id"], "guest": user["guest"]})
+
+
+@answers
+async def session(request: Request):
+    """Who is signed in, or ``{"user": null}``: the page's first question, answered 200
+    either way (a signed-out first visit is no error)."""
+    user = user_of(request)
+    if user is None:
+        return JSONResponse({"user": None})
+    return JSONResponse({"user": {"name": user["name"], "id": user["id"],
+                                  "guest": user["guest"]}})
 
 
 ROUTES = [
@@ -106,4 +158,6 @@ ROUTES = [
     Route("/api/signin", signin, methods=["POST"]),
     Route("/api/signout", signout, methods=["POST"]),
     Route("/api/me", me),
+    Route("/api/session", session),
+    Route("/api/guest", guest, methods=["POST"]),
 ]

@@ -1,5 +1,6 @@
 """The lobby's JSON API: the games and bots on offer, the listing, and making, joining,
-leaving and replaying tables (every request answered by ``web.lobby.Lobby``)."""
+leaving and replaying tables, invite links (every request answered by
+``web.lobby.Lobby``). A guest may do all of it but schedule games."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from web.http import body, lobby, signed_in
+from web.http import account_only, body, lobby, signed_in
 
 
 def table_answer(table) -> JSONResponse:
@@ -25,7 +26,11 @@ async def games(request: Request, user: dict):
 
 @signed_in
 async def listing(request: Request, user: dict):
-    return JSONResponse(lobby(request).listing(user["id"]))
+    """The lobby's lists, your invitations to scheduled games, and the server's time (the
+    page counts "starts in N minutes" from it)."""
+    hub = lobby(request)
+    return JSONResponse({**hub.listing(user["id"]), "invitations": hub.invitations(user["id"]),
+                         "now": hub.clock()})
 
 
 @signed_in
@@ -50,6 +55,7 @@ async def quick_match(request: Request, user: dict):
 
 @signed_in
 async def schedule(request: Request, user: dict):
+    account_only(user, "schedule games")
     d = await body(request)
     return table_answer(lobby(request).schedule(
         user["id"], d.get("game"), d.get("starts_at"), d.get("players"), d.get("preset"),
@@ -69,6 +75,21 @@ async def stand(request: Request, user: dict):
 
 
 @signed_in
+async def invite(request: Request, user: dict):
+    """A new invite link to a table waiting for players: whoever opens it takes a seat.
+    The secret sits in the page's #fragment, which browsers send to no server."""
+    await body(request)
+    token = lobby(request).invite(user["id"], path_table(request))
+    return JSONResponse({"token": token, "link": f"/#/invite/{token}"})
+
+
+@signed_in
+async def accept_invite(request: Request, user: dict):
+    d = await body(request)
+    return table_answer(lobby(request).accept_invite(user["id"], d.get("token")))
+
+
+@signed_in
 async def again(request: Request, user: dict):
     await body(request)
     return table_answer(lobby(request).again(user["id"], path_table(request)))
@@ -81,6 +102,8 @@ ROUTES = [
     Route("/api/tables/{table_id:int}/sit", sit, methods=["POST"]),
     Route("/api/tables/{table_id:int}/stand", stand, methods=["POST"]),
     Route("/api/tables/{table_id:int}/again", again, methods=["POST"]),
+    Route("/api/tables/{table_id:int}/invite", invite, methods=["POST"]),
+    Route("/api/invite", accept_invite, methods=["POST"]),
     Route("/api/bots", bots_for, methods=["POST"]),
     Route("/api/quickmatch", quick_match, methods=["POST"]),
     Route("/api/schedule", schedule, methods=["POST"]),

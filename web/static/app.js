@@ -2,7 +2,8 @@
 // The server is the authority; this page only shows what its seat is told and
 // sends the moves the player clicks.
 
-import {botLabel, botWords, changesText, RULES, showRules} from "./help.js";
+import {botLabel, botLevel, botWords, changesText, presetLabel, presetLine, RULES, showRules}
+  from "./help.js";
 
 const $app = document.getElementById("app");
 const params = new URLSearchParams(location.search);
@@ -29,15 +30,16 @@ export function el(tag, attrs = {}, ...children) {
   return node;
 }
 
-export function toast(text, ms = 4000) {
+export function toast(text, ms = 4000, kind = "") {
   const t = document.getElementById("toast");
   t.textContent = text;
+  t.className = kind;
   t.hidden = false;
   clearTimeout(toast.timer);
   toast.timer = setTimeout(() => { t.hidden = true; }, ms);
 }
 
-async function api(path, body) {
+export async function api(path, body) {
   const opts = body === undefined ? {} : {
     method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body),
   };
@@ -54,27 +56,71 @@ export function playerName(p, seat, mySeat) {
   return p.name;
 }
 
+// "Bot 4 won." / "You won." / "You and Bot 2 won (a tie)." - the one wording of a result
+export function wonText(names) {
+  if (!names.length) return "Nobody won.";
+  return `${names.join(" and ")} won${names.length > 1 ? " (a tie)" : ""}.`;
+}
+
 const when = (t) => new Date(t * 1000).toLocaleString([], {
   weekday: "short", hour: "2-digit", minute: "2-digit"});
 const gameTitle = (game) => RULES[game]?.title ?? game.replace("_", " ");
+// "Spades, Killer (first over 250)"
+const gameWords = (game, preset) => `${gameTitle(game)}, ${presetLabel(game, preset)}`;
+const INVITE = /^#\/invite\/([A-Za-z0-9_-]{32})$/;
+const minutes = (s) => {
+  const m = Math.round(Math.abs(s) / 60);
+  return m < 1 ? "less than a minute" : `${m} minute${m === 1 ? "" : "s"}`;
+};
 
 // ------------------------------------------------------------------- router
 async function route() {
   clearInterval(lobbyTimer);
   if (!me) {
-    try { me = await api("/api/me"); } catch { me = null; }
+    try { me = (await api("/api/session")).user; } catch { me = null; }
   }
-  document.getElementById("who").textContent = me ? me.name : "";
-  document.getElementById("signout").hidden = !me;
+  drawTopbar();
+  const invite = location.hash.match(INVITE);
   if (!me) {
     tableView.close();
-    return showAuth();
+    return showAuth("signin", invite ? invite[1] : null);
   }
   if (!games.length) games = (await api("/api/games")).games;
+  if (invite) return acceptInvite(invite[1]);
   const m = location.hash.match(/^#\/table\/(\d+)/);
+  document.body.dataset.view = m ? "table" : "lobby";
   if (m) return showTable(Number(m[1]));
+  if (location.hash.startsWith("#/arena")) {
+    tableView.close();
+    return (await import("/static/arena.js")).showArena($app, me, games);
+  }
   tableView.close();
   return showLobby();
+}
+
+// An invite link seats whoever opens it (an account or a guest); the token leaves the
+// address bar and the history at once.
+async function acceptInvite(token) {
+  try {
+    const t = await api("/api/invite", {token});
+    location.replace(`#/table/${t.table}`);
+  } catch (x) {
+    toast(x.message, 6000);
+    location.replace("#/");
+  }
+}
+
+function drawTopbar() {
+  const who = document.getElementById("who");
+  who.replaceChildren(me ? me.name : "");
+  if (me?.guest) {
+    who.append(" (guest) ", el("button", {class: "link", id: "keep",
+      title: "Keep your tables and results: make an account", onclick: () => {
+        tableView.close();
+        showAuth("signup");
+      }}, "Make an account"));
+  }
+  document.getElementById("signout").hidden = !me;
 }
 window.addEventListener("hashchange", route);
 document.getElementById("signout").addEventListener("click", async () => {
@@ -86,10 +132,25 @@ document.getElementById("signout").addEventListener("click", async () => {
   route();
 });
 
+// Escape closes the topmost overlay: the rules, the chat, the game over panel, or goes on
+// from a held summary (its button)
+document.addEventListener("keydown", (e) => {
+  if (e.key !== "Escape") return;
+  const rules = [...document.querySelectorAll(".rules-overlay")].pop();
+  if (rules) { rules.remove(); return; }
+  const chat = document.getElementById("chat");
+  if (chat && !chat.hidden) { chat.hidden = true; return; }
+  const over = document.getElementById("game-over");
+  if (over) { over.remove(); return; }
+  const held = document.querySelector(".overlay button.continue");
+  if (held) held.click();
+});
+
 // --------------------------------------------------------------------- auth
 // Two forms, one shown at a time, so Enter always does what the shown form says.
-function showAuth(mode = "signin") {
+function showAuth(mode = "signin", invite = null) {
   const signup = mode === "signup";
+  const adopting = signup && me?.guest;
   const err = el("p", {class: "error", role: "alert"});
   const name = el("input", {name: "name", autocomplete: "username", required: true,
                             minlength: 3, maxlength: 24, placeholder: "user name"});
@@ -101,23 +162,38 @@ function showAuth(mode = "signin") {
     try {
       me = await api(signup ? "/api/signup" : "/api/signin",
         {name: name.value.trim(), password: pw.value});
+      if (adopting) location.hash = "#/";
       route();
     } catch (x) { err.textContent = x.message; }
   };
   const tab = (which, label) => el("button", {type: "button", id: `tab-${which}`,
     class: `tab${mode === which ? " on" : ""}`, "aria-pressed": String(mode === which),
-    onclick: () => showAuth(which)}, label);
+    onclick: () => showAuth(which, invite)}, label);
+  const guest = async () => {
+    try {
+      me = await api("/api/guest", {});
+      route();
+    } catch (x) { err.textContent = x.message; }
+  };
   $app.replaceChildren(el("section", {class: "panel auth"},
-    el("h1", {}, "Card table"),
-    el("p", {}, "Play Spades, Gin Rummy, Sevens and Blind Auction against people and bots."),
-    el("div", {class: "tabs", role: "group"}, tab("signin", "Sign in"),
+    el("h1", {}, adopting ? "Keep your results" : "Card table"),
+    el("p", {}, adopting ? "Choose a name and a password: your tables and results come " +
+      "with you." : "Play Spades, Gin Rummy, Sevens and Blind Auction against people and bots."),
+    invite ? el("p", {class: "invited"}, "You are invited to a table: sign in, make an " +
+      "account, or play as a guest to take your seat.") : null,
+    adopting ? null : el("div", {class: "tabs", role: "group"}, tab("signin", "Sign in"),
       tab("signup", "New account")),
     el("form", {id: "auth-form", onsubmit: submit},
       el("label", {}, "Name", name), el("label", {}, "Password", pw), err,
       el("div", {class: "row"},
         el("button", {type: "submit", id: "auth-go"}, signup ? "Create account" : "Sign in")),
       signup ? el("p", {class: "hint"}, "3 to 24 letters, digits, '.', '_' or '-'; a " +
-        "password of 8 characters or more.") : null)));
+        "password of 8 characters or more.") : null),
+    adopting ? el("a", {href: "#/", class: "button", id: "auth-back"}, "Back to the lobby")
+      : el("div", {class: "guest-box"},
+        el("button", {type: "button", id: "guest-go", onclick: guest}, "Play now as a guest"),
+        el("p", {class: "hint"}, "No account needed: play against bots at once, or open a " +
+          "friend's invite link. Make an account later to keep your results."))));
   name.focus();
 }
 
@@ -157,16 +233,21 @@ function gameSelect(id) {
     botText.update();
   };
   const fill = () => {
-    preset.replaceChildren(...info().presets.map((p) => el("option", {value: p.name},
-      p.name)));
+    preset.replaceChildren(...info().presets.map((p) => el("option", {value: p.name,
+      title: presetLine(game.value, p.name)}, presetLabel(game.value, p.name))));
     fillBots();
+    presetHint.textContent = presetLine(game.value, preset.value);
   };
+  const presetHint = el("p", {class: "hint preset-hint", id: `${id}-preset-hint`});
   game.addEventListener("change", fill);
-  preset.addEventListener("change", fillBots);
+  preset.addEventListener("change", () => {
+    fillBots();
+    presetHint.textContent = presetLine(game.value, preset.value);
+  });
   fill();
   const rules = el("button", {type: "button", class: "link rules-link", id: `${id}-rules`,
     onclick: () => showRules(el, game.value, preset.value)}, "Rules of this game");
-  return {game, preset, bot, botHint: botText.hint, rules, info};
+  return {game, preset, presetHint, bot, botHint: botText.hint, rules, info};
 }
 
 // The length and player choices a table may change: the rules fields each game declares
@@ -222,6 +303,7 @@ function showLobby() {
   let asked = 0;
   const fillSeats = async () => {
     const ask = ++asked;
+    seatsBox.dataset.asked = ask;  // the menus are up to date when "shown" equals it
     const g = custom.info();
     let answer;
     try {
@@ -237,6 +319,7 @@ function showLobby() {
       if (old[i] && [...select.options].some((o) => o.value === old[i])) select.value = old[i];
       return select;
     }));
+    seatsBox.dataset.shown = ask;
     seatHints.replaceChildren(el("p", {class: "hint"}, answer.bots.length
       ? "Bots here can all play these rules." : "No bot can play these rules: invite people."));
   };
@@ -262,13 +345,22 @@ function showLobby() {
     e.preventDefault();
     try { enter(await fn()); } catch (x) { toast(x.message); }
   };
-  $app.replaceChildren(el("div", {class: "lobby"},
+  const invitations = el("section", {class: "panel invitations", id: "invitations",
+    role: "status", hidden: true});
+  const scheduleForm = me.guest ? el("section", {class: "panel", id: "guest-note"},
+    el("h2", {}, "Schedule a game"),
+    el("p", {}, "Scheduling games with other people needs an account: guests play at once " +
+      "against bots, or at a table a friend invites them to."),
+    el("button", {type: "button", onclick: () => showAuth("signup")},
+      "Make an account (keeps your tables)")) : null;
+  $app.replaceChildren(invitations, el("div", {class: "lobby"},
     el("section", {class: "panel"}, el("h2", {}, "Quick match"),
       el("p", {class: "hint"}, "Join the oldest table waiting for this game, or open one."),
       el("form", {onsubmit: act(() => api("/api/quickmatch", {
         game: quick.game.value, preset: quick.preset.value, bot: quick.bot.value,
         fill_after: wait.value === "" ? null : Number(wait.value)}))},
-        el("label", {}, "Game", quick.game), el("label", {}, "Rules", quick.preset), quick.rules,
+        el("label", {}, "Game", quick.game), el("label", {}, "Rules", quick.preset),
+        quick.presetHint, quick.rules,
         el("label", {}, "Fill empty seats with bots", wait),
         el("label", {}, "Bot", quick.bot), quick.botHint,
         el("button", {type: "submit", id: "quick-go"}, "Quick match"))),
@@ -278,15 +370,16 @@ function showLobby() {
         game: custom.game.value, preset: custom.preset.value, rules: choices.changes(),
         seats: ["me", ...[...seatsBox.querySelectorAll("select")].map((s) => s.value)]}))},
         el("label", {}, "Game", custom.game), el("label", {}, "Rules", custom.preset),
-        custom.rules, choices.playersLabel, choices.lengthLabel,
+        custom.presetHint, custom.rules, choices.playersLabel, choices.lengthLabel,
         el("p", {class: "hint"}, "You take seat 1."), seatsBox, seatHints,
         el("button", {type: "submit", id: "custom-go"}, "Open table"))),
-    el("section", {class: "panel"}, el("h2", {}, "Schedule a game"),
+    scheduleForm ?? el("section", {class: "panel"}, el("h2", {}, "Schedule a game"),
       el("form", {onsubmit: act(() => api("/api/schedule", {
         game: sched.game.value, preset: sched.preset.value, bot: sched.bot.value,
         starts_at: new Date(start.value).getTime() / 1000, absent: absent.value,
         players: players.value.split(",").map((s) => s.trim()).filter(Boolean)}))},
-        el("label", {}, "Game", sched.game), el("label", {}, "Rules", sched.preset), sched.rules,
+        el("label", {}, "Game", sched.game), el("label", {}, "Rules", sched.preset),
+        sched.presetHint, sched.rules,
         el("label", {}, "Starts at", start),
         el("label", {}, "Players, in seat order", players),
         el("label", {}, "Who has not come 10 minutes after the start:", absent),
@@ -294,16 +387,19 @@ function showLobby() {
         el("button", {type: "submit"}, "Schedule")))));
 
   const line = (t, label, action) => el("li", {class: "table-line"},
-    el("span", {}, `#${t.table} ${gameTitle(t.game)} (${t.preset}` +
-      `${changesText(t.game, t.rules) ? `; ${changesText(t.game, t.rules)}` : ""}) - ` +
+    el("span", {}, `#${t.table} ${gameWords(t.game, t.preset)}` +
+      `${changesText(t.game, t.rules) ? `; ${changesText(t.game, t.rules)}` : ""} - ` +
       `${t.status}`, t.starts_at ? ` at ${when(t.starts_at)}` : "",
       el("small", {}, t.players.map((p, i) => playerName(p, i, null) +
         (p.bot || p.open ? "" : (t.status === "scheduled" ? (p.arrived ? " (here)" : " (not yet)")
           : (p.away ? " (a bot plays)" : p.online ? "" : " (away)")))).join(", "))),
     el("button", {onclick: action}, label));
+  let first = true;
   const refresh = async () => {
     let data;
     try { data = await api("/api/lobby"); } catch { return; }
+    drawInvitations(invitations, data, first);
+    first = false;
     const sit = (t) => async () => {
       try { await api(`/api/tables/${t.table}/sit`, {}); enter(t); } catch (x) { toast(x.message); }
     };
@@ -319,6 +415,25 @@ function showLobby() {
   };
   refresh();
   lobbyTimer = setInterval(refresh, 3000);
+}
+
+// Your scheduled games: who invited you and when each starts ("in 12 minutes"), counted
+// from the server's clock; the first is also a toast when the lobby opens (at sign-in).
+function drawInvitations(box, data, announce) {
+  const list = data.invitations ?? [];
+  box.hidden = !list.length;
+  const lines = list.map((t) => {
+    const wait = t.starts_at - data.now;
+    const when = wait > 30 ? `starts in ${minutes(wait)}` : wait > -30 ? "starts now"
+      : `started ${minutes(wait)} ago: open it to play`;
+    const who = t.mine ? "Your game" : `${t.host ?? "Someone"} invited you`;
+    return {t, text: `${who}: ${gameWords(t.game, t.preset)}, ${when}` +
+      `${t.arrived ? " (you are there)" : ""}.`};
+  });
+  box.replaceChildren(el("h2", {}, "Your scheduled games"), el("ul", {}, lines.map(({t, text}) =>
+    el("li", {class: "table-line invitation", "data-table": t.table}, el("span", {}, text),
+      el("button", {onclick: () => { location.hash = `#/table/${t.table}`; }}, "Open")))));
+  if (announce && lines.length) toast(lines[0].text, 8000, "info");
 }
 
 // ---------------------------------------------------------------- websocket
@@ -359,6 +474,7 @@ const socket = {
 const tableView = {
   id: null, queue: [], busy: false, module: null, moduleGame: null, root: null, bar: null,
   extra: null, last: null, handler: null, timer: null, waitingMove: false, session: 0,
+  holding: false, chat: null, inviteUrl: null,
   close() {
     if (this.handler) socket.handlers.delete(this.handler);
     if (this.id !== null) socket.send({type: "leave", table: this.id});
@@ -366,7 +482,8 @@ const tableView = {
     for (const o of document.querySelectorAll(".overlay")) o.remove();
     Object.assign(this, {id: null, queue: [], busy: false, module: null, moduleGame: null,
                          root: null, bar: null, extra: null, last: null, handler: null,
-                         timer: null, waitingMove: false, session: this.session + 1});
+                         timer: null, waitingMove: false, session: this.session + 1,
+                         holding: false, chat: null, inviteUrl: null});
   },
 };
 
@@ -382,19 +499,70 @@ function showTable(id) {
   const root = el("div", {class: "table-page"});
   const bar = el("div", {class: "clock-bar", id: "clock-bar", role: "status", hidden: true});
   const extra = el("div", {class: "table-extra"});
-  Object.assign(tableView, {root, bar, extra});
-  $app.replaceChildren(el("div", {class: "table-wrap"}, bar, root, extra));
+  const chat = chatBox(id);
+  Object.assign(tableView, {root, bar, extra, chat});
+  $app.replaceChildren(el("div", {class: "table-wrap"}, bar, root, extra, chat.panel));
   root.append(el("p", {class: "loading"}, `Opening table ${id}...`));
   tableView.handler = (msg) => {
     if (msg.type === "open") { socket.send({type: "join", table: id}); return; }
     if (msg.table !== id) return;
     if (msg.type === "error") { toast(msg.error); tableView.waitingMove = false; redrawLast(); return; }
+    if (msg.type === "chat") { chat.add(msg.lines, msg.history); return; }
     if (msg.type === "table") { tableView.queue.push(msg); pump(); }
   };
   socket.handlers.add(tableView.handler);
   tableView.timer = setInterval(drawClock, 1000);
   if (socket.ws && socket.ws.readyState === 1) socket.send({type: "join", table: id});
   else socket.open();  // the "open" event joins
+}
+
+// The table chat: a panel opened from the table's "Chat" button; lines are shown as text
+// (textContent), never as HTML. Players of the table may write; watchers read.
+function chatBox(id) {
+  const list = el("ol", {class: "chat-lines", "aria-live": "polite"});
+  const input = el("input", {id: "chat-input", maxlength: 200, autocomplete: "off",
+    placeholder: "Say something (200 characters)", "aria-label": "chat message"});
+  const form = el("form", {class: "chat-form", onsubmit: (e) => {
+    e.preventDefault();
+    const text = input.value.trim();
+    if (!text) return;
+    socket.send({type: "chat", table: id, text});
+    input.value = "";
+  }}, input, el("button", {type: "submit", id: "chat-send", class: "small"}, "Send"));
+  const panel = el("section", {class: "panel chat", id: "chat", role: "dialog",
+    "aria-label": "table chat", hidden: true},
+  el("div", {class: "chat-head"}, el("b", {}, "Table chat"),
+    el("button", {class: "link", id: "chat-close", onclick: () => { panel.hidden = true; }},
+      "Close")), list, form);
+  let unread = 0;
+  const button = () => document.getElementById("chat-open");
+  const mark = () => {
+    const b = button();
+    if (b) b.textContent = unread ? `Chat (${unread})` : "Chat";
+  };
+  return {
+    panel,
+    add(lines, history) {
+      for (const l of lines) {
+        const who = tableView.last && l.seat !== null && l.seat !== undefined
+          ? playerName(tableView.last.players[l.seat], l.seat, tableView.last.seat) : l.name;
+        list.append(el("li", {}, el("b", {}, `${who}: `), l.text));
+      }
+      while (list.children.length > 50) list.firstChild.remove();
+      list.scrollTop = list.scrollHeight;
+      if (panel.hidden && !history) { unread += lines.length; mark(); }
+    },
+    toggle() {
+      panel.hidden = !panel.hidden;
+      const seated = tableView.last && tableView.last.seat !== null;
+      form.hidden = !seated;
+      if (!panel.hidden) { unread = 0; mark(); if (seated) input.focus(); }
+    },
+    button() {
+      return el("button", {class: "link small", id: "chat-open", onclick: () => this.toggle()},
+        unread ? `Chat (${unread})` : "Chat");
+    },
+  };
 }
 
 function redrawLast() {
@@ -417,17 +585,22 @@ function context(msg) {
     },
     playerName: (i) => playerName(msg.players[i], i, msg.seat),
     // what kind of bot sits there ("Expert"), or "" for a person
-    botKind: (i) => (msg.players[i].bot ? botLabel(msg.players[i].name) : ""),
+    botKind: (i) => (msg.players[i].bot ? botLevel(msg.players[i].name) : ""),
+    chatButton: () => (tableView.chat ? tableView.chat.button() : null),
+    wonText,
+    // the preset's short name ("Killer"), for table headers
+    preset: () => presetLabel(msg.game, msg.preset).replace(/ \(.*\)$/, ""),
     rules: () => showRules(el, msg.game, msg.preset, msg.rules || {}),
     el,
     // show a button and resolve when it is clicked (or the table area is tapped)
-    waitClick(host, label, buttonId = "continue") {
+    // (the button goes into ``place``, a part of the host, when given)
+    waitClick(host, label, buttonId = "continue", place = host) {
       return new Promise((resolve) => {
         const b = el("button", {class: "continue", id: buttonId}, label);
         const done = () => { host.removeEventListener("click", done); b.remove(); resolve(); };
         b.addEventListener("click", (e) => { e.stopPropagation(); done(); });
         host.addEventListener("click", done);
-        host.append(b);
+        place.append(b);
       });
     },
   };
@@ -460,8 +633,14 @@ async function pump() {
       const othersMove = msg.event && msg.event.seat !== msg.seat;
       if (othersMove && previous && PACE > 0) await sleep(PACE);
       if (!here()) return;
+      tableView.holding = Boolean(msg.event?.hold);
+      drawClock();
       await module.show(tableView.root, msg, context(msg));
       if (!here()) return;
+      if (tableView.holding && msg.seat !== null) {
+        socket.send({type: "ready", table: msg.table, ply: msg.ply});  // my clock may run
+      }
+      tableView.holding = false;
       if (msg.status === "finished" && tableView.queue.length === 0) drawGameOver(msg);
     }
   } finally {
@@ -484,6 +663,9 @@ function drawClock() {
     content = [el("span", {}, "Your time ran out: a bot is playing for you. "),
       el("button", {id: "back", class: "small", onclick: () => socket.send({type: "back",
         table: msg.table})}, "I'm back")];
+  } else if (c && msg.status === "playing" && c.seat === msg.seat &&
+             (tableView.holding || c.held)) {
+    content = "Your move next: your clock waits while the last moves are on show.";
   } else if (c && msg.status === "playing") {
     if (!msg._received) msg._received = Date.now() / 1000;
     const left = Math.max(0, Math.round(c.bot_at - c.now - (Date.now() / 1000 - msg._received)));
@@ -495,6 +677,7 @@ function drawClock() {
     }
     bar.classList.toggle("urgent", left <= 10);
   }
+  if (!(c && msg.status === "playing")) bar.classList.remove("urgent");
   bar.hidden = content === null;
   if (content !== null) bar.replaceChildren(...[content].flat());
 }
@@ -522,9 +705,7 @@ function drawGameOver(msg) {
   const panel = el("div", {class: "panel summary game-over", role: "dialog",
     "aria-label": "game over"},
   el("h2", {}, "Game over"),
-  el("p", {class: "final"}, winners.length ? `${winners.map(name).join(" and ")} ` +
-    `${winners.length === 1 && name(winners[0]) !== "You" ? "wins" : "win"}` +
-    `${winners.length > 1 ? " (a tie)" : ""}.` : "Nobody wins."),
+  el("p", {class: "final"}, wonText(winners.map(name))),
   el("table", {class: "standings"},
     el("thead", {}, el("tr", {}, el("th", {}, "#"), el("th", {}, "Player"),
       el("th", {}, "Score"))),
@@ -567,8 +748,30 @@ function drawWaiting(msg) {
     try { await api(`/api/tables/${msg.table}/stand`, {}); location.hash = "#/"; }
     catch (x) { toast(x.message); }
   };
+  const link = el("div", {class: "invite-box"});
+  const showLink = (url) => {
+    const field = el("input", {id: "invite-link", readonly: true, value: url,
+        "aria-label": "invite link", onfocus: (e) => e.target.select()});
+      link.replaceChildren(el("p", {class: "hint"}, "Send this link: whoever opens it takes " +
+        "an open seat (no account needed)."), field,
+      el("button", {class: "small", id: "invite-copy", onclick: async () => {
+        try { await navigator.clipboard.writeText(url); toast("Link copied.", 2000, "info"); }
+        catch { field.select(); }
+      }}, "Copy"));
+  };
+  const invite = async () => {
+    try {
+      const t = await api(`/api/tables/${msg.table}/invite`, {});
+      tableView.inviteUrl = `${location.origin}${t.link}`;
+      if (tableView.last === msg) drawWaiting(msg);
+    } catch (x) { toast(x.message); }
+  };
+  if (tableView.inviteUrl) showLink(tableView.inviteUrl);
+  const canInvite = msg.status === "waiting" && mySeat !== null &&
+    msg.players.some((p) => p.open);
   tableView.root.replaceChildren(el("section", {class: "panel waiting"},
-    el("h2", {}, `Table ${msg.table}: ${gameTitle(msg.game)} (${msg.preset})`),
+    el("h2", {}, `Table ${msg.table}: ${gameWords(msg.game, msg.preset)}`),
+    el("p", {class: "hint"}, presetLine(msg.game, msg.preset)),
     changesText(msg.game, msg.rules) ? el("p", {class: "hint"},
       changesText(msg.game, msg.rules)) : null,
     el("p", {}, status),
@@ -576,9 +779,13 @@ function drawWaiting(msg) {
       playerName(p, i, mySeat), p.bot ? ` - ${botLabel(p.name)} (bot)` : "",
       p.bot || p.open ? "" : (msg.status === "scheduled"
         ? (p.arrived ? " - here" : " - not here yet") : (p.online ? " - here" : " - away"))))),
+    canInvite ? link : null,
     el("div", {class: "row"},
+      canInvite && !tableView.inviteUrl ? el("button", {id: "invite-go", onclick: invite},
+        "Invite a friend") : null,
       msg.status === "waiting" && mySeat !== null ? el("button", {onclick: stand}, "Leave table")
         : null,
+      tableView.chat ? tableView.chat.button() : null,
       el("button", {class: "link", onclick: () => showRules(el, msg.game, msg.preset,
         msg.rules || {})}, "Rules"),
       el("a", {href: "#/", class: "button"}, "Lobby"))));

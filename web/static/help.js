@@ -59,6 +59,8 @@ export const RULES = {
     common: SPADES_COMMON,
     presets: {
       killer: {
+        label: "Killer (first over 250)",
+        line: "Make your bid exactly: every trick over it costs 10 points.",
         what: "Killer spades: the rules of the original requirements.",
         rules: [
           "Bids: nil (0) up to 13.",
@@ -72,6 +74,8 @@ export const RULES = {
         ],
       },
       cutthroat: {
+        label: "Cutthroat (first to 500)",
+        line: "Extra tricks score 1 each but pile up: every 5 cost 50 points.",
         what: "Cutthroat spades: the usual cutthroat rules, with bags.",
         rules: [
           "Bids: nil, or 1 to 13; the four bids may not add up to 13, so the last " +
@@ -92,7 +96,9 @@ export const RULES = {
     common: GIN_COMMON,
     presets: {
       seed: {
-        what: "Seed: the game of the original assignment (the seed), for 2 to 4 players.",
+        label: "Original rules (2-4 players)",
+        line: "No bonuses, no laying off: the least deadwood wins the hand.",
+        what: "Original rules: the game of the original assignment, for 2 to 4 players.",
         rules: [
           "No bonuses and no layoffs. A tie for the least deadwood goes to the knocker " +
             "(else to the first tied player after the knocker).",
@@ -100,6 +106,8 @@ export const RULES = {
         ],
       },
       standard: {
+        label: "Standard (2 players)",
+        line: "The usual two-player game: gin bonus, laying off, undercuts.",
         what: "Standard: the usual two-player rules of other card libraries.",
         rules: [
           "Two players only.",
@@ -118,14 +126,18 @@ export const RULES = {
     common: SEVENS_COMMON,
     presets: {
       random: {
-        what: "Random: new parameters for every game.",
+        label: "Surprise values",
+        line: "Card values and points are drawn anew every game: see the top of the table.",
+        what: "Surprise values: new card values and points for every game.",
         rules: [
           "Each symbol's first value is a whole number from -6 to 13, and about half " +
             "of the symbols get a second one. Each point amount is drawn from -10 to 10.",
         ],
       },
       classic: {
-        what: "Classic: fixed parameters.",
+        label: "Classic values",
+        line: "Cards count their number, faces 10, the ace 1 or 11.",
+        what: "Classic values: the same for every game.",
         rules: [
           "Cards count their number, J Q K count 10, and the ace 1 or 11 (your choice).",
           "A total divisible by 7: +5; containing a 7: +3; both: +20.",
@@ -137,11 +149,30 @@ export const RULES = {
     title: "Blind Auction",
     common: AUCTION_COMMON,
     presets: {
-      "2p": {what: "Two players, 13 rounds, ties discard the prize.", rules: []},
-      "3p": {what: "Three players, 13 rounds, ties discard the prize.", rules: []},
+      "2p": {label: "2 players", line: "13 prizes; a tie for the highest bid wins nothing.",
+        what: "Two players, 13 rounds; a tie for the highest bid wins nothing.", rules: []},
+      "3p": {label: "3 players", line: "13 prizes; a tie for the highest bid wins nothing.",
+        what: "Three players, 13 rounds; a tie for the highest bid wins nothing.", rules: []},
     },
   },
 };
+
+const TIE_WORDS = {discard: "a tied bid wins nothing", carry: "a tied prize goes with the next",
+  split: "tied bidders share the prize"};
+
+// a table's tie rule in words ("a tied bid wins nothing")
+export function tieText(rule) {
+  return TIE_WORDS[rule] ?? `ties: ${rule}`;
+}
+
+// a preset in words: "Killer (first over 250)", and its one line; the id where unknown
+export function presetLabel(game, preset) {
+  return RULES[game]?.presets[preset]?.label ?? preset;
+}
+
+export function presetLine(game, preset) {
+  return RULES[game]?.presets[preset]?.line ?? "";
+}
 
 // what a table's rule changes say, in words
 export function changesText(game, rules = {}) {
@@ -152,53 +183,70 @@ export function changesText(game, rules = {}) {
     out.push(`${rules.cards_per_suit} cards a suit (2 to ${rules.cards_per_suit + 1}), ` +
       `${rules.cards_per_suit} rounds`);
   }
-  if (rules.tie_rule) out.push(`ties: ${rules.tie_rule}`);
+  if (rules.tie_rule) out.push(TIE_WORDS[rules.tie_rule] ?? `ties: ${rules.tie_rule}`);
   if (rules.target) out.push(`target ${rules.target}`);
   return out.join(", ");
 }
 
-// what ends the game, in words ("game: first over 250")
+// what ends the game, in words ("first over 250"; "one hand" for a one-hand table, whose
+// header claims no target)
 export function targetText(rules) {
-  if (!rules || rules.target == null) return "";
-  return rules.target_inclusive === false ? `first over ${rules.target}`
+  if (!rules) return "";
+  if (rules.max_hands === 1) return "one hand";
+  if (rules.target == null) return "";
+  const to = rules.target_inclusive === false ? `first over ${rules.target}`
     : `first to ${rules.target}`;
+  return rules.max_hands ? `${to}, at most ${rules.max_hands} hands` : to;
 }
 
+// the race to the target: "first over 250: 180 / 120 / 90 / 60" (scores in seat order)
+export function progressText(rules, scores) {
+  const what = targetText(rules);
+  if (!what || rules.max_hands === 1 || !scores) return what;
+  return `${what}: ${scores.join(" / ")}`;
+}
+
+// [level, nickname, what it does] of each bot: levels a newcomer can pick by
 const BOTS = {
-  random: ["Random", "plays any legal move at random: the easiest opponent"],
-  "spades/spade-count": ["Spade counter", "bids the number of spades it holds; plain play"],
-  "spades/count-bid": ["Counter", "bids by its high cards (A 1, K 1/2, Q 1/4) and long " +
-    "spades; plain play"],
-  "spades/modified-count": ["Careful counter", "also values short side suits, bids nil " +
-    "with weak hands and tries to set your nil"],
-  "spades/rule": ["Rule player", "a plain rule bot: bids by count, leads by the book"],
-  "spades/expert": ["Expert", "remembers every card, knows who is out of a suit, ducks " +
-    "and attacks nils"],
-  "spades/search": ["Searcher", "the expert, trying each move on many possible deals " +
-    "first: the strongest, and slow"],
-  "gin_rummy/simple": ["Simple", "takes the up card only to meld, throws its highest " +
+  random: ["Beginner", "random", "plays any legal move at random: the easiest opponent"],
+  "spades/spade-count": ["Easy", "spade counter", "bids the number of spades it holds; " +
+    "plain play"],
+  "spades/count-bid": ["Easy", "high-card counter", "bids by its high cards (A 1, K 1/2, " +
+    "Q 1/4) and long spades; plain play"],
+  "spades/modified-count": ["Medium", "careful bidder", "also values short side suits, bids " +
+    "nil with weak hands and tries to set your nil"],
+  "spades/rule": ["Medium", "by the book", "a plain rule bot: bids by count, leads by the book"],
+  "spades/expert": ["Hard", "card counter", "remembers every card, knows who is out of a " +
+    "suit, ducks and attacks nils"],
+  "spades/search": ["Hardest", "thinks ahead, slow", "the hard bot, trying each move on many " +
+    "possible deals first: the strongest, and slow"],
+  "gin_rummy/simple": ["Easy", "simple", "takes the up card only to meld, throws its highest " +
     "loose card, knocks as soon as it may"],
-  "gin_rummy/expert": ["Expert", "tracks the cards, looks a draw ahead, avoids feeding " +
-    "you, and knocks when it pays"],
-  "gin_rummy/search": ["Searcher", "the expert, trying each move on many possible deals " +
-    "first: strong, and slow"],
-  "sevens/greedy": ["Greedy", "takes the most points it can right now"],
-  "sevens/lookahead": ["Look-ahead", "points now, less what the next player could score " +
-    "in reply"],
-  "blind_auction/high-early": ["Big spender", "bids its highest card, to win the early " +
-    "prizes"],
-  "blind_auction/save-high": ["Saver", "bids its lowest card, and its highest when " +
+  "gin_rummy/expert": ["Hard", "card counter", "tracks the cards, looks a draw ahead, avoids " +
+    "feeding you, and knocks when it pays"],
+  "gin_rummy/search": ["Hardest", "thinks ahead, slow", "the hard bot, trying each move on " +
+    "many possible deals first: strong, and slow"],
+  "sevens/greedy": ["Easy", "grabs points", "takes the most points it can right now"],
+  "sevens/lookahead": ["Medium", "looks ahead", "points now, less what the next player could " +
+    "score in reply"],
+  "blind_auction/high-early": ["Easy", "big spender", "bids its highest card, to win the " +
+    "early prizes"],
+  "blind_auction/save-high": ["Easy", "saver", "bids its lowest card, and its highest when " +
     "prizes are carried"],
-  "blind_auction/match": ["Matcher", "bids the card nearest the prize's expected value"],
-  "blind_auction/mirror": ["Mirror", "beats your middle card cheaply if it can, else " +
-    "throws its lowest"],
-  "blind_auction/equilibrium": ["Game theorist", "plays the exact game-theory optimum " +
-    "(2 players, 8 cards a suit or fewer)"],
+  "blind_auction/match": ["Medium", "matcher", "bids the card nearest the prize's expected " +
+    "value"],
+  "blind_auction/mirror": ["Medium", "mirror", "beats your middle card cheaply if it can, " +
+    "else throws its lowest"],
+  "blind_auction/equilibrium": ["Perfect", "game theory", "plays the exact game-theory " +
+    "optimum (2 players, 8 cards a suit or fewer)"],
 };
 
-// [short name, what it does] of a bot spec; the server's own line for any other bot
+// [label, what it does] of a bot spec ("Hard (card counter)"); the server's own line for
+// any other bot. The spec stays the bot's id in every request.
 export function botWords(spec, serverText = "") {
-  if (BOTS[spec]) return BOTS[spec];
+  const b = BOTS[spec];
+  if (b) return [`${b[0]} (${b[1]})`, b[2]];
+  if (spec.startsWith("arena:")) return ["Uploaded bot", serverText || "a network from the arena"];
   if (spec.startsWith("checkpoint:")) {
     return ["Trained network", `learned by self-play${serverText ? ` - ${serverText}` : ""}`];
   }
@@ -211,6 +259,13 @@ export function botLabel(spec) {
     : name;
 }
 
+// a bot's level alone, for the players' name boxes ("Hard"; "Trained" for a network)
+export function botLevel(spec) {
+  if (BOTS[spec]) return BOTS[spec][0];
+  if (spec.startsWith("arena:")) return "Uploaded";
+  return spec.startsWith("checkpoint:") ? "Trained" : spec.split("/").pop();
+}
+
 // The rules of one game (and preset), as an overlay with a close button.
 export function showRules(el, game, preset = null, changes = {}) {
   const g = RULES[game];
@@ -221,7 +276,7 @@ export function showRules(el, game, preset = null, changes = {}) {
     el("h2", {}, `${g.title}: the rules`),
     el("ul", {}, g.common.map((line) => el("li", {}, line))),
     presets.map(([name, p]) => el("section", {class: name === preset ? "current" : ""},
-      el("h3", {}, name === preset ? `${name} (this table)` : name),
+      el("h3", {}, `${p.label ?? name}${name === preset ? " (this table)" : ""}`),
       el("p", {}, p.what), p.rules.length ? el("ul", {}, p.rules.map((r) => el("li", {}, r)))
         : null)),
     preset && changesText(game, changes) ? el("p", {class: "hint"},

@@ -4,6 +4,7 @@
 // prize, all bids and who took it. When a round resolves its bids are turned
 // up together and held on screen until you go on.
 
+import {tieText} from "../help.js";
 import {cardBack, cardFace, fitRow, parseCard} from "./cards.js";
 import {chip, chips, head, hold, playerBoxes, winnersText} from "./parts.js";
 
@@ -83,7 +84,7 @@ export function draw(root, msg, ctx) {
 
   root.replaceChildren(
     head(ctx, msg, `Blind Auction \u00b7 ${n} players \u00b7 round ${round}/` +
-      `${v.rules.cards_per_suit} \u00b7 ties ${v.rules.tie_rule}`),
+      `${v.rules.cards_per_suit} \u00b7 ${tieText(v.rules.tie_rule)}`),
     el("div", {class: "gt auction"}, boxes, prize, mine, history(ctx, v, n)));
   const row = root.querySelector(".gt-hand .hand");
   if (row) fitRow(row);

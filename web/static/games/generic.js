@@ -3,6 +3,7 @@
 // cards face up, and one button per legal action.
 
 import {cardFace, fitRow} from "./cards.js";
+import {head} from "./parts.js";
 
 const CARD = /^(10|[2-9JQKA])[CDHS]$|^[BL]J$/;
 
@@ -27,8 +28,7 @@ export function draw(root, msg, ctx) {
   }
   const skip = new Set(["hand", "rules", "game"]);
   root.replaceChildren(
-    el("div", {class: "table-head"}, el("a", {href: "#/", class: "button small"}, "\u2190 Lobby"),
-      el("span", {}, `Table ${msg.table} \u00b7 ${msg.game.replace("_", " ")} (${msg.preset})`)),
+    head(ctx, msg, `${msg.game.replace("_", " ")} (${ctx.preset()})`),
     el("section", {class: "panel generic"},
       el("ol", {class: "players"}, msg.players.map((p, i) => el("li",
         {class: v.current_player === i ? "turn" : ""}, ctx.playerName(i)))),

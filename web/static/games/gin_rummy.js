@@ -5,7 +5,7 @@
 // hand's end is held on screen with its summary: the knocker's melds, every
 // player's layoffs, deadwood and points, and your own final melds.
 
-import {targetText} from "../help.js";
+import {progressText} from "../help.js";
 import {cardBack, cardFace, parseCard} from "./cards.js";
 import {chip, chips, head, hold, playerBoxes, winnersText} from "./parts.js";
 
@@ -198,8 +198,8 @@ export function draw(root, msg, ctx) {
   }
 
   root.replaceChildren(
-    head(ctx, msg, `Gin Rummy (${msg.preset}) \u00b7 hand ${v.hand_number} \u00b7 game: ` +
-      `${targetText(v.rules)}`),
+    head(ctx, msg, `Gin Rummy (${ctx.preset()}) \u00b7 hand ${v.hand_number} \u00b7 ` +
+      `${progressText(v.rules, v.scores)}`),
     el("div", {class: "gt gin"}, boxes, felt, history, mine));
   for (const row of root.querySelectorAll(".gt-groups")) fitGroups(row);
 }

@@ -10,8 +10,9 @@ export function head(ctx, msg, text) {
     el("a", {href: "#/", class: "button small"}, "\u2190 Lobby"),
     el("span", {class: "head-text"}, `Table ${msg.table} \u00b7 ${text}` +
       `${msg.seat === null ? " \u00b7 watching" : ""}`),
-    el("button", {class: "link small", id: "table-rules", onclick: () => ctx.rules()},
-      "Rules"));
+    el("span", {class: "head-links"}, ctx.chatButton(),
+      el("button", {class: "link small", id: "table-rules", onclick: () => ctx.rules()},
+        "Rules")));
 }
 
 // a card as a short coloured label ("7\u2665"), for lists that would not fit as cards
@@ -41,10 +42,7 @@ export function playerBoxes(ctx, msg, turn, lines, dealer = null) {
 }
 
 export function winnersText(ctx, winners) {
-  const names = winners.map((s) => ctx.playerName(s));
-  const one = names.length === 1;
-  return `Game over: ${names.join(" and ")} ${one && names[0] !== "You" ? "wins" : "win"}` +
-    `${one ? "" : " (a tie)"}.`;
+  return `Game over: ${ctx.wonText(winners.map((s) => ctx.playerName(s)))}`;
 }
 
 // Show a panel over the table until the player clicks on (a watcher: a moment).

@@ -21,22 +21,37 @@ export function pointsFor(total, points) {
 
 let choosing = null;  // the card whose value the player is choosing
 
+// a number as read aloud: "minus 2" is clearer than a bare hyphen next to a card
+const num = (x) => (x < 0 ? `\u2212${-x}` : String(x));
+// "you score 5 points" / "you lose 2 points"
+export function pointsWords(pts, who = "you") {
+  const n = Math.abs(pts);
+  const unit = `${n} point${n === 1 ? "" : "s"}`;
+  return pts > 0 ? `${who} score${who === "you" ? "" : "s"} ${unit}`
+    : `${who} lose${who === "you" ? "" : "s"} ${unit}`;
+}
+
 function params(ctx, p) {
   const {el} = ctx;
   return el("section", {class: "gt-params", "aria-label": "game parameters"},
+    el("p", {class: "gt-caption"}, "What each card adds to the total (a card with two " +
+      "values: you choose):"),
     el("div", {class: "gt-values"}, SYMBOLS.map((s, i) => el("span", {
-      class: `gt-value${p.values[i].length === 2 ? " two" : ""}`},
-    el("b", {}, s), p.values[i].join("/")))),
+      class: `gt-value${p.values[i].length === 2 ? " two" : ""}`,
+      title: `${s} counts ${p.values[i].map(num).join(" or ")}`},
+    el("b", {}, s), p.values[i].map(num).join(" or ")))),
     el("div", {class: "gt-points"},
-      el("span", {}, "total \u00f77 ", el("b", {}, signed(p.points[0]))),
-      el("span", {}, "has a 7 ", el("b", {}, signed(p.points[1]))),
-      el("span", {}, "both ", el("b", {}, signed(p.points[2])))));
+      el("span", {}, "Total a multiple of 7: ", el("b", {}, signed(p.points[0]))),
+      el("span", {}, "total has a digit 7: ", el("b", {}, signed(p.points[1]))),
+      el("span", {}, "both: ", el("b", {}, signed(p.points[2]))),
+      el("span", {class: "hint"}, "points for whoever makes that total")));
 }
 
 function ruleText(last) {
   const c = parseCard(last);
   const other = isRed(c.suit) ? "black" : "red";
-  return `next: a ${other} card if you can, else not ${SUIT_NAME[c.suit]}, else any`;
+  return `Next card: a ${other} one if you have one; else any suit but ` +
+    `${SUIT_NAME[c.suit]}; else any card.`;
 }
 
 function sortHand(names) {
@@ -73,12 +88,13 @@ export function draw(root, msg, ctx) {
       el("figure", {}, el("div", {class: "gt-total", id: "sevens-total"}, String(v.total)),
         el("figcaption", {}, "running total")),
       el("figure", {}, cardFace(v.last_card, {extra: "up"}),
-        el("figcaption", {}, lastPlay ? `${ctx.playerName(lastPlay[0])} played it as ` +
-          `${lastPlay[2]}` : "last table card"))),
+        el("figcaption", {}, lastPlay ? `${ctx.playerName(lastPlay[0])} played it, counting ` +
+          `${num(lastPlay[2])}` : "last table card"))),
     el("div", {class: "gt-event"}, msg.status === "finished" ? null : ruleText(v.last_card)),
     ev ? el("div", {class: "gt-event"}, ctx.playerName(ev.seat), " played ", chip(ev.card),
-      ` as ${ev.value}: total ${ev.total}`, ev.points ? el("b", {class: ev.points > 0 ? "pos"
-        : "neg"}, ` ${signed(ev.points)}`) : null) : null,
+      ` counting ${num(ev.value)}: the total is ${num(ev.total)}`, ev.points ? el("b", {
+        class: ev.points > 0 ? "pos" : "neg"}, ` (${ev.seat === msg.seat ? pointsWords(ev.points)
+        : pointsWords(ev.points, "they")})`) : null) : null,
     el("div", {class: "status", role: "status"}, msg.status === "finished"
       ? winnersText(ctx, v.winners) : myTurn ? "Your turn: play a card."
         : `${ctx.playerName(v.current_player)} to play.`));
@@ -96,7 +112,7 @@ export function draw(root, msg, ctx) {
     el("ol", {class: "gt-plays", start: shown + 1},
       v.plays.map(([s, c, value], i) => [s, c, value, totals[i]]).slice(shown)
         .map(([s, c, value, t]) => el("li", {}, `${ctx.playerName(s)} `, chip(c),
-          ` ${signed(value)} \u2192 ${t}`))));
+          ` ${signed(value)}, total ${num(t)}`))));
 
   let mine = null;
   if (!watching) {
@@ -113,21 +129,22 @@ export function draw(root, msg, ctx) {
       ({c, a, value, total: v.total + value, pts: pointsFor(v.total + value, p.points)})))
       .filter((o) => o.pts !== 0).sort((x, y) => y.pts - x.pts);
     const hints = myTurn ? el("div", {class: "gt-options"},
-      el("span", {class: "hint"}, scoring.length ? "plays that change your points: "
-        : "no play changes your points"),
+      el("span", {class: "hint"}, scoring.length ? "Plays that score (tap to play):"
+        : "No card you can play scores or costs points now."),
       scoring.map((o) => el("button", {class: `gt-option ${o.pts > 0 ? "pos" : "neg"}`,
         "data-action": o.a, onclick: () => play(o.a)}, chip(o.c),
-      `${options.get(o.c).length === 2 ? ` as ${o.value}` : ""} → ${o.total} ` +
-        signed(o.pts)))) : null;
+      `${options.get(o.c).length === 2 ? ` counting ${num(o.value)}` : ""}: total ` +
+        `${num(o.total)}, ${pointsWords(o.pts)}`))) : null;
     let chooser = null;
     if (choosing) {
       chooser = el("div", {class: "gt-choose", role: "group", "aria-label": "choose a value"},
-        el("span", {}, "Play ", chip(choosing), " as"),
+        el("span", {}, "Play ", chip(choosing), " counting:"),
         options.get(choosing).map(([a, value]) => {
           const t = v.total + value;
           const pts = pointsFor(t, p.points);
-          return el("button", {class: "value-button", "data-action": a, onclick: () => play(a)},
-            `${value} → ${t}${pts ? ` (${signed(pts)})` : ""}`);
+          return el("button", {class: "value-button", "data-action": a, "data-value": value,
+            "data-total": t, onclick: () => play(a)},
+          `${num(value)}: total ${num(t)}${pts ? `, ${pointsWords(pts)}` : ""}`);
         }),
         el("button", {class: "link", onclick: () => { choosing = null; redraw(); }}, "cancel"));
     }
@@ -135,7 +152,7 @@ export function draw(root, msg, ctx) {
   }
 
   root.replaceChildren(
-    head(ctx, msg, `Sevens (${msg.preset}) \u00b7 ${v.num_players} players`),
+    head(ctx, msg, `Sevens (${ctx.preset()}) \u00b7 ${v.num_players} players`),
     el("div", {class: "gt sevens"}, params(ctx, p), boxes, felt, mine, plays));
   const row = root.querySelector(".gt-hand .hand");
   if (row) fitRow(row);

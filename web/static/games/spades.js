@@ -3,7 +3,7 @@
 // every bid and trick count, the game score always in view, the finished
 // trick kept until you go on, and the hand summary.
 
-import {targetText} from "../help.js";
+import {progressText} from "../help.js";
 import {cardBack, cardFace, fitRow, isRed, parseCard} from "./cards.js";
 import {head} from "./parts.js";
 
@@ -54,6 +54,11 @@ export function draw(root, msg, ctx, frozen = null) {
 
   const bidText = (s) => (bids[s] === null ? "-" : bids[s] === 0 ? "Nil" : String(bids[s]));
   const name = (s) => ctx.playerName(s);
+  // who leads the trick, and whether spades are broken: the server's marks (web adapter)
+  const marks = frozen ? null : msg.marks;
+  const leader = marks?.leader ?? null;
+  const leadChip = (s) => (s === leader ? el("span", {class: "chip lead", title:
+    "leads this trick"}, "lead") : null);
 
   // A3.1, A3.2: bids, tricks taken and the game score, always on screen
   const board = el("table", {class: "scoreboard", "aria-label": "score board"},
@@ -73,10 +78,12 @@ export function draw(root, msg, ctx, frozen = null) {
   const badge = (s) => el("div", {class: `badge${s === v.current_player && !frozen &&
       msg.status === "playing" ? " turn" : ""}`},
     el("b", {}, name(s), ctx.botKind(s) ? el("small", {}, ` ${ctx.botKind(s)}`) : null,
-      s === dealer ? el("span", {class: "chip"}, "D") : null),
+      s === dealer ? el("span", {class: "chip"}, "D") : null, leadChip(s)),
     el("span", {class: "bt"}, `bid ${bidText(s)} \u00b7 won ${tricks[s]}`));
 
   const felt = el("div", {class: "felt"});
+  const bidding = myTurn && v.phase === "bid";
+
   for (const s of [0, 1, 2, 3]) {
     const where = place(s, mySeat);
     if (where === "bottom") continue;
@@ -89,20 +96,25 @@ export function draw(root, msg, ctx, frozen = null) {
     center.append(el("div", {class: `slot ${place(s, mySeat)}`},
       cardFace(c, {extra: win ? "winner" : ""})));
   }
-  felt.append(center);
+  if (!bidding) felt.append(center);  // nothing on the table while bidding: the bids are
 
   let status;
   if (msg.status === "finished" && !frozen) {
-    const w = v.winners.map(name).join(" and ");
-    status = `Game over: ${w} ${v.winners.length === 1 && w !== "You" ? "wins" : "win"}.`;
+    status = `Game over: ${ctx.wonText(v.winners.map(name))}`;
   } else if (frozen) {
-    status = `${name(frozen.winner)} ${frozen.winner === msg.seat ? "win" : "wins"} the trick.`;
+    status = `${name(frozen.winner)} took the trick.`;
   } else if (v.phase === "bid") {
     status = myTurn ? "Your bid." : `${name(v.current_player)} to bid.`;
   } else {
-    status = myTurn ? "Your turn: play a card." : `${name(v.current_player)} to play.`;
+    const leads = v.trick.length === 0;
+    status = myTurn ? `Your turn: ${leads ? "lead" : "play"} a card.`
+      : `${name(v.current_player)} to ${leads ? "lead" : "play"}.`;
   }
-  felt.append(el("div", {class: "status", role: "status"}, status));
+  const foot = el("div", {class: "felt-foot"}, marks?.notes?.length ? el("div", {
+    class: "felt-note", id: "spades-marks"}, marks.notes.map((n) => el("span", {
+    class: n.includes("not") ? "" : "on"}, n))) : null,
+  el("div", {class: "status", role: "status"}, status));
+  felt.append(foot);
 
   // your own bid, tricks and the dealer chip are on the score board
   const mine = el("div", {class: "seat bottom"});
@@ -119,25 +131,38 @@ export function draw(root, msg, ctx, frozen = null) {
   }
   mine.append(row);
 
-  if (myTurn && v.phase === "bid") {
+  if (bidding) {
     // the bids sit on the felt, so the hand below never moves
     const ok = new Set(msg.legal.map(([a]) => a));
-    felt.append(el("div", {class: "bids", role: "group", "aria-label": "your bid"},
+    foot.append(el("div", {class: "bids", role: "group", "aria-label": "your bid"},
       Array.from({length: 14}, (_, b) => el("button", {
         class: "bid-button", "data-bid": b, disabled: !ok.has(b),
         onclick: () => ctx.move(b)}, b === 0 ? "Nil" : String(b)))));
   }
 
   const game = el("div", {class: "spades"}, board, felt, mine);
-  root.replaceChildren(head(ctx, msg, `Spades (${msg.preset}) \u00b7 hand ` +
-    `${result ? result.hand_number : v.hand_number} \u00b7 game: ${targetText(v.rules)}`), game);
+  root.replaceChildren(head(ctx, msg, `Spades, ${ctx.preset()} \u00b7 hand ` +
+    `${result ? result.hand_number : v.hand_number} \u00b7 ` +
+    `${progressText(v.rules, scores)}`), game);
   fitRow(row);
   for (const b of felt.querySelectorAll(".backs")) fitRow(b);
-  return felt;
+  return {felt, foot};
 }
 
-// A3.6: bids, tricks and the hand's score for everyone, then the totals
-function summary(root, msg, ctx, result) {
+// one part of a hand's points in words: "bid 4 made", "2 overtricks", "nil failed"
+function partText(what, points, result, s) {
+  const bid = result.bids[s];
+  const over = result.tricks[s] - bid;
+  if (what === "bid made") return `bid ${bid} made`;
+  if (what === "set") return `bid ${bid} missed (${result.tricks[s]} taken)`;
+  if (what === "overtricks") return `${over} overtrick${over === 1 ? "" : "s"}`;
+  if (what === "bags") return "bags reached the limit";
+  if (what === "nil") return points > 0 ? "nil made" : "nil failed";
+  return what;
+}
+
+// A3.6: bids, tricks and the hand's score for everyone, how it came, then the totals
+function summary(root, msg, ctx, result, breakdown) {
   const {el} = ctx;
   const bags = msg.view.rules.bag_limit != null;
   const over = msg.status === "finished";
@@ -155,8 +180,15 @@ function summary(root, msg, ctx, result) {
           (result.points[s] > 0 ? "+" : "") + result.points[s]),
         bags ? el("td", {}, String(result.bags[s])) : null,
         el("td", {}, String(result.totals[s])))))),
-    over ? el("p", {class: "final"}, `Game over: ${msg.view.winners.map(ctx.playerName)
-      .join(" and ")} won.`) : null);
+    breakdown ? el("ul", {class: "breakdown", "aria-label": "how the points came"},
+      breakdown.map((parts, s) => el("li", {"data-seat": s}, el("b", {},
+        `${ctx.playerName(s)}: `), parts.map(([what, points], i) => el("span", {
+        class: points < 0 ? "neg" : "pos", "data-points": points},
+      `${i ? ", " : ""}${partText(what, points, result, s)} ${points > 0 ? "+" : ""}${points}`
+        .replace("-", "\u2212"))), parts.length > 1 ? ` = ${result.points[s] > 0 ? "+" : ""}` +
+        `${result.points[s]}`.replace("-", "\u2212") : null))) : null,
+    over ? el("p", {class: "final"}, `Game over: ${ctx.wonText(msg.view.winners
+      .map(ctx.playerName))}`) : null);
   const overlay = el("div", {class: "overlay"}, panel);
   root.append(overlay);
   return {overlay, panel, label: over ? "See the final table" : "Next hand"};
@@ -170,11 +202,11 @@ export async function show(root, msg, ctx) {
     const frozen = {trick: ev.trick, winner: ev.winner, summary: result};
     // a watcher has nobody to wait for: the table goes on after a moment
     const hold = msg.seat === null ? () => new Promise((r) => setTimeout(r, 1500))
-      : (host, label, id) => ctx.waitClick(host, label, id);
-    const felt = draw(root, msg, ctx, frozen);
-    await hold(felt, ev.hand_over ? "Hand summary" : "Next trick", "next-trick");
+      : (host, label, id, place) => ctx.waitClick(host, label, id, place);
+    const {felt, foot} = draw(root, msg, ctx, frozen);
+    await hold(felt, ev.hand_over ? "Hand summary" : "Next trick", "next-trick", foot);
     if (result) {
-      const s = summary(root, msg, ctx, result);
+      const s = summary(root, msg, ctx, result, ev.breakdown);
       await hold(s.panel, s.label, "next-hand");
       s.overlay.remove();
     }
