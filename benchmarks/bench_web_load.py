@@ -2,6 +2,7 @@
 beside tables whose bots think for long.
 
     python -m benchmarks.bench_web_load [--tables 100] [--hands 5] [--timeout 180]
+                                        [--servers 3] [--server-tables 100]
                                         [--fast 16] [--slow 4] [--slow-bot spades/search]
 
 Each part starts ``python -m web`` on loopback (a fresh SQLite database in a
@@ -15,6 +16,13 @@ side plays every move the server asks of its seat, from the view the server sent
 ``SpadesView.from_dict``): every move crosses the socket, is checked, stored
 and broadcast by the server. The latency of a move is from sending it until
 the server's broadcast of it reaches the mover (p50/p95/p99).
+
+**Many servers**: the same load on ``--servers`` servers sharing one throwaway
+PostgreSQL database, ``--server-tables`` tables per server. Table ``t`` is made
+on server ``t mod n`` (which runs it) and seat ``i`` plays through server
+``(t + i) mod n``, so three moves in four are forwarded to the table's server
+through the database and come back by ``NOTIFY``. A row of one server on the
+same PostgreSQL shows what the database costs apart from the servers.
 
 **Slow bots beside fast ones**: ``--fast`` tables of one person (a client-side
 bot) and three server bots that answer at once (``--fast-bot``), first alone,
@@ -37,6 +45,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import re
 import tempfile
@@ -48,7 +57,7 @@ from websockets.asyncio.client import connect
 
 import agents
 from envs.spades.view import SpadesView
-from web.testing import ROOT, ServerProcess, post, signup
+from web.testing import ROOT, ServerProcess, post, postgres_url, signup
 
 NAMES = ["north", "east", "south", "west"]
 PLY = re.compile(rb'"ply":\s*(\d+)')
@@ -78,12 +87,14 @@ class Seat:
         """Play to the end; with ``start``, only once every seat of the part is connected
         (so that no move waits behind another socket's handshake)."""
         sent_ply, sent_at, last_at = None, 0.0, None
+        waiting = start  # a seat that fails before it is ready must not hold up the others
         try:
             async with connect(url, additional_headers={"Cookie": self.cookie},
                                max_size=1 << 20, open_timeout=60, compression=None) as ws:
                 await ws.send(json.dumps({"type": "join", "table": self.table}))
                 first = await ws.recv(decode=False)
                 if start is not None:
+                    waiting = None
                     await start.ready()
                 async with asyncio.timeout_at(deadline):
                     while not self.finished:
@@ -122,6 +133,9 @@ class Seat:
             self.errors.append(f"table {self.table}: not finished in time")
         except Exception as err:  # every failure counts as an error
             self.errors.append(f"table {self.table}: {type(err).__name__}: {err}")
+        finally:
+            if waiting is not None:
+                waiting.drop()
 
 
 class Start:
@@ -133,11 +147,15 @@ class Start:
         self.at = 0.0
 
     async def ready(self) -> None:
+        self.drop()
+        await self.go.wait()
+
+    def drop(self) -> None:
+        """One seat fewer to wait for (ready, or failed)."""
         self.n -= 1
         if self.n == 0:
             self.at = time.perf_counter()
             self.go.set()
-        await self.go.wait()
 
 
 async def _first(recv, stop: asyncio.Event):
@@ -163,51 +181,62 @@ def table_row(header: tuple, row: tuple) -> None:
 
 
 # ------------------------------------------------------------------- load
-def load(args) -> dict:
-    with tempfile.TemporaryDirectory() as tmp, ServerProcess(Path(tmp) / "load.db") as server:
-        cookies = [signup(server.url, n) for n in NAMES]
-        tables = []
-        for _ in range(args.tables):
-            t = post(server.url, "/api/tables", {"game": "spades", "preset": "killer",
-                                                 "rules": {"max_hands": args.hands}},
-                     cookies[0])[0]["table"]
-            for c in cookies[1:]:
-                post(server.url, f"/api/tables/{t}/sit", {}, c)
-            tables.append(t)
-        idle = server.memory()
+def load(args, servers: int = 1, tables: int | None = None, db: str = "sqlite") -> dict:
+    """``tables`` Spades tables on ``servers`` servers sharing a ``db`` database."""
+    tables = args.tables if tables is None else tables
+    with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as stack:
+        url = Path(tmp) / "load.db" if db == "sqlite" else postgres_url()
+        # long turn clocks: no stand-in bot takes a seat whose socket waits for the others
+        procs = [stack.enter_context(ServerProcess(url, None, "--turn-seconds", "3600",
+                                                   "--grace-seconds", "3600"))
+                 for _ in range(servers)]
+        cookies = [signup(procs[0].url, n) for n in NAMES]
+        ids = []
+        for k in range(tables):
+            t = post(procs[k % servers].url, "/api/tables", {
+                "game": "spades", "preset": "killer", "rules": {"max_hands": args.hands}},
+                cookies[0])[0]["table"]
+            for i, c in enumerate(cookies[1:], 1):
+                post(procs[(k + i) % servers].url, f"/api/tables/{t}/sit", {}, c)
+            ids.append(t)
+        idle = [p.memory() for p in procs]
         seats = [Seat(t, i, cookies[i], args.bot, seed=1000 * t + i)
-                 for t in tables for i in range(4)]
+                 for t in ids for i in range(4)]
+        urls = [procs[(k + i) % servers].ws_url for k in range(tables) for i in range(4)]
 
         async def run() -> float:
             deadline = asyncio.get_running_loop().time() + args.timeout
             start = Start(len(seats))
-            await asyncio.gather(*(s.play(server.ws_url, deadline, start=start)
-                                   for s in seats))
+            await asyncio.gather(*(s.play(u, deadline, start=start)
+                                   for s, u in zip(seats, urls, strict=True)))
             return time.perf_counter() - start.at
 
         seconds = asyncio.run(run())
-        memory = server.memory()
+        memory = [p.memory() for p in procs]
 
     lat = [x for s in seats for x in s.latencies]
     errors = [e for s in seats for e in s.errors]
     done = {s.table for s in seats if s.finished}
     hands = sum(s.hands for s in seats if s.finished) / 4
     p50, p95, p99 = percentiles(lat, 50, 95, 99)
+    idle_mib = max(m["VmRSS"] for m in idle) / 1024
+    rss_mib = max(m["VmRSS"] for m in memory) / 1024
+    peak_mib = max(m["VmHWM"] for m in memory) / 1024
     result = {
-        "tables": args.tables, "sockets": len(seats), "hands": hands, "seconds": seconds,
+        "servers": servers, "database": db,
+        "tables": tables, "sockets": len(seats), "hands": hands, "seconds": seconds,
         "hands_per_s": hands / seconds, "moves": len(lat), "moves_per_s": len(lat) / seconds,
         "latency_ms_p50": p50, "latency_ms_p95": p95, "latency_ms_p99": p99,
-        "errors": len(errors) + args.tables - len(done), "error_samples": errors[:5],
-        "server_rss_mib_idle": idle["VmRSS"] / 1024, "server_rss_mib": memory["VmRSS"] / 1024,
-        "server_peak_rss_mib": memory["VmHWM"] / 1024,
+        "errors": len(errors) + tables - len(done), "error_samples": errors[:5],
+        "server_rss_mib_idle": idle_mib, "server_rss_mib": rss_mib,
+        "server_peak_rss_mib": peak_mib,
     }
-    table_row(("tables", "sockets", "hands", "s", "hands/s", "moves/s", "p50 ms", "p95 ms",
-               "p99 ms", "errors", "RSS MiB idle/after/peak"),
-              (args.tables, len(seats), f"{hands:g}", f"{seconds:.1f}",
+    table_row(("servers", "database", "tables", "sockets", "hands", "s", "hands/s", "moves/s",
+               "p50 ms", "p95 ms", "p99 ms", "errors", "RSS MiB per server idle/after/peak"),
+              (servers, db, tables, len(seats), f"{hands:g}", f"{seconds:.1f}",
                f"{result['hands_per_s']:.2f}", f"{result['moves_per_s']:.0f}", f"{p50:.1f}",
                f"{p95:.1f}", f"{p99:.1f}", result["errors"],
-               f"{idle['VmRSS'] / 1024:.0f} / {memory['VmRSS'] / 1024:.0f} / "
-               f"{memory['VmHWM'] / 1024:.0f}"))
+               f"{idle_mib:.0f} / {rss_mib:.0f} / {peak_mib:.0f}"))
     for e in errors[:5]:
         print("error:", e)
     return result
@@ -283,7 +312,11 @@ def main(argv: list[str] | None = None) -> dict:
     p.add_argument("--slow", type=int, default=4, help="tables of searching server bots")
     p.add_argument("--fast-bot", default="spades/expert")
     p.add_argument("--slow-bot", default="spades/search")
-    p.add_argument("--only", choices=("load", "beside"), help="run one part only")
+    p.add_argument("--servers", type=int, default=3,
+                   help="servers sharing one PostgreSQL database in the many-servers part")
+    p.add_argument("--server-tables", type=int, default=100,
+                   help="tables per server in the many-servers part")
+    p.add_argument("--only", choices=("load", "servers", "beside"), help="run one part only")
     p.add_argument("--timeout", type=float, default=180.0, help="seconds before giving up")
     p.add_argument("--out", default=str(ROOT / "runs" / "bench_web_load.json"))
     args = p.parse_args(argv)
@@ -291,6 +324,10 @@ def main(argv: list[str] | None = None) -> dict:
     result = {}
     if args.only in (None, "load"):
         result["load"] = load(args)
+    if args.only in (None, "servers"):
+        n = args.servers * args.server_tables
+        result["postgresql_one_server"] = load(args, 1, n, "postgresql")
+        result["postgresql_servers"] = load(args, args.servers, n, "postgresql")
     if args.only in (None, "beside"):
         result["fast_alone"] = beside(args, 0)
         result["fast_beside_slow"] = beside(args, args.slow)

@@ -1,12 +1,13 @@
 """Restart: kill the server in the middle of a hand, start it again, play on; and
-one server per database. Both on SQLite and on PostgreSQL (a throwaway cluster).
+one server per SQLite database. Both on SQLite and on PostgreSQL (a throwaway cluster).
 
 A real ``python -m web`` process on loopback, two people and two bots at one
 Spades table. The server is killed (SIGKILL, no chance to tidy up) while a
 person is to move; the new process must give both people their seats back
-with exactly the position they last saw, and the hand must go on to its end.
-A second server started on the same database refuses to start, and the first
-goes on undisturbed.
+with exactly the position they last saw, and the hand must go on to its end
+(on PostgreSQL once the dead server's lease has run out). A second server
+started on the same SQLite database refuses to start, and the first goes on
+undisturbed.
 """
 
 from __future__ import annotations
@@ -107,7 +108,8 @@ def test_a_game_resumes_exactly_after_the_server_is_killed(db):
         server.stop()
 
 
-def test_a_second_server_on_the_same_database_refuses_to_start(db):
+def test_a_second_server_on_the_same_sqlite_database_refuses_to_start(tmp_path):
+    db = tmp_path / "web.db"  # PostgreSQL takes many servers: tests/test_web_multi.py
     with ServerProcess(db) as first:
         cookie = signup(first.url, "ann")
         table = post(first.url, "/api/tables", {"game": "spades", "seats": [

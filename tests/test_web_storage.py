@@ -1,7 +1,11 @@
 """The store on SQLite and on PostgreSQL (a throwaway cluster, never skipped): the same
-answers from both, a request's writes all or nothing, and one server per database."""
+answers from both, a request's writes all or nothing; one server per SQLite database, and
+on PostgreSQL many servers with one owner (lease) per table."""
 
 from __future__ import annotations
+
+import threading
+import time
 
 import pytest
 
@@ -67,7 +71,8 @@ def test_writes_in_a_transaction_are_all_or_nothing(url):
         store.close()
 
 
-def test_one_server_per_database(url):
+def test_one_server_per_sqlite_database(tmp_path):
+    url = f"sqlite:///{tmp_path / 'web.db'}"
     first = Store(url, exclusive=True)
     try:
         with pytest.raises(DatabaseBusyError, match="one server per database"):
@@ -77,3 +82,82 @@ def test_one_server_per_database(url):
     finally:
         first.close()
     Store(url, exclusive=True).close()  # free again once the first is gone
+
+
+def test_servers_share_postgresql_and_each_table_has_one_owner():
+    url = postgres_url()
+    a, b = Store(url, exclusive=True), Store(url, exclusive=True)  # both servers start
+    try:
+        ann = a.create_user("ann", "hash", 1.0)
+        t1, t2 = (new_table(a, ann, [(ann, None)] + [(None, None)] * 3) for _ in range(2))
+        a.add_server("A")
+        b.add_server("B")
+        assert a.take_leases("A", 30.0, t1) == [t1]
+        assert b.take_leases("B", 30.0, t1) == []  # held by A
+        assert b.take_leases("B", 30.0) == [t2]  # only the free one
+        assert a.take_leases("A", 30.0) == []
+        # a move is stored only under the lease, and once per ply
+        assert a.add_leased_move(t1, 0, 0, 3, 1.0, "A")
+        assert not a.add_leased_move(t1, 0, 0, 4, 1.0, "A")
+        assert not b.add_leased_move(t1, 1, 1, 4, 1.0, "B")
+        assert a.heartbeat("A", 30.0) == {t1}
+        # A stops renewing (a lease of 0 s: expired at once): B takes t1, A learns it
+        a.heartbeat("A", 0.0)
+        time.sleep(0.01)
+        assert b.take_leases("B", 30.0) == [t1]
+        assert a.heartbeat("A", 30.0) == set()
+        assert not a.add_leased_move(t1, 1, 1, 4, 1.0, "A")
+        assert b.add_leased_move(t1, 1, 1, 5, 1.0, "B")
+        assert a.table(t1)["moves"] == [(0, 3), (1, 5)]
+        # a command is handed out once
+        b.add_command(t1, ann, {"type": "move", "action": 7}, "A", "{}")
+        assert [c["body"]["action"] for c in a.take_commands(t1)] == [7]
+        assert b.take_commands(t1) == []
+        # presence at a table, and the presence of a silent server is forgotten
+        a.set_present(t1, ann, "A", True)
+        assert b.present(t1, besides="B") == {t1: {ann}}
+        assert a.present(t1, besides="A") == {}
+        time.sleep(0.3)
+        b.heartbeat("B", 30.0)
+        assert b.reap_servers(0.2) == [t1]  # A is silent, B is not
+        assert b.present() == {}
+        b.set_present(t2, ann, "B", True)
+        assert b.drop_server("B") == [t2] and b.present() == {}
+        assert b.take_leases("A", 30.0) == [t1, t2]  # B's leases went with it
+    finally:
+        a.close()
+        b.close()
+
+
+def test_servers_racing_for_leases_never_share_a_table():
+    url = postgres_url()
+    setup = Store(url)
+    ann = setup.create_user("ann", "hash", 1.0)
+    tables = [new_table(setup, ann, [(ann, None)] + [(None, None)] * 3) for _ in range(40)]
+    stores = [Store(url) for _ in range(4)]
+    try:
+        for expire in (False, True):
+            if expire:  # every lease lapses; all race for them again
+                for i, store in enumerate(stores):
+                    store.heartbeat(str(i), 0.0)
+                time.sleep(0.01)
+            gate = threading.Barrier(len(stores))
+            got: list[list[int]] = [[] for _ in stores]
+
+            def race(i: int, gate: threading.Barrier = gate, got: list = got) -> None:
+                gate.wait()
+                for _ in range(5):
+                    got[i] += stores[i].take_leases(str(i), 30.0)
+
+            threads = [threading.Thread(target=race, args=(i,)) for i in range(len(stores))]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            taken = [x for g in got for x in g]
+            assert sorted(taken) == tables  # every table taken, none twice
+            owners = {x: setup.lease_owner(x) for x in tables}
+            assert all(owners[x] == str(i) for i, g in enumerate(got) for x in g)
+    finally:
+        for store in stores + [setup]:
+            store.close()

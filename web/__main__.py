@@ -11,7 +11,7 @@ import uvicorn
 from web.app import DEFAULT_DB, create_app
 from web.arena import ArenaSettings
 from web.arena_check import Limits
-from web.hub import ABANDON, GRACE, TURN
+from web.hub import ABANDON, GRACE, LEASE, TURN
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -36,6 +36,11 @@ def main(argv: list[str] | None = None) -> None:
                    help="a person's time for a move once gone from the table")
     p.add_argument("--abandon-minutes", type=float, default=ABANDON / 60,
                    help="a table with no seated person at it this long is closed")
+    p.add_argument("--lease-seconds", type=float, default=LEASE,
+                   help="PostgreSQL: how long a table's lease lasts unrenewed, so how soon "
+                        "another server takes over the tables of one that died")
+    p.add_argument("--name", help="PostgreSQL: the server's name in the table leases (a "
+                                   "random part is added), e.g. the host and port")
     p.add_argument("--secure-cookies", action="store_true", help="cookies only over HTTPS")
     p.add_argument("--ws-deflate", action="store_true",
                    help="compress websocket messages (fewer bytes, more server CPU per move)")
@@ -57,6 +62,7 @@ def main(argv: list[str] | None = None) -> None:
                      secure_cookies=args.secure_cookies, bots=args.bots,
                      bot_processes=args.bot_processes, turn=args.turn_seconds,
                      grace=args.grace_seconds, abandon=args.abandon_minutes * 60,
+                     lease=args.lease_seconds, name=args.name,
                      arena=ArenaSettings(
                          folder=args.arena_dir, deals=args.arena_deals,
                          matches=args.arena_deals > 0, move_seconds=args.arena_move_seconds,

@@ -27,9 +27,10 @@ from starlette.applications import Starlette
 
 from web.arena import Arena, ArenaSettings
 from web.bots import Bots
+from web.cluster import Heartbeat, Listener
 from web.db import Store
 from web.http import MAX_BODY, Settings, Throttle
-from web.hub import ABANDON, GRACE, TURN
+from web.hub import ABANDON, GRACE, LEASE, TURN
 from web.lobby import Lobby
 from web.routes import ROUTES
 
@@ -49,13 +50,17 @@ def create_app(db_url: str = DEFAULT_DB, *, clock: Callable[[], float] = time.ti
                secure_cookies: bool = False, password_cost: int | None = None,
                bots: Iterable[str] | None = None, bot_processes: int = 2,
                turn: float = TURN, grace: float = GRACE, abandon: float = ABANDON,
+               lease: float = LEASE, name: str | None = None,
                arena: ArenaSettings | None = None) -> Starlette:
     """The server app; the store opens (and unfinished games resume) at startup.
 
     ``bots``: the bot specs tables may seat (default: every registered bot and
     shipped checkpoint); ``turn``, ``grace``: a person's turn clock at and away
     from the table; ``abandon``: seconds without a seated person before a table
-    is closed; ``arena``: the bot arena's settings (``web.arena.ArenaSettings``).
+    is closed; ``lease``: seconds a table's lease lasts unrenewed (PostgreSQL: the
+    longest a dead server's tables wait for another server); ``name``: what the server's
+    leases say it is (with a random part, so that each process is told apart);
+    ``arena``: the bot arena's settings (``web.arena.ArenaSettings``).
     """
     allowed = Bots(bots)
 
@@ -63,10 +68,18 @@ def create_app(db_url: str = DEFAULT_DB, *, clock: Callable[[], float] = time.ti
     async def lifespan(app: Starlette):
         store = Store(db_url, exclusive=True)
         lobby = Lobby(store, clock=clock, bot_delay=bot_delay, bots=allowed,
-                      bot_processes=bot_processes, turn=turn, grace=grace, abandon=abandon)
+                      bot_processes=bot_processes, turn=turn, grace=grace, abandon=abandon,
+                      lease=lease, name=name)
         app.state.lobby = lobby
+        listener = heartbeat = None
+        if store.shared:  # hear the other servers before taking any table
+            listener = Listener(db_url, asyncio.get_running_loop(), lobby.on_note,
+                                lobby.on_reconnect, store.db.conn.info.backend_pid).start()
         app.state.arena = Arena(store, allowed, arena, clock=clock)
         lobby.resume()
+        if store.shared:
+            heartbeat = Heartbeat(db_url, lobby.server_id, lease).start()
+            lobby.beating = True
         # what is loaded by now lives as long as the server: the garbage collector need not
         # look at it again, and it runs less often (a full pass would pause every table)
         gc.freeze()
@@ -82,6 +95,10 @@ def create_app(db_url: str = DEFAULT_DB, *, clock: Callable[[], float] = time.ti
                 if table.bot_task is not None:
                     table.bot_task.cancel()
             lobby.runner.shutdown()
+            if listener is not None:
+                heartbeat.stop()
+                listener.stop()
+                lobby.leave_cluster()
             store.close()
 
     app = Starlette(routes=ROUTES, lifespan=lifespan)

@@ -7,12 +7,13 @@ common subset of both, with ``?`` placeholders rewritten for psycopg and
 writes together, in one transaction): a move is on disk before anyone hears
 of it, so a restarted server replays every unfinished game exactly.
 
-One server per database: the server holds the games in memory, so a second
-server on the same database would deal its own moves onto them. ``Store(...,
-exclusive=True)`` takes a lock for the store's lifetime - a PostgreSQL
-advisory lock, or an exclusive lock on ``<file>.lock`` beside a SQLite file -
-and a second server refuses to start. The lock goes with the process, also
-when it is killed.
+SQLite is one server's database: ``Store(..., exclusive=True)`` takes an
+exclusive lock on ``<file>.lock`` for the store's lifetime and a second
+server refuses to start (the lock goes with the process, also when killed).
+PostgreSQL is shared by any number of servers: each table is run by one of
+them at a time, the holder of its lease (the ``leases`` rows below, taken
+with conditional statements and renewed by a heartbeat), and the servers tell
+each other of changes with ``NOTIFY`` (``web.cluster``).
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ import contextlib
 import fcntl
 import json
 import sqlite3
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -120,6 +120,35 @@ CREATE TABLE IF NOT EXISTS arena_games (
     record TEXT NOT NULL,
     PRIMARY KEY (deal_id, rotation)
 );
+CREATE TABLE IF NOT EXISTS servers (
+    id TEXT PRIMARY KEY,
+    beat {real} NOT NULL
+);
+CREATE TABLE IF NOT EXISTS leases (
+    table_id BIGINT PRIMARY KEY REFERENCES game_tables(id),
+    owner TEXT NOT NULL,
+    expires {real} NOT NULL
+);
+CREATE INDEX IF NOT EXISTS leases_owner ON leases(owner);
+CREATE TABLE IF NOT EXISTS commands (
+    id {serial},
+    table_id BIGINT NOT NULL REFERENCES game_tables(id),
+    user_id BIGINT NOT NULL REFERENCES users(id),
+    body TEXT NOT NULL,
+    origin TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS commands_table ON commands(table_id);
+CREATE TABLE IF NOT EXISTS presence (
+    table_id BIGINT NOT NULL REFERENCES game_tables(id),
+    user_id BIGINT NOT NULL REFERENCES users(id),
+    server TEXT NOT NULL,
+    PRIMARY KEY (table_id, user_id, server)
+);
+CREATE TABLE IF NOT EXISTS stand_ins (
+    table_id BIGINT NOT NULL REFERENCES game_tables(id),
+    seat INTEGER NOT NULL,
+    PRIMARY KEY (table_id, seat)
+);
 """
 
 _DIALECTS = {
@@ -128,13 +157,14 @@ _DIALECTS = {
 }
 
 UNFINISHED = ("waiting", "scheduled", "playing")
-LOCK_KEY = 0x636172646C776562  # the PostgreSQL advisory lock of a cardrl web server
+SCHEMA_LOCK = 0x636172646C776562  # servers starting together make the tables one at a time
+CHANNEL = "cardrl_web"  # the NOTIFY channel of the servers sharing a PostgreSQL database
+NOW = "EXTRACT(EPOCH FROM clock_timestamp())::float8"  # leases run on the database's clock
 GUEST_PASSWORD = "guest"  # a guest's stored password: no scrypt hash, so nothing verifies
-LOCK_WAIT = 2.0  # seconds a new server waits for the lock of one that just died
 
 
 class DatabaseBusyError(RuntimeError):
-    """Another server already uses this database."""
+    """Another server already uses this SQLite database."""
 
 
 class Database:
@@ -167,27 +197,16 @@ class Database:
                     from None
             self.dialect = "postgresql"
             self.conn = psycopg.connect(url, autocommit=True, row_factory=dict_row)
-            if exclusive:
-                self._lock_postgresql(url)
         else:
             raise ValueError(f"unsupported database URL {_safe(url)}: use sqlite:///file.db "
                              "or postgresql://user:pass@host/db")
+        self.url = url
         with self.transaction():
+            if self.dialect == "postgresql":  # CREATE ... IF NOT EXISTS races between servers
+                self.conn.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK,))
             for statement in _SCHEMA.format(**_DIALECTS[self.dialect]).split(";"):
                 if statement.strip():
                     self.conn.execute(statement)
-
-    def _lock_postgresql(self, url: str) -> None:
-        """The database's advisory lock. A server killed a moment ago may still hold it
-        until PostgreSQL notices its connection is gone: wait a little for that."""
-        deadline = time.monotonic() + LOCK_WAIT
-        while not self.conn.execute("SELECT pg_try_advisory_lock(%s) AS ok",
-                                    (LOCK_KEY,)).fetchone()["ok"]:
-            if time.monotonic() > deadline:
-                self.conn.close()
-                raise DatabaseBusyError(f"another server is using the database {_safe(url)}: "
-                                        "one server per database")
-            time.sleep(0.1)
 
     def _lock_sqlite(self, path: str) -> None:
         lock = open(path + ".lock", "a")  # noqa: SIM115 - held open for the store's lifetime
@@ -231,6 +250,10 @@ class Database:
     def execute(self, sql: str, params: tuple = ()) -> None:
         self.conn.execute(self._sql(sql), params)
 
+    def count(self, sql: str, params: tuple = ()) -> int:
+        """Run a write; the number of rows it changed."""
+        return self.conn.execute(self._sql(sql), params).rowcount
+
     def rows(self, sql: str, params: tuple = ()) -> list[dict[str, Any]]:
         return [dict(r) for r in self.conn.execute(self._sql(sql), params).fetchall()]
 
@@ -243,9 +266,6 @@ class Database:
         return int(rows[0][0] if self.dialect == "sqlite" else rows[0]["id"])
 
     def close(self) -> None:
-        if self.dialect == "postgresql" and not self.conn.closed:
-            with contextlib.suppress(Exception):  # free the lock now, not once PostgreSQL
-                self.conn.execute("SELECT pg_advisory_unlock_all()")  # sees the socket close
         self.conn.close()
         if self._lock_file is not None:
             self._lock_file.close()  # releases the lock
@@ -402,8 +422,9 @@ class Store:
         self.db.execute("INSERT INTO moves (table_id, ply, seat, action, at) "
                         "VALUES (?, ?, ?, ?, ?)", (table_id, ply, seat, action, at))
 
-    def table(self, table_id: int) -> dict | None:
-        """A table row with its ``seats`` and ``moves`` (ply order), or None."""
+    def table(self, table_id: int, moves: bool = True) -> dict | None:
+        """A table row with its ``seats`` and (unless ``moves`` is false) ``moves`` in ply
+        order, or None."""
         row = self.db.row("SELECT * FROM game_tables WHERE id = ?", (table_id,))
         if row is None:
             return None
@@ -411,9 +432,46 @@ class Store:
         row["result"] = json.loads(row["result"]) if row["result"] else None
         row["seats"] = self.db.rows("SELECT * FROM seats WHERE table_id = ? ORDER BY seat",
                                     (table_id,))
-        row["moves"] = [(r["seat"], r["action"]) for r in self.db.rows(
-            "SELECT seat, action FROM moves WHERE table_id = ? ORDER BY ply", (table_id,))]
+        if moves:
+            row["moves"] = self.moves_since(table_id, 0)
         return row
+
+    def moves_since(self, table_id: int, ply: int) -> list[tuple[int, int]]:
+        """(seat, action) of the moves from ``ply`` on."""
+        return [(r["seat"], r["action"]) for r in self.db.rows(
+            "SELECT seat, action FROM moves WHERE table_id = ? AND ply >= ? ORDER BY ply",
+            (table_id, ply))]
+
+    def unfinished_tables(self) -> list[dict]:
+        """Every unfinished table's row with its seats (no moves): what a lobby lists."""
+        marks = ",".join("?" * len(UNFINISHED))
+        rows = self.db.rows(f"SELECT * FROM game_tables WHERE status IN ({marks}) ORDER BY id",
+                            UNFINISHED)
+        seats: dict[int, list] = {r["id"]: [] for r in rows}
+        for s in self.db.rows(
+                f"SELECT seats.* FROM seats JOIN game_tables ON game_tables.id = seats.table_id"
+                f" WHERE status IN ({marks}) ORDER BY table_id, seat", UNFINISHED):
+            seats[s["table_id"]].append(s)
+        for r in rows:
+            r["rules"] = json.loads(r["rules"])
+            r["result"] = json.loads(r["result"]) if r["result"] else None
+            r["seats"] = seats[r["id"]]
+        return rows
+
+    def waiting_table_ids(self, kind: str, game: str, preset: str) -> list[int]:
+        """Tables of ``kind`` waiting for players of ``game`` and ``preset``, oldest first."""
+        return [r["id"] for r in self.db.rows(
+            "SELECT id FROM game_tables WHERE status = 'waiting' AND kind = ? AND game = ? "
+            "AND preset = ? ORDER BY created, id", (kind, game, preset))]
+
+    def take_seat(self, table_id: int, seat: int, user_id: int) -> bool:
+        """Seat a person in an open seat of a waiting table; False (nothing changed) if the
+        seat or the table was taken meanwhile (by another server)."""
+        return self.db.count(
+            "UPDATE seats SET user_id = ?, bot = NULL, arrived = NULL WHERE table_id = ? "
+            "AND seat = ? AND user_id IS NULL AND bot IS NULL AND EXISTS (SELECT 1 FROM "
+            "game_tables WHERE id = ? AND status = 'waiting')",
+            (user_id, table_id, seat, table_id)) == 1
 
     def unfinished_table_ids(self) -> list[int]:
         marks = ",".join("?" * len(UNFINISHED))
@@ -428,6 +486,145 @@ class Store:
                  "arena_bots": "id", "arena_deals": "id", "arena_games": "deal_id, rotation"}
         return {name: self.db.rows(f"SELECT * FROM {name} ORDER BY {key}")
                 for name, key in order.items()}
+
+    # ------------------------------------------- many servers (PostgreSQL)
+    @property
+    def shared(self) -> bool:
+        """Whether several servers may use this database at once."""
+        return self.db.dialect == "postgresql"
+
+    def add_server(self, server: str) -> None:
+        self.db.execute(f"INSERT INTO servers (id, beat) VALUES (?, {NOW})", (server,))
+
+    def heartbeat(self, server: str, lease: float) -> set[int]:
+        """Renew the server's heartbeat and its leases; the ids of the tables it still holds
+        (one taken by another server while this one stalled is missing)."""
+        with self.transaction():
+            self.db.execute(f"UPDATE servers SET beat = {NOW} WHERE id = ?", (server,))
+            return {r["table_id"] for r in self.db.rows(
+                f"UPDATE leases SET expires = {NOW} + ? WHERE owner = ? RETURNING table_id",
+                (lease, server))}
+
+    def take_leases(self, server: str, lease: float, table_id: int | None = None) -> list[int]:
+        """Take every unfinished table (or just ``table_id``) that has no lease or an expired
+        one. Conditional statements: of servers trying at once, exactly one gets a table."""
+        marks = ",".join("?" * len(UNFINISHED))
+        only, extra = ("AND id = ?", (table_id,)) if table_id is not None else ("", ())
+        new = self.db.rows(  # each statement is atomic: no transaction needed
+            f"INSERT INTO leases (table_id, owner, expires) SELECT id, ?, {NOW} + ? "
+            f"FROM game_tables WHERE status IN ({marks}) {only} AND NOT EXISTS (SELECT 1 "
+            f"FROM leases WHERE leases.table_id = game_tables.id) "
+            f"ON CONFLICT (table_id) DO NOTHING RETURNING table_id",
+            (server, lease, *UNFINISHED, *extra))
+        old = self.db.rows(
+            f"UPDATE leases SET owner = ?, expires = {NOW} + ? WHERE expires < {NOW} "
+            f"AND table_id IN (SELECT id FROM game_tables WHERE status IN ({marks}) "
+            f"{only}) RETURNING table_id", (server, lease, *UNFINISHED, *extra))
+        return sorted(r["table_id"] for r in new + old)
+
+    def lease_owner(self, table_id: int) -> str | None:
+        row = self.db.row("SELECT owner FROM leases WHERE table_id = ?", (table_id,))
+        return None if row is None else row["owner"]
+
+    def release_leases(self, server: str, table_id: int | None = None) -> None:
+        if table_id is None:
+            self.db.execute("DELETE FROM leases WHERE owner = ?", (server,))
+        else:
+            self.db.execute("DELETE FROM leases WHERE owner = ? AND table_id = ?",
+                            (server, table_id))
+
+    def add_leased_move(self, table_id: int, ply: int, seat: int, action: int, at: float,
+                        server: str) -> bool:
+        """Store a move only while ``server`` holds the table's lease and nobody stored that
+        ply yet; False (nothing stored) otherwise."""
+        return self.db.count(
+            "INSERT INTO moves (table_id, ply, seat, action, at) SELECT ?, ?, ?, ?, ? "
+            "WHERE EXISTS (SELECT 1 FROM leases WHERE table_id = ? AND owner = ?) "
+            "ON CONFLICT (table_id, ply) DO NOTHING",
+            (table_id, ply, seat, action, at, table_id, server)) == 1
+
+    def drop_server(self, server: str) -> list[int]:
+        """A server stops: its leases, presence and heartbeat go; the tables it was at."""
+        with self.transaction():
+            self.release_leases(server)
+            tables = self.db.rows("DELETE FROM presence WHERE server = ? RETURNING table_id",
+                                  (server,))
+            self.db.execute("DELETE FROM servers WHERE id = ?", (server,))
+        return sorted({r["table_id"] for r in tables})
+
+    def reap_servers(self, silence: float) -> list[int]:
+        """Forget the presence at tables of servers silent for ``silence`` seconds (killed);
+        the tables whose presence changed."""
+        tables = self.db.rows(
+            f"DELETE FROM presence WHERE server NOT IN (SELECT id FROM servers WHERE "
+            f"beat >= {NOW} - ?) RETURNING table_id", (silence,))
+        self.db.execute(f"DELETE FROM servers WHERE beat < {NOW} - ?", (silence,))
+        return sorted({r["table_id"] for r in tables})
+
+    def set_present(self, table_id: int, user_id: int, server: str, here: bool) -> None:
+        """Whether the user follows the table through ``server``."""
+        if here:
+            self.db.execute("INSERT INTO presence (table_id, user_id, server) VALUES (?, ?, ?) "
+                            "ON CONFLICT DO NOTHING", (table_id, user_id, server))
+        else:
+            self.db.execute("DELETE FROM presence WHERE table_id = ? AND user_id = ? AND "
+                            "server = ?", (table_id, user_id, server))
+
+    def present(self, table_id: int | None = None, besides: str | None = None) \
+            -> dict[int, set[int]]:
+        """table id -> the users following it (through servers other than ``besides``)."""
+        sql, params = "SELECT table_id, user_id FROM presence WHERE server <> ?", (besides or "",)
+        if table_id is not None:
+            sql, params = sql + " AND table_id = ?", (*params, table_id)
+        out: dict[int, set[int]] = {}
+        for r in self.db.rows(sql, params):
+            out.setdefault(r["table_id"], set()).add(r["user_id"])
+        return out
+
+    def set_stand_in(self, table_id: int, seat: int, on: bool) -> None:
+        """Whether a bot plays the seat of a person whose clock ran out."""
+        if on:
+            self.db.execute("INSERT INTO stand_ins (table_id, seat) VALUES (?, ?) "
+                            "ON CONFLICT DO NOTHING", (table_id, seat))
+        else:
+            self.db.execute("DELETE FROM stand_ins WHERE table_id = ? AND seat = ?",
+                            (table_id, seat))
+
+    def stand_ins(self, table_id: int | None = None) -> dict[int, set[int]]:
+        """table id -> the seats a bot plays for their person."""
+        sql, params = "SELECT table_id, seat FROM stand_ins", ()
+        if table_id is not None:
+            sql, params = sql + " WHERE table_id = ?", (table_id,)
+        out: dict[int, set[int]] = {}
+        for r in self.db.rows(sql, params):
+            out.setdefault(r["table_id"], set()).add(r["seat"])
+        return out
+
+    def add_command(self, table_id: int, user_id: int, body: dict, origin: str,
+                    note: str) -> None:
+        """A move (or "I'm back") for the server that runs the table, and ``note`` to every
+        server, in one statement."""
+        self.db.execute(f"WITH c AS (INSERT INTO commands (table_id, user_id, body, origin) "
+                        f"VALUES (?, ?, ?, ?) RETURNING id) SELECT pg_notify('{CHANNEL}', ?) "
+                        f"FROM c", (table_id, user_id, json.dumps(body), origin, note))
+
+    def take_commands(self, table_id: int) -> list[dict]:
+        """The table's waiting commands, oldest first; each is handed out once."""
+        rows = self.db.rows("DELETE FROM commands WHERE table_id = ? "
+                            "RETURNING id, user_id, body, origin", (table_id,))
+        for r in rows:
+            r["body"] = json.loads(r["body"])
+        return sorted(rows, key=lambda r: r["id"])
+
+    def notify(self, payloads: list[str]) -> None:
+        """Tell every server listening on the database, in one round trip (delivered in
+        order, once committed)."""
+        self.db.execute(f"SELECT pg_notify('{CHANNEL}', x) FROM unnest(?::text[]) AS x",
+                        (payloads,))
+
+    def leases_of(self, server: str) -> set[int]:
+        return {r["table_id"] for r in self.db.rows(
+            "SELECT table_id FROM leases WHERE owner = ?", (server,))}
 
     def close(self) -> None:
         self.db.close()

@@ -12,6 +12,17 @@ the seat until the person comes back. A move the game's adapter marks
 ``hold`` (a finished trick) is held on each person's screen until they go on
 ("ready"); a person's clock waits meanwhile, at most ``turn`` seconds. A
 table with no seated person at it for ``abandon`` seconds is closed.
+
+Many servers on one PostgreSQL database (``store.shared``): each table is run
+by the server holding its lease (``Store.take_leases``, renewed by
+``web.cluster.Heartbeat``; ``keep_leases`` takes the tables nobody runs each
+clock tick); only that server moves, runs bots and clocks. Other
+servers keep a copy of a table their sockets follow, which reads the moves
+from the database when told to (``NOTIFY``, ``web.cluster``), and forward the
+moves of their people as commands the owner applies. A move is stored only
+under the lease and once per ply (the moves' primary key), so none is applied
+twice. When a server dies its leases expire and another takes its tables,
+rebuilt from the stored moves as after a restart.
 """
 
 from __future__ import annotations
@@ -19,6 +30,9 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import math
+import re
+import secrets
 import time
 from collections.abc import Awaitable, Callable
 
@@ -34,6 +48,10 @@ MAX_ID = (1 << 63) - 1  # table ids are 64-bit database keys
 TURN = 60.0  # seconds a person at the table has for a move
 GRACE = 30.0  # seconds a person who left the table has before a bot plays for them
 ABANDON = 600.0  # seconds a table may have no seated person at it before it is closed
+LEASE = 5.0  # seconds a server's table lease lasts unless renewed (a dead server's tables wait)
+ON = ("waiting", "scheduled", "playing")
+MAX_NOTE = 1000  # longest notice or error carried to another server
+NAME = re.compile(r"[\w.:-]{1,40}", re.ASCII)  # a server's name (``--name``)
 
 
 class Conn:
@@ -72,7 +90,12 @@ class Hub:
 
     def __init__(self, store: Store, *, clock: Callable[[], float] = time.time,
                  bot_delay: float = 0.0, bots: Bots | None = None, bot_processes: int = 2,
-                 turn: float = TURN, grace: float = GRACE, abandon: float = ABANDON) -> None:
+                 turn: float = TURN, grace: float = GRACE, abandon: float = ABANDON,
+                 lease: float = LEASE, name: str | None = None) -> None:
+        if isinstance(lease, bool) or not isinstance(lease, (int, float)) or not 0 < lease < 1e6:
+            raise ValueError(f"a lease lasts some seconds (> 0), got {lease!r}")
+        if name is not None and not (isinstance(name, str) and NAME.fullmatch(name)):
+            raise ValueError(f"a server name is 1-40 letters, digits and ._:-, got {name!r}")
         self.store = store
         self.clock = clock
         self.bot_delay = bot_delay
@@ -81,6 +104,20 @@ class Hub:
         self.turn, self.grace, self.abandon = turn, grace, abandon
         self.tables: dict[int, Table] = {}
         self.conns: set[Conn] = set()
+        # many servers: who this one is, the tables it runs, the owners' clocks of the others
+        self.shared = store.shared
+        # unique even when two servers are given one name: a lease names exactly one process
+        self.server_id = f"{name}/{secrets.token_hex(6)}" if name else secrets.token_hex(8)
+        self.lease = lease
+        self.owned: set[int] = set()
+        self.remote_clock: dict[int, dict | None] = {}
+        self.notes: list[str] = []  # to send at the end of this turn of the event loop
+        self.beating = False  # a ``web.cluster.Heartbeat`` renews the leases (else the clock)
+        self.kept = -math.inf  # when keep_leases last looked at the database (monotonic)
+
+    def runs(self, table: Table) -> bool:
+        """Whether this server runs the table: stores its moves, runs its bots and clocks."""
+        return not self.shared or table.id in self.owned
 
     # ------------------------------------------------------------ tables
     def resume(self) -> int:
@@ -89,6 +126,9 @@ class Hub:
         A table that cannot be rebuilt (a bot no longer on the list) is left as
         it is in the store, and said so in the log.
         """
+        if self.shared:
+            self.store.add_server(self.server_id)
+            return len(self.keep_leases())
         count = 0
         for table_id in self.store.unfinished_table_ids():
             try:
@@ -107,20 +147,33 @@ class Hub:
             raise NotFoundError(f"no table {table_id!r}")
         table = self.tables.get(table_id)
         if table is None:
-            row = self.store.table(table_id)
-            if row is None:
-                raise NotFoundError(f"no table {table_id}")
-            names = self.store.user_names(s["user_id"] for s in row["seats"] if s["user_id"])
-            table = Table(row, names, self.bots, now=self.clock())
-            self.tables[table_id] = table
-            if table.status in ("waiting", "scheduled", "playing"):
-                self.runner.prepare(s.bot_spec for s in table.seats if s.bot_spec)
+            table = self._load(table_id)
+            if self.shared and table.status in ON \
+                    and self.store.take_leases(self.server_id, self.lease, table_id):
+                self._own(table)
+        return table
+
+    def _load(self, table_id: int) -> Table:
+        row = self.store.table(table_id)
+        if row is None:
+            raise NotFoundError(f"no table {table_id}")
+        names = self.store.user_names(s["user_id"] for s in row["seats"] if s["user_id"])
+        table = Table(row, names, self.bots, now=self.clock())
+        if self.shared:
+            table.elsewhere = self._elsewhere(table_id)
+            for seat in self.store.stand_ins(table_id).get(table_id, ()):
+                table.seats[seat].away = True
+        elif table.status in ON:
+            self.runner.prepare(s.bot_spec for s in table.seats if s.bot_spec)
+        self.tables[table_id] = table
         return table
 
     def online(self, table: Table) -> set[int]:
         return table.present()
 
     def clock_info(self, table: Table) -> dict | None:
+        if not self.runs(table):
+            return self.remote_clock.get(table.id)  # as its owner last said
         at = table.deadline(self.turn, self.grace)
         if at is None:
             return None
@@ -128,8 +181,14 @@ class Hub:
         return {"seat": seat, "bot_at": at, "now": self.clock(), "since": table.turn_since,
                 "held": seat in table.unseen}
 
-    def broadcast(self, table: Table, event: dict | None = None) -> None:
-        """Tell every follower of ``table`` what its seat may know, one encoding per seat."""
+    def broadcast(self, table: Table, event: dict | None = None, *, full: bool = True,
+                  announce: bool = True, move: tuple[int, int, int] | None = None) -> None:
+        """Tell every follower of ``table`` what its seat may know, one encoding per seat.
+
+        Many servers: ``announce`` tells the others too - the owner that the table moved
+        on (``full``: not only by ``move``, its (ply, seat, action)), another server that
+        it changed the table's row.
+        """
         online = self.online(table)
         clock = self.clock_info(table)
         texts: dict[int | None, str] = {}
@@ -138,6 +197,13 @@ class Hub:
             if seat not in texts:
                 texts[seat] = dumps(table.message(seat, event, online, clock))
             conn.send(texts[seat])
+        if self.shared and announce:
+            if self.runs(table):
+                self._note("t", table.id, f=full, n=(table.notice or "")[:MAX_NOTE] or None,
+                           a=[i for i, s in enumerate(table.seats) if s.away], c=clock,
+                           m=move)
+            else:
+                self._note("r", table.id)
         table.notice = None
 
     def start(self, table: Table) -> None:
@@ -150,8 +216,11 @@ class Hub:
 
     def evict(self, table: Table) -> None:
         """Forget a finished or closed table nobody is looking at (the store keeps it)."""
-        if table.status not in ("waiting", "scheduled", "playing") and not table.subscribers:
+        if not table.subscribers and (table.status not in ON or not self.runs(table)):
             self.tables.pop(table.id, None)
+            if self.shared and table.id in self.owned:
+                self.owned.discard(table.id)
+                self.store.release_leases(self.server_id, table.id)
 
     def close_table(self, table: Table, status: str, reason: str) -> None:
         """End a table that will not be played to its end ("cancelled", "abandoned")."""
@@ -172,7 +241,12 @@ class Hub:
             raise RefusedError(f"stale move at table {table.id}: you saw move {ply}, "
                                f"the table is at move {table.ply}")
         table.check_move(seat, action)
-        self.store.add_move(table.id, table.ply, seat, action, self.clock())
+        if not self.shared:
+            self.store.add_move(table.id, table.ply, seat, action, self.clock())
+        elif not self.runs(table) or not self.store.add_leased_move(
+                table.id, table.ply, seat, action, self.clock(), self.server_id):
+            self._lost(table)  # another server took the table over (this one stalled)
+            raise RefusedError(f"table {table.id} moved to another server: try again")
         event = table.apply(seat, action)
         table.turn_since = self.clock()
         if event.get("hold"):  # the people here see the move held until they go on
@@ -181,18 +255,20 @@ class Hub:
             table.status = "finished"
             table.result = table.final_result()
             self.store.set_status(table.id, "finished", table.result)
-        self.broadcast(table, event)
+        self.broadcast(table, event, full=table.status != "playing",
+                       move=(table.ply - 1, seat, action))
         if table.status == "finished":
             self.evict(table)
         else:
             self.kick_bots(table)
 
     def kick_bots(self, table: Table) -> None:
-        if table.bot_to_move() is not None and (table.bot_task is None or table.bot_task.done()):
+        if self.runs(table) and table.bot_to_move() is not None \
+                and (table.bot_task is None or table.bot_task.done()):
             table.bot_task = asyncio.get_running_loop().create_task(self._run_bots(table))
 
     async def _run_bots(self, table: Table) -> None:
-        while (who := table.bot_to_move()) is not None:
+        while self.runs(table) and (who := table.bot_to_move()) is not None:
             seat, spec = who
             ply = table.ply
             view = table.state.view(seat)
@@ -217,7 +293,10 @@ class Hub:
                 log.error("bot %s at table %d chose illegal %r", spec, table.id, action)
                 self._replace_bot(table, seat, spec, f"chose an illegal move ({action!r})")
                 continue
-            self.move(table, seat, action)
+            try:
+                self.move(table, seat, action)
+            except RefusedError as err:
+                log.warning("bot move at table %d not stored: %s", table.id, err)
             await asyncio.sleep(0)  # let other tables and messages in between bot moves
 
     def _replace_bot(self, table: Table, seat: int, spec: str, what: str) -> None:
@@ -244,7 +323,7 @@ class Hub:
     def tick_tables(self, now: float) -> None:
         """Turn clocks that ran out get a stand-in; tables nobody is at are closed."""
         for table in list(self.tables.values()):
-            if table.status not in ("waiting", "playing"):
+            if table.status not in ("waiting", "playing") or not self.runs(table):
                 continue
             if table.anyone_here():
                 table.empty_since = None
@@ -268,6 +347,8 @@ class Hub:
         if table.standin() is None:
             return  # no bot can play these rules: the table waits for the person
         s.away = True
+        if self.shared:  # the lobbies of every server, and whoever takes the table over
+            self.store.set_stand_in(table.id, seat, True)
         table.notice = f"{s.user_name}'s time ran out: a bot plays for them until they are back."
         self.broadcast(table)
         self.kick_bots(table)
@@ -278,6 +359,8 @@ class Hub:
         if not s.away:
             return
         s.away = False
+        if self.shared:
+            self.store.set_stand_in(table.id, seat, False)
         if table.to_move() == seat:
             table.turn_since = self.clock()
         table.notice = f"{s.user_name} is back."
@@ -297,13 +380,14 @@ class Hub:
     def _leave(self, conn: Conn, table: Table) -> None:
         table.subscribers.discard(conn)
         conn.tables.discard(table.id)
+        self._here(table, conn.user_id)
         seat = table.seat_of(conn.user_id)
         if seat is not None and conn.user_id not in table.present():
             table.left_at[seat] = self.clock()
             if not table.anyone_here():
                 table.empty_since = self.clock()
-        if table.status in ("waiting", "scheduled", "playing"):
-            self.broadcast(table)  # who is here: news only while the table is on
+        if table.status in ON:  # who is here: news only while the table is on
+            self.broadcast(table, announce=self.runs(table))
         self.evict(table)
 
     def handle(self, conn: Conn, text: str | bytes) -> None:
@@ -327,34 +411,46 @@ class Hub:
                 table = self.tables.get(table_id)
                 if table is not None and conn in table.subscribers:
                     self._leave(conn, table)
-            elif kind == "ready":
-                table = self.table(table_id)
-                seat = table.seat_of(conn.user_id)
-                if seat is not None and table.ready(seat, msg.get("ply"), self.clock()):
-                    self.broadcast(table)  # the clock of the seat runs now
             elif kind == "chat":
                 self.chat(conn, self.table(table_id), msg["text"])
-            elif kind == "back":
-                table = self.table(table_id)
-                seat = table.seat_of(conn.user_id)
-                if seat is None:
-                    raise RefusedError(f"you have no seat at table {table_id}")
-                self.hand_back(table, seat)
-                self.broadcast(table)
             else:
-                table = self.table(table_id)
-                seat = table.seat_of(conn.user_id)
-                if seat is None:
-                    raise RefusedError(f"you have no seat at table {table_id}")
-                if table.seats[seat].away:
-                    raise RefusedError(f"a bot is playing your seat at table {table_id}: "
-                                       f"say you are back first")
-                self.move(table, seat, msg["action"], msg.get("ply"))
+                self.act(self.table(table_id), conn.user_id, msg)
         except RefusedError as err:
             self._error(conn, table_id, msg_id, str(err))
         except Exception:
             log.exception("message from %s failed: %.200r", conn.user_name, text)
             self._error(conn, table_id, msg_id, "the server could not handle that message")
+
+    def act(self, table: Table, user_id: int, msg: dict) -> None:
+        """A person's "back", "ready" or move; a server that does not run the table checks
+        what it can and forwards the rest to the owner (RefusedError: refused, nothing
+        changed)."""
+        seat = table.seat_of(user_id)
+        if seat is None:
+            if msg["type"] == "ready":
+                return  # a watcher went on: nothing to do
+            raise RefusedError(f"you have no seat at table {table.id}")
+        if msg["type"] in ("back", "ready"):
+            if not self.runs(table):
+                self._forward(table, user_id, msg)
+            elif msg["type"] == "back":
+                self.hand_back(table, seat)
+                self.broadcast(table)
+            elif table.ready(seat, msg.get("ply"), self.clock()):
+                self.broadcast(table)  # the clock of the seat runs now
+            return
+        if table.seats[seat].away:
+            raise RefusedError(f"a bot is playing your seat at table {table.id}: "
+                               f"say you are back first")
+        if self.runs(table):
+            self.move(table, seat, msg["action"], msg.get("ply"))
+            return
+        ply = msg.get("ply")
+        if ply is not None and ply != table.ply:
+            raise RefusedError(f"stale move at table {table.id}: you saw move {ply}, "
+                               f"the table is at move {table.ply}")
+        table.check_move(seat, msg["action"])
+        self._forward(table, user_id, msg)
 
     def chat(self, conn: Conn, table: Table, text: str) -> None:
         """A chat line (``web.lobby.Lobby`` serves chat)."""
@@ -371,11 +467,280 @@ class Hub:
         """Follow a table; a person whose seat a bot was playing gets it back."""
         table.subscribers.add(conn)
         conn.tables.add(table.id)
+        self._here(table, conn.user_id)
         seat = table.seat_of(conn.user_id)
-        if seat is not None:
-            table.empty_since = None
-            table.left_at.pop(seat, None)
-            self.hand_back(table, seat)
-        self.broadcast(table)
+        if seat is not None and self.runs(table):
+            self._arrive(table, seat)
+        self.broadcast(table, announce=self.runs(table))
         if seat is not None and table.status == "playing":
             self.kick_bots(table)  # stand-ins of the others play on now someone is here
+
+    def _arrive(self, table: Table, seat: int) -> None:
+        table.empty_since = None
+        table.left_at.pop(seat, None)
+        self.hand_back(table, seat)
+
+    # -------------------------------------------- many servers (PostgreSQL)
+    def _note(self, kind: str, table_id: int, **fields) -> None:
+        """Tell the other servers (``web.cluster.Listener`` hands it to their ``on_note``):
+        the notes of one turn of the event loop go together, in one round trip."""
+        self.notes.append(dumps({"k": kind, "t": table_id, "s": self.server_id, **fields}))
+        if len(self.notes) == 1:
+            try:
+                asyncio.get_running_loop().call_soon(self.send_notes)
+            except RuntimeError:  # no event loop (a script): at once
+                self.send_notes()
+
+    def send_notes(self) -> None:
+        notes, self.notes = self.notes, []
+        if notes:
+            self.store.notify(notes)
+
+    def _elsewhere(self, table_id: int) -> set[int]:
+        return self.store.present(table_id, besides=self.server_id).get(table_id, set())
+
+    def _here(self, table: Table, user_id: int) -> None:
+        """Store whether the user follows the table through this server; tell the others."""
+        if not self.shared:
+            return
+        here = any(c.user_id == user_id for c in table.subscribers)
+        self.store.set_present(table.id, user_id, self.server_id, here)
+        self._note("p", table.id)
+
+    def _own(self, table: Table) -> None:
+        """This server took the table's lease: it runs the table from now on, with fresh
+        clocks (as after a restart), and applies the moves forwarded to the owner."""
+        self.owned.add(table.id)
+        self.remote_clock.pop(table.id, None)
+        table.turn_since = self.clock()
+        self.runner.prepare(s.bot_spec for s in table.seats if s.bot_spec)
+        self._run_commands(table)
+
+    def _demote(self, table: Table) -> None:
+        self.owned.discard(table.id)
+        if table.bot_task is not None:
+            table.bot_task.cancel()
+            table.bot_task = None
+
+    def _lost(self, table: Table) -> None:
+        """A move could not be stored under this server's lease: another runs the table."""
+        self._demote(table)
+        self._sync(table, full=True)
+
+    def _forward(self, table: Table, user_id: int, msg: dict) -> None:
+        body = {"type": msg["type"], "action": msg.get("action"), "ply": msg.get("ply"),
+                "id": msg.get("id")}
+        self.store.add_command(table.id, user_id, body, self.server_id,
+                               dumps({"k": "c", "t": table.id}))
+
+    def _run_commands(self, table: Table) -> None:
+        """Apply the moves other servers forwarded; refusals go back to the mover."""
+        for cmd in self.store.take_commands(table.id):
+            body = cmd["body"]
+            try:
+                self.act(table, cmd["user_id"], body)
+            except RefusedError as err:
+                if cmd["origin"] == self.server_id:
+                    self._error_to(cmd["user_id"], table.id, body.get("id"), str(err))
+                else:
+                    self._note("e", table.id, s=cmd["origin"], u=cmd["user_id"],
+                               i=body.get("id"), e=str(err)[:MAX_NOTE])
+
+    def _error_to(self, user_id: int, table_id: int, msg_id, error: str) -> None:
+        for conn in list(self.conns):
+            if conn.user_id == user_id and table_id in conn.tables:
+                self._error(conn, table_id, msg_id, error)
+
+    def on_note(self, payload: str) -> None:
+        """A notification from another server on the database."""
+        try:
+            note = json.loads(payload)
+            kind, table = note["k"], self.tables.get(note["t"])
+            if kind == "e":
+                if note["s"] == self.server_id:
+                    self._error_to(note["u"], note["t"], note["i"], note["e"])
+            elif table is None or note.get("s") == self.server_id:
+                return
+            elif kind == "c":
+                if self.runs(table):
+                    self._run_commands(table)
+            elif kind == "h":  # a chat line said through another server
+                for conn in list(table.subscribers):
+                    conn.send(note["m"])
+            elif kind == "p":
+                self._presence(table)
+            elif kind in ("t", "r"):
+                self._follow(table, note)
+        except Exception:
+            log.exception("notification %.200r failed", payload)
+
+    def on_reconnect(self) -> None:
+        """The listening connection broke and is back: notifications may have been lost,
+        so read again every table this server shows."""
+        for table in list(self.tables.values()):
+            try:
+                self._presence(table)
+                self._follow(table, {"k": "r"})
+                if self.runs(table):
+                    self._run_commands(table)
+            except Exception:
+                log.exception("table %d not read again", table.id)
+
+    def _follow(self, table: Table, note: dict) -> None:
+        """Another server changed the table: its owner moved on ("t"), or another changed
+        its row ("r"). Read what changed and show it here."""
+        if note["k"] == "t" and self.runs(table):  # another server says it runs the table
+            if self.store.lease_owner(table.id) == self.server_id:
+                return  # it lost the lease while stalled, and will find out
+            self._demote(table)
+        owner = self.runs(table)
+        if note["k"] == "t":
+            for i, s in enumerate(table.seats):
+                s.away = i in note["a"]
+            self.remote_clock[table.id] = note["c"]
+
+        def moved(event: dict, last: bool) -> None:
+            table.notice = note.get("n") if last else None
+            self.broadcast(table, event, announce=False)
+
+        full = note["k"] == "r" or note.get("f", True)
+        known = [note["m"]] if note.get("m") else None
+        if owner:
+            self._sync(table, full)
+            self._react(table)
+        elif not self._sync(table, full, moved, known):
+            table.notice = note.get("n")
+            self.broadcast(table, announce=False)
+
+    def _sync(self, table: Table, full: bool,
+              moved: Callable[[dict, bool], None] | None = None,
+              known: list[list[int]] | None = None) -> int:
+        """Bring a copy up to the database: its row (``full``) and the moves past its ply,
+        each shown by ``moved(event, last)`` as it is applied. ``known``: the moves a note
+        carried, [ply, seat, action], read from the database only if they leave a gap.
+        The number of moves applied."""
+        status = table.status
+        if full:
+            row = self.store.table(table.id, moves=False)
+            names = self.store.user_names(s["user_id"] for s in row["seats"] if s["user_id"])
+            for seat, r in zip(table.seats, row["seats"], strict=True):
+                seat.user_id, seat.bot_spec, seat.arrived = r["user_id"], r["bot"], r["arrived"]
+                seat.user_name = names.get(r["user_id"])
+            table.bot_spec, table.fill_at, table.result = row["bot_spec"], row["fill_at"], \
+                row["result"]
+            status = row["status"]
+            away = self.store.stand_ins(table.id).get(table.id, set())
+            for i, seat in enumerate(table.seats):
+                seat.away = i in away
+        if table.state is None and status in ("playing", "finished"):
+            table.start()
+            table.turn_since = self.clock()
+        if table.state is None:
+            moves = []
+        elif known and known[0][0] == table.ply:
+            moves = [(seat, action) for _, seat, action in known]
+        elif known and known[-1][0] < table.ply:
+            moves = []  # shown already
+        else:
+            moves = self.store.moves_since(table.id, table.ply)
+        table.status = "playing" if moves else status  # the moves were made while it was
+        try:
+            for i, (seat, action) in enumerate(moves):
+                event = table.apply(seat, action)
+                table.turn_since = self.clock()
+                if moved is not None:
+                    if i == len(moves) - 1:
+                        table.status = status
+                    moved(event, i == len(moves) - 1)
+        finally:
+            table.status = status
+        return len(moves)
+
+    def _react(self, table: Table) -> None:
+        """The owner, after another server changed the table: start it once full, stop its
+        bots once closed, tell everyone."""
+        if table.status == "waiting" and not table.open_seats():
+            self.start(table)
+            return
+        if table.status not in ON and table.bot_task is not None:
+            table.bot_task.cancel()
+        self.broadcast(table)
+        self.kick_bots(table)
+        self.evict(table)
+
+    def _presence(self, table: Table) -> None:
+        """Who follows the table through other servers changed; its owner reacts as to a
+        join or a leave here."""
+        before = table.present()
+        table.elsewhere = self._elsewhere(table.id)
+        after = table.present()
+        if not self.runs(table) or before == after:
+            return
+        self._sync(table, full=True)  # an arrival at a scheduled table comes with it
+        now = self.clock()
+        for user in after - before:
+            if (seat := table.seat_of(user)) is not None:
+                self._arrive(table, seat)
+        for user in before - after:
+            if (seat := table.seat_of(user)) is not None:
+                table.left_at[seat] = now
+        if not table.anyone_here() and table.empty_since is None:
+            table.empty_since = now
+        if table.status in ON:
+            self.broadcast(table)
+            self.kick_bots(table)
+
+    def keep_leases(self) -> list[int]:
+        """Every clock tick: renew this server's leases (and let go of those another took),
+        forget the people of dead servers, take the tables nobody runs. The ids taken.
+        A few times a lease, not more: the tick may be much shorter."""
+        if time.monotonic() - self.kept < self.lease / 4:
+            return []
+        self.kept = time.monotonic()
+        held = self.store.leases_of(self.server_id) if self.beating \
+            else self.store.heartbeat(self.server_id, self.lease)
+        for table_id in self.owned - held:
+            log.warning("table %d is run by another server now", table_id)
+            if (table := self.tables.get(table_id)) is not None:
+                self._demote(table)
+            self.owned.discard(table_id)
+        for table_id in held - self.owned:
+            self.store.release_leases(self.server_id, table_id)  # not loaded: let it go
+        for table_id in self.store.reap_servers(self.lease):
+            if (table := self.tables.get(table_id)) is not None:
+                self._presence(table)
+        taken = self.store.take_leases(self.server_id, self.lease)
+        for table_id in taken:
+            self._take(table_id)
+        for table in list(self.tables.values()):  # copies nobody here follows
+            if not self.runs(table) and not table.subscribers:
+                self.tables.pop(table.id, None)
+                self.remote_clock.pop(table.id, None)
+        return taken
+
+    def _take(self, table_id: int) -> None:
+        """Run a table whose lease this server just took, from exactly its stored moves."""
+        try:
+            table = self.tables.get(table_id)
+            if table is None:
+                table = self._load(table_id)
+            else:  # the copy followed the old owner: the moves it missed, shown
+                self._sync(table, True, lambda event, last: self.broadcast(
+                    table, event, announce=False))
+                table.elsewhere = self._elsewhere(table_id)
+        except (RefusedError, ValueError) as err:
+            log.error("table %d not taken over: %s", table_id, err)
+            return
+        self._own(table)
+        if table.status in ON:
+            self.broadcast(table)
+        self.kick_bots(table)
+
+    def leave_cluster(self) -> None:
+        """A server stopping: its leases go (another takes its tables at once), and the
+        other servers hear its people left."""
+        for table in self.tables.values():
+            self._demote(table)
+        for table_id in self.store.drop_server(self.server_id):
+            self._note("p", table_id)
+        self.send_notes()

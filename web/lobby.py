@@ -115,8 +115,7 @@ class Lobby(Hub):
     def listing(self, user_id: int) -> dict:
         """Your unfinished tables, and the live ones: a seated person is at the table."""
         mine, open_, playing = [], [], []
-        for table in sorted(self.tables.values(), key=lambda t: (t.created, t.id)):
-            online = self.online(table)
+        for table, online in self._live():
             line = table.summary(online)
             live = any(table.seats[i].user_id in online for i in table.people())
             if table.seat_of(user_id) is not None:
@@ -128,11 +127,33 @@ class Lobby(Hub):
                 playing.append(line)
         return {"mine": mine, "open": open_, "playing": playing[-30:][::-1]}
 
+    def _live(self) -> list[tuple[Table, set[int]]]:
+        """The tables a listing looks at, oldest first, with who is at each: the ones in
+        memory, or with many servers every unfinished one in the database (its seats only)."""
+        if not self.shared:
+            return [(t, self.online(t)) for t in sorted(self.tables.values(),
+                                                        key=lambda t: (t.created, t.id))]
+        rows = self.store.unfinished_tables()
+        present, away = self.store.present(), self.store.stand_ins()
+        names = self.store.user_names(s["user_id"] for r in rows for s in r["seats"]
+                                      if s["user_id"])
+        out = []
+        for row in sorted(rows, key=lambda r: (r["created"], r["id"])):
+            try:
+                table = Table(row, names, self.bots, deal=False)
+            except ValueError as err:  # a game or rules this server does not know
+                log.error("table %d not listed: %s", row["id"], err)
+                continue
+            for seat in away.get(row["id"], ()):
+                table.seats[seat].away = True
+            out.append((table, present.get(row["id"], set())))
+        return out
+
     def invitations(self, user_id: int) -> list[dict]:
         """The scheduled games ``user_id`` is invited to, soonest first, with the host's
         name: what the lobby shows at sign-in ("your game starts in N minutes")."""
         out = []
-        for table in self.tables.values():
+        for table, _ in self._live():  # every server's tables (many servers)
             seat = table.seat_of(user_id)
             if table.status != "scheduled" or seat is None:
                 continue
@@ -235,6 +256,8 @@ class Lobby(Hub):
     def sit(self, user_id: int, table_id: int, seat: Any = None) -> Table:
         """Take an open seat (the first one if none is named) at a waiting table."""
         table = self.table(table_id)
+        if self.shared:  # the seats taken through other servers
+            self._sync(table, full=True)
         if table.status != "waiting":
             raise RefusedError(f"table {table_id} is not taking players (status {table.status})")
         if table.seat_of(user_id) is not None:
@@ -256,13 +279,20 @@ class Lobby(Hub):
 
     def _seat_user(self, table: Table, seat: int, user_id: int) -> None:
         name = self.store.user_names([user_id])[user_id]
-        self.store.set_seat(table.id, seat, user_id, None)
+        if not self.store.take_seat(table.id, seat, user_id):  # another server was quicker
+            if self.shared:
+                self._sync(table, full=True)
+            raise RefusedError(f"seat {seat} at table {table.id} was just taken")
         s = table.seats[seat]
         s.user_id, s.user_name = user_id, name
+        if self.shared:  # the seats others took meanwhile, so that whoever fills it starts it
+            self._sync(table, full=True)
 
     def stand(self, user_id: int, table_id: int) -> Table:
         """Leave a table that has not started; with nobody left it is cancelled."""
         table = self.table(table_id)
+        if self.shared:
+            self._sync(table, full=True)
         seat = table.seat_of(user_id)
         if seat is None:
             raise RefusedError(f"you have no seat at table {table_id}")
@@ -336,9 +366,13 @@ class Lobby(Hub):
         bot = self._bot(bot, game, preset, rules) if bot is not None \
             else self._default_bot(game, preset, rules)
         fill_at = None if fill_after is None else self.clock() + fill_after
-        waiting = sorted((t for t in self.tables.values()
-                          if t.kind == "quick" and t.status == "waiting" and t.game_name == game
-                          and t.preset == preset), key=lambda t: (t.created, t.id))
+        if self.shared:  # every server's tables
+            found = (self.table(i) for i in self.store.waiting_table_ids("quick", game, preset))
+        else:
+            found = (t for t in self.tables.values() if t.kind == "quick"
+                     and t.game_name == game and t.preset == preset)
+        waiting = sorted((t for t in found if t.status == "waiting"),
+                         key=lambda t: (t.created, t.id))
         for table in waiting:
             if table.seat_of(user_id) is not None:
                 return table  # already waiting here
@@ -347,7 +381,10 @@ class Lobby(Hub):
                 if fill_at is not None and (table.fill_at is None or fill_at < table.fill_at):
                     self.store.set_fill_at(table.id, fill_at)
                     table.fill_at = fill_at
-                self.sit(user_id, table.id)
+                try:
+                    self.sit(user_id, table.id)
+                except RefusedError:
+                    continue  # the seat went to someone at another server meanwhile
                 self.tick()
                 return table
         table = self._create(host=user_id, game=game, preset=preset, rules=rules, kind="quick",
@@ -402,12 +439,14 @@ class Lobby(Hub):
                 and table.seats[seat].arrived is None and now < table.starts_at + self.window:
             self.store.set_seat(table.id, seat, conn.user_id, None, arrived=now)
             table.seats[seat].arrived = now
+            if not self.runs(table):
+                self._note("r", table.id)  # the table's server starts the game
         super().join(conn, table)
         lines = self.store.chat(table.id, CHAT_HISTORY)
         if lines:
             conn.send({"type": "chat", "table": table.id, "history": True,
                        "lines": [self._chat_line(table, r) for r in lines]})
-        if table.status == "scheduled":
+        if table.status == "scheduled" and self.runs(table):
             self._check_schedule(table, now)
 
     # ------------------------------------------------------- guests, links
@@ -477,6 +516,8 @@ class Lobby(Hub):
         message = {"type": "chat", "table": table.id, "lines": [line]}
         for follower in list(table.subscribers):
             follower.send(message)
+        if self.shared:  # the people at the table through other servers
+            self._note("h", table.id, m=message)
 
     @staticmethod
     def _chat_line(table: Table, row: dict) -> dict:
@@ -503,6 +544,8 @@ class Lobby(Hub):
         run the turn clocks and close the tables nobody is at."""
         now = self.clock()
         for table in list(self.tables.values()):
+            if not self.runs(table):
+                continue
             if table.status == "waiting" and table.fill_at is not None and now >= table.fill_at:
                 if self._fill_with_bots(table, table.open_seats()):
                     self.start(table)
@@ -514,6 +557,8 @@ class Lobby(Hub):
         while True:
             await asyncio.sleep(every)
             try:
+                if self.shared:
+                    self.keep_leases()
                 self.tick()
             except Exception:
                 log.exception("lobby clock tick failed")

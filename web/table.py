@@ -57,7 +57,9 @@ class Seat:
 class Table:
     """Built from a stored row (``Store.table``), the user names it needs and the bot list."""
 
-    def __init__(self, row: dict, names: dict[int, str], bots: Bots, now: float = 0.0) -> None:
+    def __init__(self, row: dict, names: dict[int, str], bots: Bots, now: float = 0.0,
+                 deal: bool = True) -> None:
+        """``deal=False``: seats and status only, no game state (a lobby line)."""
         self.id: int = row["id"]
         self.game_name: str = row["game"]
         self.game = get_game(self.game_name)
@@ -81,6 +83,7 @@ class Table:
         self.state: Any = None
         self.ply = 0
         self.subscribers: set = set()  # connections watching or playing here
+        self.elsewhere: set[int] = set()  # users following it through other servers
         self.bot_task: asyncio.Task | None = None
         self.turn_since = now  # when the seat to move got its turn
         self.empty_since: float | None = now  # since when no seated person is at the table
@@ -88,7 +91,7 @@ class Table:
         self.notice: str | None = None  # a line for everyone (a bot replaced, a seat taken over)
         # seat -> (ply, since when): a person who has not gone on from a held move yet
         self.unseen: dict[int, tuple[int, float]] = {}
-        if self.status in ("playing", "finished"):
+        if deal and self.status in ("playing", "finished"):
             self.start()
             self.replay(row["moves"])
 
@@ -110,8 +113,8 @@ class Table:
         return [i for i, s in enumerate(self.seats) if s.is_person]
 
     def present(self) -> set[int]:
-        """User ids with a connection following this table."""
-        return {c.user_id for c in self.subscribers}
+        """User ids with a connection following this table (here or through another server)."""
+        return {c.user_id for c in self.subscribers} | self.elsewhere
 
     def standin(self) -> str | None:
         """The bot that plays for an absent person: the table's bot, else the default."""
