@@ -86,7 +86,7 @@ def hostile_uploads(tmp_path) -> list[tuple[str, object, int, str]]:
         ("wrong output shape", nets.upload("w", nets.wrong_shape()), 400, "[batch, 13]"),
         ("NaN outputs", nets.upload("n", nets.nan_output()), 400, "non-finite"),
         ("out-of-range choice", nets.upload("u", nets.unmasked()), 400, "not a legal action"),
-        ("slow", nets.upload("slow", nets.slow(1500)), 400, "slow"),
+        ("slow", nets.upload("slow", nets.slow(3000)), 400, "slow"),  # far past the limit anywhere
         ("memory bomb", nets.upload("m", nets.memory_bomb(30000)), 400,
          "failed on a sample view"),  # 3.6 GB past the check's 1 GiB
     ]
