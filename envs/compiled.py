@@ -73,6 +73,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 from numba import njit
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from envs import compiled_rng
 from envs.games import Game, game_module
@@ -112,6 +113,20 @@ class Driver(NamedTuple):
 
 
 # ------------------------------------------------------------ kernel helpers
+@njit(inline="always")
+def low_bit(x):
+    """The index of the lowest set bit of ``x`` (a card id of a hand held as a bit set)."""
+    return trailing_zeros(x)
+
+
+@njit(inline="always")
+def set_bits(row, base, bits):
+    """``row[base + c] = 1`` for each card id ``c`` in the bit set ``bits``."""
+    while bits:
+        row[base + trailing_zeros(bits)] = 1.0
+        bits &= bits - 1
+
+
 @njit(**INLINE)
 def begin(d, i):
     """Row ``i``'s next episode: its seed (the Python path's) and generator, no history."""

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
-from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
+from numba.cpython.unsafe.numbers import leading_zeros
 
 from envs import compiled_rng
 from envs.compiled import (
@@ -27,7 +27,9 @@ from envs.compiled import (
     begin,
     blank,
     clear,
+    low_bit,
     record,
+    set_bits,
     settle,
 )
 from envs.compiled_draws import integers
@@ -43,11 +45,6 @@ INDEX_CARD = np.array([-1 if c is None else c for c in melds._INDEX_CARD], dtype
 INDEX_VALUE = np.array(melds._INDEX_VALUE, dtype=np.int64)
 RANK_MASK = np.array(melds._RANK_MASK[:13] + (0, 0, 0), dtype=np.int64)  # ranks 13..15: no card
 MAX_SPLITS = 256  # best splits kept per knock (a 10-card hand has a handful)
-
-
-@njit(inline="always")
-def _low(x):
-    return trailing_zeros(x)
 
 
 @njit(inline="always")
@@ -74,7 +71,7 @@ def meldable(m):
 def hand_value(m):
     total = 0
     while m:
-        i = _low(m)
+        i = low_bit(m)
         total += INDEX_VALUE[i]
         m &= m - 1
     return total
@@ -89,7 +86,7 @@ def melded(h):
     if m != h:
         return melded(m)
     x = h & -h
-    i = _low(x)
+    i = low_bit(x)
     best = melded(h ^ x)  # the lowest card is deadwood ...
     v = INDEX_VALUE[i]
     if (h >> (i + 1)) & 3 == 3:  # ... or starts a run ...
@@ -139,7 +136,7 @@ def knock_cards(m, limit):
     while rest:
         b = rest & -rest
         rest ^= b
-        low_bound = full - INDEX_VALUE[_low(b)]
+        low_bound = full - INDEX_VALUE[low_bit(b)]
         if low_bound > limit:
             continue
         d = deadwood(m ^ b) if b & in_melds else low_bound
@@ -189,7 +186,7 @@ def best_splits(m, w):
         if melded(h ^ x) == need:  # the lowest card is deadwood ...
             kids[0, nk], kids[1, nk], kids[2, nk] = h ^ x, 0, 0
             nk += 1
-        i = _low(x)
+        i = low_bit(x)
         v = INDEX_VALUE[i]
         if (h >> (i + 1)) & 3 == 3:  # ... or starts a run ...
             run = x | (x << 1) | (x << 2)
@@ -236,7 +233,7 @@ def best_splits(m, w):
 @njit(cache=True, _nrt=False)
 def _layoff_choices(meld, hand, out, below, above):
     """``melds.layoff_choices``: the masks laid off together onto ``meld`` (0 first)."""
-    i = _low(meld)
+    i = low_bit(meld)
     rank = RANK_MASK[i & 15]
     out[0] = 0
     if meld & rank == meld:  # a set: its missing fourth card
@@ -456,7 +453,7 @@ def _write_row(st, d, i):
     h = st[S_HANDS][i, me]
     rest = h
     while rest:
-        row[o[O_HAND] + INDEX_CARD[_low(rest)]] = 1.0
+        row[o[O_HAND] + INDEX_CARD[low_bit(rest)]] = 1.0
         rest &= rest - 1
     taken = nums[i, TAKEN]
     if taken >= 0:
@@ -464,14 +461,14 @@ def _write_row(st, d, i):
     npile = nums[i, PILE_N]
     if npile:
         row[o[O_TOP] + st[S_PILE][i, npile - 1]] = 1.0
-    _ones(row, o[O_PILE], nums[i, PILE_SET])
+    set_bits(row, o[O_PILE], nums[i, PILE_SET])
     scores = st[S_SCORES]
     for s in range(n):
         rel = (s - me) % n
-        _ones(row, o[O_KNOWN] + 52 * rel, st[S_KNOWN][i, s])
-        _ones(row, o[O_DISCARDED] + 52 * rel, st[S_DISCARDED][i, s])
+        set_bits(row, o[O_KNOWN] + 52 * rel, st[S_KNOWN][i, s])
+        set_bits(row, o[O_DISCARDED] + 52 * rel, st[S_DISCARDED][i, s])
         if o[O_PICKED] >= 0:
-            _ones(row, o[O_PICKED] + 52 * rel, st[S_PICKED][i, s])
+            set_bits(row, o[O_PICKED] + 52 * rel, st[S_PICKED][i, s])
         row[o[O_SCORES] + rel] = min(SCORE_CLIP, scores[i, s] / r[R_TARGET])
     row[o[O_TO_ACT]] = 1.0
     row[o[O_DEALER] + (nums[i, DEALER] - me) % n] = 1.0
@@ -489,19 +486,11 @@ def _write_row(st, d, i):
     knock = may if r[R_KNOCK] < 0 else may & knock_cards(h, r[R_KNOCK])
     while may:
         b = may & -may
-        c = INDEX_CARD[_low(b)]
+        c = INDEX_CARD[low_bit(b)]
         mask[2 + c] = True
         if knock & b:
             mask[54 + c] = True
         may ^= b
-
-
-@njit(inline="always")
-def _ones(row, base, cards):
-    """row[base + c] = 1 for each card id c in the bit set ``cards``."""
-    while cards:
-        row[base + _low(cards)] = 1.0
-        cards &= cards - 1
 
 
 @njit(**KERNEL)

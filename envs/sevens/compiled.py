@@ -13,10 +13,21 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
-from numba.cpython.unsafe.numbers import trailing_zeros
 
 from envs import cards, compiled_rng
-from envs.compiled import INLINE, KERNEL, RESTART, Core, begin, blank, clear, record, settle
+from envs.compiled import (
+    INLINE,
+    KERNEL,
+    RESTART,
+    Core,
+    begin,
+    blank,
+    clear,
+    low_bit,
+    record,
+    set_bits,
+    settle,
+)
 from envs.compiled_draws import MAX_RANGE, integers, random
 from envs.sevens import infostate as info
 from envs.sevens.rules import NUM_SYMBOLS, SevensRules
@@ -35,11 +46,6 @@ CUR, TOTAL, LAST, LAST_BY, PLAYS, ON_TABLE = range(6)
 (S_RULES, S_CHANCE, S_FIXED_VALUES, S_FIXED_COUNTS, S_FIXED_POINTS, S_NUMS, S_VALUES,
  S_COUNTS, S_POINTS, S_GAME_BLOCK, S_HANDS, S_PLAYED, S_SCORES) = range(13)
 _P = info.P  # per-seat slots of the information state
-
-
-@njit(inline="always")
-def _low(x):
-    return trailing_zeros(x)
 
 
 @njit(inline="always")
@@ -139,13 +145,6 @@ def _game_block(st, i):
         out[info._POINTS + j] = _clip(st[S_POINTS][i, j] / info.POINT_SCALE)
 
 
-@njit(inline="always")
-def _ones(row, base, bits):
-    while bits:
-        row[base + _low(bits)] = 1.0
-        bits &= bits - 1
-
-
 @njit(**INLINE)
 def _write_row(st, d, i):
     """Row ``i``'s observation (``infostate.encode`` of the seat to act's view), mask, seat."""
@@ -178,11 +177,11 @@ def _write_row(st, d, i):
     row[info._LAST + nums[i, LAST]] = 1.0
     by = nums[i, LAST_BY]
     row[info._LAST_BY + (_P if by == _P else (by - me) % n)] = 1.0
-    _ones(row, info._ON_TABLE, nums[i, ON_TABLE])
+    set_bits(row, info._ON_TABLE, nums[i, ON_TABLE])
     hands = st[S_HANDS]
     for s in range(n):
         rel = (s - me) % n
-        _ones(row, info._PLAYED + 52 * rel, st[S_PLAYED][i, s])
+        set_bits(row, info._PLAYED + 52 * rel, st[S_PLAYED][i, s])
         row[info._SCORES + rel] = _clip(st[S_SCORES][i, s] / info.SCORE_SCALE)
         size = 0
         h = hands[i, s]
@@ -191,14 +190,14 @@ def _write_row(st, d, i):
             size += 1
         row[info._SIZES + rel] = size / info.MAX_HAND
         row[info._SEATED + rel] = 1.0
-    _ones(row, info._HAND, hands[i, me])
+    set_bits(row, info._HAND, hands[i, me])
     row[info._TO_ACT] = 1.0
     row[info._PROGRESS] = nums[i, PLAYS] / (n * r[R_K])
     mask = d.masks[i]
     counts = st[S_COUNTS][i]
     may = playable(hands[i, me], nums[i, LAST])
     while may:
-        c = _low(may)
+        c = low_bit(may)
         mask[2 * c] = True
         if counts[c % 13] == 2:
             mask[2 * c + 1] = True
