@@ -7,35 +7,11 @@ from __future__ import annotations
 import asyncio
 import json
 
+from tests.web_util import T0, Clock, Person
 from web.db import Store
-from web.hub import Conn
 from web.lobby import Lobby
 
-T0 = 1_000_000.0
 TURN, GRACE, ABANDON = 60.0, 20.0, 300.0
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = T0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-class Person(Conn):
-    """A connection whose messages the test reads back."""
-
-    def __init__(self, user_id: int, name: str) -> None:
-        super().__init__(user_id, name, None)
-
-    def messages(self) -> list[dict]:
-        out = []
-        while not self.queue.empty():
-            text = self.queue.get_nowait()
-            if text is not None:
-                out.append(json.loads(text))
-        return out
 
 
 def with_lobby(test):

@@ -10,21 +10,12 @@ import pytest
 from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
+from tests.web_util import T0, Clock
 from web.app import create_app
 from web.db import Store
 from web.hub import Conn
 from web.lobby import WINDOW, Lobby
 from web.table import RefusedError
-
-T0 = 1_000_000.0
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = T0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def with_lobby(test):

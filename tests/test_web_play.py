@@ -13,38 +13,14 @@ from starlette.testclient import TestClient
 
 from envs.spades.rules import PRESETS
 from envs.spades.scoring import score_bid, score_parts
+from tests.web_util import T0, Clock, Person
 from web.app import GUESTS_PER_ADDRESS, create_app
 from web.db import Store
 from web.http import COOKIE
-from web.hub import Conn
 from web.lobby import CHAT_RATE, CHAT_WINDOW, Lobby
 from web.protocol import CHAT_MAX
 
-T0 = 1_000_000.0
 TURN = 60.0
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = T0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-class Person(Conn):
-    """A connection whose messages the test reads back."""
-
-    def __init__(self, user_id: int, name: str) -> None:
-        super().__init__(user_id, name, None)
-
-    def messages(self) -> list[dict]:
-        out = []
-        while not self.queue.empty():
-            text = self.queue.get_nowait()
-            if text is not None:
-                out.append(json.loads(text))
-        return out
 
 
 def with_lobby(test):

@@ -11,20 +11,12 @@ import time
 import pytest
 from starlette.testclient import TestClient
 
+from tests.web_util import Clock
 from web.app import MAX_BODY, SIGNIN_PER_ADDRESS, SIGNIN_PER_NAME, SIGNIN_WINDOW, create_app
 from web.db import Store
 from web.testing import postgres_url
 
-T0 = 1_000_000.0
 SOON = time.time() + 3600  # a start time the schedule accepts
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = T0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

@@ -1,0 +1,35 @@
+"""What the web tests that drive a ``Lobby`` in memory share: a settable clock, and a
+connection whose messages the test reads back."""
+
+from __future__ import annotations
+
+import json
+
+from web.hub import Conn
+
+T0 = 1_000_000.0  # the tests' "now" at the start
+
+
+class Clock:
+    """The lobby's clock: the test moves ``now`` by hand."""
+
+    def __init__(self) -> None:
+        self.now = T0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class Person(Conn):
+    """A connection whose messages the test reads back."""
+
+    def __init__(self, user_id: int, name: str) -> None:
+        super().__init__(user_id, name, None)
+
+    def messages(self) -> list[dict]:
+        out = []
+        while not self.queue.empty():
+            text = self.queue.get_nowait()
+            if text is not None:
+                out.append(json.loads(text))
+        return out
