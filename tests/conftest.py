@@ -21,3 +21,19 @@ def ray_address():
         yield cluster.address
     finally:
         cluster.shutdown()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's chromium driven by playwright, one per test module (the browser tests)."""
+    from pathlib import Path
+
+    from playwright.sync_api import sync_playwright
+
+    from tests.web_util import CHROMIUM, FLAGS
+
+    assert Path(CHROMIUM).exists(), "Debian's chromium is missing: run `make test` (installs it)"
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
+        yield b
+        b.close()

@@ -10,10 +10,9 @@ import time
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import sync_playwright
 
 from tests import arena_util as nets
-from tests.test_web_browser import CHROMIUM, FLAGS, LAPTOP, PHONE, Page, game_over, names
+from tests.test_web_browser import LAPTOP, PHONE, Page, game_over, names
 from web.testing import ServerProcess
 
 
@@ -23,15 +22,6 @@ def server(tmp_path_factory):
     with ServerProcess(folder / "web.db", None, "--arena-dir", str(folder / "files"),
                        "--arena-deals", "1") as s:
         yield s
-
-
-@pytest.fixture(scope="module")
-def browser():
-    assert Path(CHROMIUM).exists(), "Debian's chromium is missing: run `make test` (installs it)"
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
-        yield b
-        b.close()
 
 
 def bot_files(folder: Path, model: bytes, stem: str) -> tuple[str, str]:

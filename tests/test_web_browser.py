@@ -30,18 +30,13 @@ from __future__ import annotations
 import re
 import time
 import urllib.request
-from pathlib import Path
 
 import pytest
-from playwright.sync_api import sync_playwright
 
 from envs import cards
 from envs.gin_rummy.melds import deadwood, deadwood_after_discards, mask_of
 from web.testing import ROOT, ServerProcess
 
-CHROMIUM = "/usr/bin/chromium"
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--no-first-run"]
 PHONE = {"width": 390, "height": 844}
 LAPTOP = {"width": 1366, "height": 768}
 SHOTS = ROOT / "runs" / "screenshots"
@@ -57,15 +52,6 @@ LIMIT = 40.0  # seconds a game may take
 def server(tmp_path_factory):
     with ServerProcess(tmp_path_factory.mktemp("web") / "web.db") as s:
         yield s
-
-
-@pytest.fixture(scope="module")
-def browser():
-    assert Path(CHROMIUM).exists(), "Debian's chromium is missing: run `make test` (installs it)"
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
-        yield b
-        b.close()
 
 
 class Page:

@@ -19,11 +19,8 @@ import re
 import time
 
 import pytest
-from playwright.sync_api import sync_playwright
 
 from tests.test_web_browser import (
-    CHROMIUM,
-    FLAGS,
     LAPTOP,
     LIMIT,
     PHONE,
@@ -44,14 +41,6 @@ XSS = "<img src=x onerror=\"window.__pwned=1\"><script>window.__pwned=2</script>
 def web_server(tmp_path_factory):
     with ServerProcess(tmp_path_factory.mktemp("web") / "web.db") as s:
         yield s
-
-
-@pytest.fixture(scope="module")
-def chromium():
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
-        yield b
-        b.close()
 
 
 class Screen(Page):
@@ -119,8 +108,8 @@ def open_table(p: Screen, game: str, seats: list[str], preset: str | None = None
 
 
 # --------------------------------------------------------------- guest play
-def test_a_guest_plays_bots_at_once_then_keeps_the_table(chromium, web_server):
-    p = Screen(chromium, web_server, "phone", "guest")
+def test_a_guest_plays_bots_at_once_then_keeps_the_table(browser, web_server):
+    p = Screen(browser, web_server, "phone", "guest")
     page = p.page
     p.goto()
     page.wait_for_selector("#guest-go")
@@ -166,8 +155,8 @@ def test_a_guest_plays_bots_at_once_then_keeps_the_table(chromium, web_server):
 
 
 # -------------------------------------------------------------- invite link
-def test_an_invite_link_seats_a_friend_and_the_chat_is_text(chromium, web_server):
-    host = Screen(chromium, web_server, "laptop", "hosta")
+def test_an_invite_link_seats_a_friend_and_the_chat_is_text(browser, web_server):
+    host = Screen(browser, web_server, "laptop", "hosta")
     host.sign_up()
     table = open_table(host, "spades", ["open", "bot:spades/count-bid",
                                         "bot:spades/count-bid"], preset="killer", length="1")
@@ -179,7 +168,7 @@ def test_an_invite_link_seats_a_friend_and_the_chat_is_text(chromium, web_server
     host.shoot("invite-link")
 
     # the friend: no account, another browser (no cookies), a phone held sideways
-    friend = Screen(chromium, web_server, "landscape", "friend")
+    friend = Screen(browser, web_server, "landscape", "friend")
     fp = friend.page
     fp.goto(link.replace("/#/", "/?pace=0#/"))
     fp.wait_for_selector(".invited")
@@ -232,8 +221,8 @@ def check_trick(p: Screen) -> None:
 
 
 @pytest.mark.parametrize("kind", ["phone", "landscape", "laptop"])
-def test_every_screen(chromium, web_server, kind):
-    p = Screen(chromium, web_server, kind, f"every-{kind}")
+def test_every_screen(browser, web_server, kind):
+    p = Screen(browser, web_server, kind, f"every-{kind}")
     page = p.page
     p.goto()  # the first visit, signed out: no console error (no 401)
     page.wait_for_selector("#auth-go")

@@ -1,5 +1,5 @@
-"""What the web tests that drive a ``Lobby`` in memory share: a settable clock, and a
-connection whose messages the test reads back."""
+"""What the web tests share: a settable clock and a connection whose messages the test
+reads back (the lobby tests), and the browser the browser tests drive."""
 
 from __future__ import annotations
 
@@ -8,6 +8,9 @@ import json
 from web.hub import Conn
 
 T0 = 1_000_000.0  # the tests' "now" at the start
+CHROMIUM = "/usr/bin/chromium"  # Debian's, which `make test` installs
+FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync", "--no-first-run"]
 
 
 class Clock:
