@@ -35,7 +35,7 @@ def test_metadata_and_one_observation_size_for_every_player_count(kind):
     size = MODULES[kind].OBS_SIZE
     for n in range(2, 10):
         e = env(num_players=n, observation=kind)
-        assert e.metadata["name"] == "sevens_v3"
+        assert e.metadata["name"] == "sevens_v4"
         assert e.possible_agents == [f"player_{i}" for i in range(n)]
         assert e.observation_space("player_0")["observation"].shape == (size,)
         assert encoder(kind).size(n) == size
@@ -43,16 +43,16 @@ def test_metadata_and_one_observation_size_for_every_player_count(kind):
     assert env().observation_kind == "infostate"  # the default
 
 
-def test_infostate_is_the_first_751_floats_of_the_features():
-    """The information state is the features' information blocks; the features add only
-    the three per-action arithmetic blocks after it (none in the information state)."""
-    assert infostate.OBS_SIZE == 751 and features.LAYOUT[:len(infostate.LAYOUT)] == \
+def test_infostate_is_the_first_855_floats_of_the_features():
+    """The information state is the features' first blocks, ending with the points of each
+    play; the features add only the two reply blocks after it."""
+    assert infostate.OBS_SIZE == 855 and features.LAYOUT[:len(infostate.LAYOUT)] == \
         infostate.LAYOUT
     added = [name for name, _ in features.LAYOUT[len(infostate.LAYOUT):]]
-    assert added == ["play_points", "reply_points", "reply_expected"]
-    assert encoder("infostate").action_features(5) == ()
+    assert added == ["reply_points", "reply_expected"]
+    assert encoder("infostate").action_features(5) == ((OFFSETS["play_points"], 0, 104),)
     assert [o for o, _, _ in encoder("features").action_features(5)] == [
-        OFFSETS[name] for name in added]
+        OFFSETS[name] for name in ("play_points", *added)]
     rng = np.random.default_rng(4)
     for n in (2, 6, 9):
         state = SevensState(get_rules("random", num_players=n), n)
@@ -60,7 +60,7 @@ def test_infostate_is_the_first_751_floats_of_the_features():
             for seat in range(n):
                 view = state.view(seat)
                 info, feat = infostate.encode(view), features.encode(view)
-                assert info.shape == (751,) and np.array_equal(info, feat[:751])
+                assert info.shape == (855,) and np.array_equal(info, feat[:855])
             state.apply(int(rng.choice(state.legal_actions())))
 
 

@@ -98,15 +98,19 @@ def test_the_run_was_batched_self_play_and_the_exported_bot_plays_a_whole_legal_
 
 
 def test_training_moves_the_per_action_weights_that_export_carries(trained):
-    """The ONNX and numpy tests above then cover the head's direct path too. Only the
-    features kind has per-action blocks (and Blind Auction's none)."""
+    """The ONNX and numpy tests above then cover the head's direct path too. The features
+    kind has per-action blocks (Blind Auction's none), and Sevens' information state its
+    points per play."""
     game, kind, trainer, _, _ = trained
     if trainer.cfg.policy == "card":  # scores come from the card net itself
         assert isinstance(trainer.model.policy, CardPolicy)
         assert isinstance(policy_weights(trainer.model.policy), CardActor)
         return
     head = trainer.model.policy.action_net
-    assert bool(head.blocks) == (kind == "features" and game != "blind_auction")
+    blocks = get_game(game).encoder(kind).action_features(4)
+    assert head.blocks == blocks
+    assert bool(blocks) == (kind == "features" and game != "blind_auction"
+                            or (game, kind) == ("sevens", "infostate"))
     if not head.blocks:  # a plain MLP head
         assert policy_weights(trainer.model.policy).skip is None
         return

@@ -82,15 +82,17 @@ def test_declared_blocks_describe_the_actions_they_feed(game):
 
 @pytest.mark.parametrize("game", game_names())
 @pytest.mark.parametrize("kind", KINDS)
-def test_only_the_features_kind_declares_action_blocks(game, kind):
-    """The information state holds no per-action numbers; the features of every game but
-    Blind Auction (whose features are its information state) do, inside the vector."""
+def test_which_encoders_declare_action_blocks(game, kind):
+    """The features of every game but Blind Auction (whose features are its information
+    state) hold per-action numbers inside the vector, and so does Sevens' information state
+    (each play's points); no other information state does."""
     g = get_game(game)
     for preset in g.presets:
         rules = g.get_rules(preset)
         n = g.num_players(rules)
         blocks = game_action_features(game, preset, None, kind)
-        assert bool(blocks) == (kind == "features" and game != "blind_auction")
+        assert bool(blocks) == (kind == "features" and game != "blind_auction"
+                                or (game, kind) == ("sevens", "infostate"))
         size = g.encoder(kind).size(n)
         assert all(o >= 0 and o + length <= size and first + length <= g.num_actions
                    for o, first, length in blocks)

@@ -1,8 +1,8 @@
 """Sevens' compiled batched core: N games as arrays, stepped in numba loops.
 
 The engine (``envs.sevens.engine``) stays the rules' reference; this core plays
-exactly its games and writes the information state (``envs.sevens.infostate``) of
-the seat to act and its mask in place. A game starts from its seed as
+exactly its games and writes the information state (``envs.sevens.infostate``, its
+points per play included) of the seat to act and its mask in place. A game starts from its seed as
 ``SevensState(rules, seed)`` does: the parameters drawn (``rules.draw_parameters``,
 by ``envs.compiled_draws``) and the deck dealt from the same generator. Hands and the
 cards each seat played are bit sets of card ids; the scoring is
@@ -193,8 +193,15 @@ def _write_row(st, d, i):
     set_bits(row, info._HAND, hands[i, me])
     row[info._TO_ACT] = 1.0
     row[info._PROGRESS] = nums[i, PLAYS] / (n * r[R_K])
+    counts, values, points = st[S_COUNTS][i], st[S_VALUES][i], st[S_POINTS][i]
+    held = hands[i, me]
+    while held:
+        c = low_bit(held)
+        for j in range(counts[c % 13]):
+            row[info._PLAY_POINTS + 2 * c + j] = _clip(
+                points_for_total(total + values[c % 13, j], points) / info.POINT_SCALE)
+        held &= held - 1
     mask = d.masks[i]
-    counts = st[S_COUNTS][i]
     may = playable(hands[i, me], nums[i, LAST])
     while may:
         c = low_bit(may)

@@ -1,4 +1,4 @@
-"""The PettingZoo AEC env of Sevens (``sevens_v3``), 2 to 9 players.
+"""The PettingZoo AEC env of Sevens (``sevens_v4``), 2 to 9 players.
 
     from envs.sevens import env
     e = env(num_players=5)               # parameters drawn per game from the reset seed

@@ -1,9 +1,11 @@
-"""Sevens' ``features`` observation: the information a seat holds plus the plays' arithmetic.
+"""Sevens' ``features`` observation: the information a seat holds plus the replies' arithmetic.
 
 The vectors the shipped Sevens bot reads (``observation="features"``): the
-blocks of ``envs.sevens.infostate``, then three per-action blocks worked out from
-the seat's view. Bump ``VERSION`` when the layout changes. (Versions 1-3 below
-were the env's observation before the information state became its default.)
+blocks of ``envs.sevens.infostate`` (since its version 2 they end with the first of
+the per-action blocks below, ``play_points``), then two more per-action blocks
+worked out from the seat's view, the same vector as before. Bump ``VERSION`` when
+the layout changes. (Versions 1-3 below were the env's observation before the
+information state became its default.)
 
 Version 2 adds two per-action blocks, the arithmetic a network finds hardest
 to learn from the total's digits: the points each play scores now, and the
@@ -30,8 +32,7 @@ from envs.sevens.view import SevensView
 VERSION = 3
 
 LAYOUT = (
-    *infostate.LAYOUT,
-    ("play_points", NUM_ACTIONS),  # per action of an own card: points it scores now / 20
+    *infostate.LAYOUT,  # ends with play_points: per action of an own card, its points now
     ("reply_points", NUM_ACTIONS),  # per such action: the best points an unseen card then
                                     # scores on the new total / 20
     ("reply_expected", NUM_ACTIONS),  # per such action: the next player's expected best
@@ -58,8 +59,7 @@ def _action_points(view: SevensView, out: np.ndarray) -> None:
     if not actions:
         return
     totals = np.array(new_totals)
-    acts = np.array(actions)
-    out[_PLAY_POINTS + acts] = _points(totals, points)
+    acts = np.array(actions)  # their points now: infostate.write
     unseen = view.unseen()
     replies = sorted({v for c in unseen for v in values[RANK[c]]})
     if replies:

@@ -12,7 +12,7 @@ from envs.sevens.worlds import sample_worlds
 
 GAME = Game(
     name="sevens",
-    env_name="sevens_v3",
+    env_name="sevens_v4",
     presets=tuple(PRESETS),
     get_rules=get_rules,
     state=SevensState,

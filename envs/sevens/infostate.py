@@ -5,12 +5,19 @@ the game's parameters (each symbol's permitted values, the three point
 amounts), the running total (scaled, its sign, mod 7, its last two digits,
 whether it contains a 7), the last card and who placed it, every card on the
 table and who played it, the own hand, each seat's points and cards held, the
-seats in use, whose turn it is and how far the game has gone. One fixed layout
+seats in use, whose turn it is and how far the game has gone, and what each play
+of an own card would score now. One fixed layout
 for every player count 2..9, so one network can play any table: per-seat blocks
 have ``MAX_PLAYERS`` slots, relative to the observer (slot 0 is always the
 observing seat, then the players after it in turn order), and ``seated`` marks
-the slots in use. Bump ``VERSION`` (and the env name) when what a seat may know
-changes.
+the slots in use. Bump ``VERSION`` (and the env name) when the layout changes.
+
+``play_points`` is a function of the rest (the total, the card's values, the point
+amounts), written out because a network cannot find it: a play scores when the
+new total is divisible by 7 or contains a 7, a modular function of a randomly drawn
+value, and networks fitted to it from the other features explained a quarter of its
+variance (docs/results.md). Like ``total_mod7`` it adds no information, only a form
+a network can read.
 """
 
 from __future__ import annotations
@@ -22,9 +29,10 @@ import numpy as np
 from envs import encoding
 from envs.sevens.actions import NUM_ACTIONS, NUM_CARDS
 from envs.sevens.rules import MAX_PLAYERS, MIN_PLAYERS, NUM_SYMBOLS, Parameters, hand_size
+from envs.sevens.scoring import kinds, points_for_total
 from envs.sevens.view import SevensView
 
-VERSION = 1
+VERSION = 2
 P = MAX_PLAYERS
 CLIP = 4.0
 VALUE_SCALE = 13.0  # a symbol's value / 13
@@ -54,6 +62,7 @@ LAYOUT = (
     ("seated", P),  # 1 for each slot with a player
     ("to_act", P),  # relative seat to play (none once over)
     ("progress", 1),  # plays made / plays in the game
+    ("play_points", NUM_ACTIONS),  # per action of an own card: points it scores now / 20
 )
 OFFSETS, OBS_SIZE = encoding.offsets(LAYOUT)
 
@@ -76,10 +85,12 @@ _SIZES = OFFSETS["hand_sizes"]
 _SEATED = OFFSETS["seated"]
 _TO_ACT = OFFSETS["to_act"]
 _PROGRESS = OFFSETS["progress"]
+_PLAY_POINTS = OFFSETS["play_points"]
 
 # the features that are not in [0, 1]
 SIGNED = [(_VALUES + 3 * s + i) for s in range(NUM_SYMBOLS) for i in (0, 1)] \
-    + list(range(_POINTS, _POINTS + 3)) + [_TOTAL] + list(range(_SCORES, _SCORES + P))
+    + list(range(_POINTS, _POINTS + 3)) + [_TOTAL] + list(range(_SCORES, _SCORES + P)) \
+    + list(range(_PLAY_POINTS, _PLAY_POINTS + NUM_ACTIONS))
 
 
 def clip(x: float) -> float:
@@ -132,6 +143,11 @@ def write(view: SevensView, out: np.ndarray) -> None:
         ones.append(_TO_ACT + (view.current_player - me) % n)
     out[ones] = 1.0
     out[_PROGRESS] = len(view.plays) / (n * view.rules.hand_size)
+    points, values = view.params.points, view.params.values
+    for c in view.hand:
+        for i, v in enumerate(values[c % 13]):
+            out[_PLAY_POINTS + 2 * c + i] = clip(points_for_total(total + v, points)
+                                                 / POINT_SCALE)
 
 
 def encode(view: SevensView, out: np.ndarray | None = None) -> np.ndarray:
@@ -173,6 +189,7 @@ def _rotation(n: int, me: int) -> np.ndarray:
             index[off + rel * k:off + (rel + 1) * k] = np.arange(off + seat * k,
                                                                  off + (seat + 1) * k)
     index[_HAND:_HAND + NUM_CARDS] = OBS_SIZE
+    index[_PLAY_POINTS:_PLAY_POINTS + NUM_ACTIONS] = OBS_SIZE
     return index
 
 
@@ -182,8 +199,10 @@ class SevensObserver:
     Everything but the hand is public, and a seat's vector is seat 0's with the
     per-seat slots rotated; so the observer keeps seat 0's vector without its hand
     (each play changes a dozen features of it) and builds a seat's vector when
-    asked, with one ``take`` through that seat's rotation and its hand's bits: the
-    cost does not grow with the number of players, where keeping nine rows would.
+    asked, with one ``take`` through that seat's rotation, its hand's bits and its
+    cards' points at the current total (from the game's table of every action's
+    value): the cost does not grow with the number of players, where keeping nine
+    rows would.
     Anything but the next play from where the last call left off re-encodes, so
     ``encode`` stays the one definition (the tests check the two at every step).
     """
@@ -194,6 +213,7 @@ class SevensObserver:
         self._pub = np.zeros(OBS_SIZE + 1, dtype=np.float32)  # + the zero the hands read
         self._mv = memoryview(self._pub)
         self._plays = None
+        self._params = None  # the game whose action values the next three hold
 
     def __getstate__(self) -> dict:
         state = dict(self.__dict__)
@@ -208,7 +228,13 @@ class SevensObserver:
         view = state.view(0)
         encode(view, out=self._pub[:OBS_SIZE])
         self._pub[_HAND:_HAND + NUM_CARDS] = 0.0
+        self._pub[_PLAY_POINTS:_PLAY_POINTS + NUM_ACTIONS] = 0.0
         self._sync(state)
+        if self._params is not state.params:
+            self._params = state.params
+            self._action_values, self._second = _action_values(state.params)
+            self._scaled = np.clip(np.array((0, *state.params.points)) / POINT_SCALE,
+                                   -CLIP, CLIP).astype(np.float32)
 
     def _sync(self, state) -> None:
         self._plays = state.plays
@@ -248,9 +274,26 @@ class SevensObserver:
         if state.plays is not self._plays or len(state.plays) != self._num_plays:
             self.reset(state)  # moved without after_apply (e.g. state.apply called directly)
         obs = self._pub.take(self._rotations[seat])
-        for c in state.hands[seat]:
-            obs[_HAND + c] = 1.0
+        hand = state.hands[seat]
+        if hand:
+            held = np.array(hand)
+            obs[_HAND + held] = 1.0
+            acts = np.concatenate((2 * held, 2 * held[self._second[held]] + 1))
+            obs[_PLAY_POINTS + acts] = self._scaled[
+                kinds(self._total + self._action_values[acts])]
         return obs
+
+
+def _action_values(params: Parameters) -> tuple[np.ndarray, np.ndarray]:
+    """Per action, the value it adds to the total (0 for a second value the card's symbol
+    lacks); per card, whether its symbol has a second value."""
+    values = np.zeros(NUM_ACTIONS, dtype=np.int64)
+    second = np.zeros(NUM_CARDS, dtype=bool)
+    for c in range(NUM_CARDS):
+        vals = params.values[c % 13]
+        values[2 * c:2 * c + len(vals)] = vals
+        second[c] = len(vals) == 2
+    return values, second
 
 
 def _total_features(total: int) -> list[tuple[int, float]]:
@@ -278,7 +321,12 @@ def card_table(n: int = P) -> encoding.CardTable:
                               actions & 1)
 
 
+def action_features(num_players: int) -> tuple[tuple[int, int, int], ...]:
+    """The per-action block (``envs.encoding.Encoder.action_features``): each play's points."""
+    return ((_PLAY_POINTS, 0, NUM_ACTIONS),)
+
+
 INFOSTATE = encoding.Encoder(
     kind="infostate", version=VERSION, size=lambda n: OBS_SIZE, encode=encode,
     bounds=lambda n: bounds(OBS_SIZE), describe=lambda n, i: describe(i),
-    observer=SevensObserver, cards=card_table)
+    observer=SevensObserver, cards=card_table, action_features=action_features)

@@ -32,13 +32,20 @@ _KIND = np.array([(t % 7 == 0) + 2 * ("7" in str(abs(t)))
                   for t in range(-TOTAL_RANGE, TOTAL_RANGE + 1)], dtype=np.intp)
 
 
+def kinds(totals: np.ndarray) -> np.ndarray:
+    """Per total, which points it scores: 0 none, 1 divisible only, 2 contains only,
+    3 both (an index into ``(0, *points)``)."""
+    totals = np.asarray(totals)
+    if totals.size and (totals.min() < -TOTAL_RANGE or totals.max() > TOTAL_RANGE):
+        return np.vectorize(lambda t: (t % 7 == 0) + 2 * ("7" in str(abs(t))),
+                            otypes=[np.intp])(totals)
+    return _KIND[totals + TOTAL_RANGE]
+
+
 def points_for_totals(totals: np.ndarray, points: tuple[int, int, int]) -> np.ndarray:
     """``points_for_total`` of every entry of an int array: one table lookup (the
     encoder and the lookahead score every play and reply of a view at once)."""
-    totals = np.asarray(totals)
-    if totals.size and (totals.min() < -TOTAL_RANGE or totals.max() > TOTAL_RANGE):
-        return np.vectorize(lambda t: points_for_total(int(t), points), otypes=[np.int64])(totals)
-    return np.array((0, *points), dtype=np.int64)[_KIND[totals + TOTAL_RANGE]]
+    return np.array((0, *points), dtype=np.int64)[kinds(totals)]
 
 
 @dataclass(frozen=True, slots=True)
