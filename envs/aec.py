@@ -25,7 +25,8 @@ Options (``env(**options)``; any other keyword is a rules field):
 
 Observations come from the encoder's *observer*, which keeps every seat's vector
 up to date move by move where the game has one (``envs.encoding.ViewObserver``
-otherwise); an observer that keeps masks too offers ``action_mask(state, seat)``.
+otherwise); an observer that keeps masks too offers ``action_mask(state, seat)``,
+and one that builds the whole observation dict at once ``observe(state, seat)``.
 
 The env checks call order itself (``step``, ``observe``, ``last``, ``render`` and
 ``agent_iter`` before ``reset`` raise PettingZoo's errors; ``agent_iter`` insists
@@ -140,11 +141,17 @@ class CardGameEnv(AECEnv):
         self._observation = self._observer.observation
         self._after_apply = self._observer.after_apply
         self._mask = mask_function(self.num_actions)
-        # the observer's own masks where it keeps them (legal_actions() otherwise)
+        # the observer's own masks where it keeps them (legal_actions() otherwise), and its
+        # own observation dict where it builds both at once (one call per step less)
         self._action_mask = getattr(self._observer, "action_mask", self._legal_mask)
+        self._observe = getattr(self._observer, "observe", self._observe_both)
         self._stepped = False  # step() or reset() since agent_iter last yielded
         self._live = False  # reset and no agent done yet
         self._rewards_set = False  # some reward of the last step may be non-zero
+
+    def _observe_both(self, state: Any, seat: int) -> dict[str, np.ndarray]:
+        return {"observation": self._observation(state, seat),
+                "action_mask": self._action_mask(state, seat)}
 
     def _legal_mask(self, state: Any, seat: int) -> np.ndarray:
         """``seat``'s action mask: its legal actions if it is to act, else none."""
@@ -205,23 +212,15 @@ class CardGameEnv(AECEnv):
         state = self.state_obj
         if state is None:
             EnvLogger.error_observe_before_reset()
-        seat = self._seat[agent]
-        return {"observation": self._observation(state, seat),
-                "action_mask": self._action_mask(state, seat)}
+        return self._observe(state, self._seat[agent])
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict]:
         """As ``AECEnv.last``: observation, cumulative reward, terminated, truncated, info.
 
-        Builds the observation as ``observe`` does, inline: one call less per step.
+        Builds the observation as ``observe`` does, without calling it (a call less a step).
         """
         agent = self.agent_selection  # an AttributeError before reset
-        if observe:
-            state = self.state_obj
-            seat = self._seat[agent]
-            obs = {"observation": self._observation(state, seat),
-                   "action_mask": self._action_mask(state, seat)}
-        else:
-            obs = None
+        obs = self._observe(self.state_obj, self._seat[agent]) if observe else None
         return (obs, self._cumulative_rewards[agent], self.terminations[agent],
                 self.truncations[agent], self.infos[agent])
 

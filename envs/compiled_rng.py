@@ -19,6 +19,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from envs import cards
+from envs.states import generator
+
 U = np.uint64
 M32 = U(0xFFFFFFFF)
 M64 = (1 << 64) - 1
@@ -158,6 +161,23 @@ def permutation(g, out):
     for i in range(n - 1, 0, -1):
         j = interval(g, i)
         out[i], out[j] = out[j], out[i]
+
+
+@njit(cache=True, _nrt=False)
+def _seeded_permutation(seed, work, out):
+    seed_state(seed, work[:6], work[6:])
+    permutation(work[:6], out)
+
+
+def shuffled(deck: list[int] | tuple[int, ...], rng) -> list[int]:
+    """``cards.shuffled(deck, states.generator(rng))``, compiled where ``rng`` is a seed: an
+    engine that draws once a game (Blind Auction's prizes) then starts in a tenth of the
+    time ``default_rng`` takes."""
+    if type(rng) is int and 0 <= rng < 2**63:  # (numba takes an int64)
+        order = np.empty(len(deck), np.int64)
+        _seeded_permutation(rng, np.empty(20, np.uint64), order)
+        return [deck[i] for i in order.tolist()]
+    return cards.shuffled(deck, generator(rng))
 
 
 def from_generator(rng: np.random.Generator, g: np.ndarray) -> None:

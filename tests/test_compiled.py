@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from envs import compiled_rng
+from envs import cards, compiled_rng
 from envs.batched import BatchedGames
 from envs.compiled import find_core, sources_digest
 from envs.encoding import KINDS
@@ -70,6 +70,22 @@ def test_generators_equal_numpys_default_rng(seed, size, draws):
     compiled_rng.from_generator(rng, ref)
     assert (ours == ref).all()
     assert compiled_rng.to_generator(ours).integers(2**62) == rng.integers(2**62)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**64 - 1) | st.sampled_from([0, 2**32 - 1, 2**32, 2**64 - 1]),
+       size=st.integers(1, 52))
+def test_shuffled_equals_the_engines_shuffle(seed, size):
+    """``compiled_rng.shuffled`` (Blind Auction's prize order) is ``cards.shuffled`` of the
+    seed's generator, compiled for a plain int seed, numpy's own for anything else."""
+    deck = list(range(100, 100 + size))
+    expected = cards.shuffled(deck, np.random.default_rng(seed))
+    assert compiled_rng.shuffled(deck, seed) == expected
+    assert compiled_rng.shuffled(tuple(deck), np.uint64(seed)) == expected
+    assert compiled_rng.shuffled(deck, np.random.default_rng(seed)) == expected
+    assert sorted(compiled_rng.shuffled(deck, None)) == deck
+    with pytest.raises(ValueError):
+        compiled_rng.shuffled(deck, -1 - seed)
 
 
 def _draw_rules(data, game, preset: str, changes: dict) -> dict:

@@ -143,8 +143,8 @@ def scratch(summary: str, deals: int, judge_bots: tuple[str, ...] = (), **knobs:
 
 RECIPES.update({
     "sevens-random-scratch": scratch(
-        "self-play from scratch on the features observation, 3M steps", 500, game="sevens",
-        preset="random", steps=3_000_000, relative_score=True, observation="features",
+        "self-play from scratch on the information state, 3M steps", 500, game="sevens",
+        preset="random", steps=3_000_000, relative_score=True,
         eval_every=500_000, eval_deals=50),
     "gin_rummy-standard-scratch": scratch(
         "self-play from scratch on the features observation, 1M steps of hand episodes", 500,

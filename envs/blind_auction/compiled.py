@@ -24,6 +24,8 @@ HAND, CHOSEN, REMAINING, ACTED = _O["hand"], _O["chosen"], _O["remaining"], _O["
 LEFT, CARRIED, WON, LAST_BIDS = _O["prizes_left"], _O["carried"], _O["won"], _O["last_bids"]
 LAST_PRIZE, SCORES, ROUND, PLAYERS = _O["last_prize"], _O["scores"], _O["round"], _O["players"]
 TIE, DECK = _O["tie_rule"], _O["deck"]
+# ``st``: these arrays
+HANDS, PENDING, PRIZES, WON_BY, LAST_BIDS_BY, SCORES_BY, GAME, RULES = range(8)
 # ``game[i]``: rounds resolved, seat to act (-1: over), carried ranks (mask), last prize
 ROUNDS, CURRENT, CARRY_MASK, LAST = range(4)
 # ``rp``: players, tie rule, cards per suit, prize total
@@ -54,9 +56,9 @@ def _start(st, d, i):
 
 
 @njit(**compiled.INLINE)
-def _apply(st, d, i, a):
+def _apply(st, hand, i, a):
     """Bid rank ``a``; returns -1 (goes on) or 1 (the game is over: its points, totals and
-    winners in ``d.hand``)."""
+    winners in ``hand``, the driver's ``d.hand``)."""
     hands, pending, prizes, won, last_bids, scores, game, rp = st
     n = rp[PLAYERS_N]
     seat = game[i, CURRENT]
@@ -104,7 +106,6 @@ def _apply(st, d, i, a):
     high = scores[i, 0]
     for s in range(1, n):
         high = max(high, scores[i, s])
-    hand = d.hand
     for s in range(n):
         hand[0, s] = hand[1, s] = scores[i, s]
         hand[2, s] = 1.0 if scores[i, s] == high else 0.0
@@ -112,51 +113,57 @@ def _apply(st, d, i, a):
 
 
 @njit(**compiled.INLINE)
-def _write(st, d, i):
-    """Row ``i``: ``infostate.encode`` of the seat to act's view, its bids, the seat."""
+def _write_seat(st, row, mask, i, me):
+    """``infostate.encode`` of seat ``me``'s view of game ``i`` into the zeroed ``row``, and
+    the ranks it still holds into ``mask``."""
     hands, pending, prizes, won, last_bids, scores, game, rp = st
-    me = game[i, CURRENT]
-    obs, masks = d.obs, d.masks
-    compiled.blank(d, i)
-    if me < 0 or not d.live[i]:
-        d.seats[i] = -1
-        return
-    d.seats[i] = me
     n = rp[PLAYERS_N]
     hand = hands[i, me]
     for r in range(R):
         if hand >> r & 1:
-            obs[i, HAND + r] = 1.0
-            masks[i, r] = True
+            row[HAND + r] = 1.0
+            mask[r] = True
     if pending[i, me] >= 0:
-        obs[i, CHOSEN + pending[i, me]] = 1.0
+        row[CHOSEN + pending[i, me]] = 1.0
     for s in range(n):
         rel = (s - me) % n
         held = hands[i, s]
         if pending[i, s] >= 0:
             held |= 1 << pending[i, s]
-            obs[i, ACTED + rel] = 1.0
+            row[ACTED + rel] = 1.0
         w = won[i, s]
         for r in range(R):
             if held >> r & 1:
-                obs[i, REMAINING + rel * R + r] = 1.0
+                row[REMAINING + rel * R + r] = 1.0
             if w >> r & 1:
-                obs[i, WON + rel * R + r] = 1.0
+                row[WON + rel * R + r] = 1.0
         if game[i, LAST] >= 0:
-            obs[i, LAST_BIDS + rel * R + last_bids[i, s]] = 1.0
-        obs[i, SCORES + rel] = scores[i, s] / rp[TOTAL]
+            row[LAST_BIDS + rel * R + last_bids[i, s]] = 1.0
+        row[SCORES + rel] = scores[i, s] / rp[TOTAL]
     for j in range(game[i, ROUNDS], rp[CARDS]):
-        obs[i, LEFT + prizes[i, j]] = 1.0
+        row[LEFT + prizes[i, j]] = 1.0
     carried = game[i, CARRY_MASK]
     for r in range(R):
         if carried >> r & 1:
-            obs[i, CARRIED + r] = 1.0
+            row[CARRIED + r] = 1.0
     if game[i, LAST] >= 0:
-        obs[i, LAST_PRIZE + game[i, LAST]] = 1.0
-    obs[i, PLAYERS + n - 2] = 1.0
-    obs[i, TIE + rp[TIE_RULE]] = 1.0
-    obs[i, ROUND] = game[i, ROUNDS] / rp[CARDS]
-    obs[i, DECK] = rp[CARDS] / 13
+        row[LAST_PRIZE + game[i, LAST]] = 1.0
+    row[PLAYERS + n - 2] = 1.0
+    row[TIE + rp[TIE_RULE]] = 1.0
+    row[ROUND] = game[i, ROUNDS] / rp[CARDS]
+    row[DECK] = rp[CARDS] / 13
+
+
+@njit(**compiled.INLINE)
+def _write(st, d, i):
+    """Row ``i``: ``infostate.encode`` of the seat to act's view, its bids, the seat."""
+    me = st[GAME][i, CURRENT]
+    compiled.blank(d, i)
+    if me < 0 or not d.live[i]:
+        d.seats[i] = -1
+        return
+    d.seats[i] = me
+    _write_seat(st, d.obs[i], d.masks[i], i, me)
 
 
 @njit(**compiled.KERNEL)
@@ -176,7 +183,7 @@ def step(st, d, idx, acts, rewards, dones):
         if not d.live[i]:
             continue
         flags |= compiled.record(d, i, acts[k])
-        if _apply(st, d, i, acts[k]) > 0:
+        if _apply(st, d.hand, i, acts[k]) > 0:
             after = compiled.settle(d, i, k, True, rewards, dones)
             if after == compiled.STOPPED:
                 continue
@@ -197,7 +204,7 @@ class BlindAuctionCore(compiled.Core):
     start, step, write = staticmethod(start), staticmethod(step), staticmethod(write)
 
     def supports(self, rules: Any, kind: str) -> str | None:
-        return None  # both kinds are the information state (``infostate.FEATURES``)
+        return None  # both kinds are the information state (``game.py``)
 
     def arrays(self, rules: BlindAuctionRules, num_games: int, kind: str) -> tuple:
         n = num_games

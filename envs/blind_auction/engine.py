@@ -14,13 +14,13 @@ from operator import add
 
 import numpy as np
 
-from envs import cards
+from envs import cards, compiled_rng
 from envs.actions import as_action
 from envs.blind_auction.actions import action_name
 from envs.blind_auction.rules import BID_SUITS, PRIZE_SUIT, TWO_PLAYERS, BlindAuctionRules
 from envs.blind_auction.scoring import HandResult, RoundResult, resolve
 from envs.blind_auction.view import BlindAuctionView
-from envs.states import clone_state, generator
+from envs.states import clone_state
 
 _PRIZE_BASE = 13 * PRIZE_SUIT  # prize card id - this = its rank
 
@@ -66,7 +66,7 @@ class BlindAuctionState:
         self.num_rounds = rules.cards_per_suit
         self._tie_rule = rules.tie_rule
         if deal is None:
-            self.prizes = cards.shuffled(rules._prize_cards, generator(rng))
+            self.prizes = compiled_rng.shuffled(rules._prize_cards, rng)
         else:
             self.prizes = check_prize_order(deal, rules)
         ranks = list(range(self.num_rounds))

@@ -1,14 +1,21 @@
 """Blind Auction's declaration (``envs.games``): everything generic code needs."""
 
+import dataclasses
+
 from envs.blind_auction import best_response
 from envs.blind_auction.actions import NUM_ACTIONS, action_name
 from envs.blind_auction.engine import BlindAuctionState
-from envs.blind_auction.infostate import FEATURES, INFOSTATE
+from envs.blind_auction.infostate import INFOSTATE
+from envs.blind_auction.observer import BlindAuctionObserver
 from envs.blind_auction.render import render
 from envs.blind_auction.rules import PRESETS, get_rules
 from envs.blind_auction.view import BlindAuctionView
 from envs.blind_auction.worlds import sample_worlds
 from envs.games import Game
+
+_INFOSTATE = dataclasses.replace(INFOSTATE, observer=BlindAuctionObserver)
+# the rule bots reckon with nothing beyond the information state: the features are the same
+_FEATURES = dataclasses.replace(_INFOSTATE, kind="features")
 
 GAME = Game(
     name="blind_auction",
@@ -21,7 +28,7 @@ GAME = Game(
     num_actions=NUM_ACTIONS,
     action_name=action_name,
     render=render,
-    encoders={"infostate": INFOSTATE, "features": FEATURES},
+    encoders={"infostate": _INFOSTATE, "features": _FEATURES},
     score_scale=lambda rules: float(rules.prize_total),  # a share of the prizes
     strongest=("blind_auction/high-early", "blind_auction/save-high"),
     exploitability=best_response.exploitability,  # 2 players, small decks
