@@ -43,16 +43,17 @@ def test_metadata_and_one_observation_size_for_every_player_count(kind):
     assert env().observation_kind == "infostate"  # the default
 
 
-def test_infostate_is_the_first_855_floats_of_the_features():
+def test_infostate_is_the_first_959_floats_of_the_features():
     """The information state is the features' first blocks, ending with the points of each
-    play; the features add only the two reply blocks after it."""
-    assert infostate.OBS_SIZE == 855 and features.LAYOUT[:len(infostate.LAYOUT)] == \
+    play and of its best reply; the features add only the expected reply after it."""
+    assert infostate.OBS_SIZE == 959 and features.LAYOUT[:len(infostate.LAYOUT)] == \
         infostate.LAYOUT
     added = [name for name, _ in features.LAYOUT[len(infostate.LAYOUT):]]
-    assert added == ["reply_points", "reply_expected"]
-    assert encoder("infostate").action_features(5) == ((OFFSETS["play_points"], 0, 104),)
+    assert added == ["reply_expected"]
+    assert encoder("infostate").action_features(5) == (
+        (OFFSETS["play_points"], 0, 104), (OFFSETS["reply_points"], 0, 104))
     assert [o for o, _, _ in encoder("features").action_features(5)] == [
-        OFFSETS[name] for name in ("play_points", *added)]
+        OFFSETS[name] for name in ("play_points", "reply_points", *added)]
     rng = np.random.default_rng(4)
     for n in (2, 6, 9):
         state = SevensState(get_rules("random", num_players=n), n)
@@ -60,7 +61,7 @@ def test_infostate_is_the_first_855_floats_of_the_features():
             for seat in range(n):
                 view = state.view(seat)
                 info, feat = infostate.encode(view), features.encode(view)
-                assert info.shape == (855,) and np.array_equal(info, feat[:855])
+                assert info.shape == (959,) and np.array_equal(info, feat[:959])
             state.apply(int(rng.choice(state.legal_actions())))
 
 

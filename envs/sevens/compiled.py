@@ -1,8 +1,9 @@
 """Sevens' compiled batched core: N games as arrays, stepped in numba loops.
 
 The engine (``envs.sevens.engine``) stays the rules' reference; this core plays
-exactly its games and writes the information state (``envs.sevens.infostate``, its
-points per play included) of the seat to act and its mask in place. A game starts from its seed as
+exactly its games and writes the information state (``envs.sevens.infostate``, the
+points of each play and of its best reply included) of the seat to act and its mask
+in place. A game starts from its seed as
 ``SevensState(rules, seed)`` does: the parameters drawn (``rules.draw_parameters``,
 by ``envs.compiled_draws``) and the deck dealt from the same generator. Hands and the
 cards each seat played are bit sets of card ids; the scoring is
@@ -35,6 +36,7 @@ from envs.sevens.rules import NUM_SYMBOLS, SevensRules
 _RED = np.int64(sum(1 << c for c in range(52)
                     if cards.suit_of(c) in (cards.DIAMONDS, cards.HEARTS)))
 _BLACK = np.int64(((1 << 52) - 1) ^ _RED)
+_ALL = np.int64((1 << 52) - 1)
 _SUIT = np.array([((1 << 13) - 1) << (13 * s) for s in range(4)], dtype=np.int64)
 
 # one row of numbers per game: these columns
@@ -194,12 +196,25 @@ def _write_row(st, d, i):
     row[info._TO_ACT] = 1.0
     row[info._PROGRESS] = nums[i, PLAYS] / (n * r[R_K])
     counts, values, points = st[S_COUNTS][i], st[S_VALUES][i], st[S_POINTS][i]
+    unseen = _ALL & ~(nums[i, ON_TABLE] | hands[i, me])
+    symbols = 0  # the symbols of the cards this seat has not seen
+    while unseen:
+        symbols |= 1 << (low_bit(unseen) % 13)
+        unseen &= unseen - 1
     held = hands[i, me]
     while held:
         c = low_bit(held)
         for j in range(counts[c % 13]):
-            row[info._PLAY_POINTS + 2 * c + j] = _clip(
-                points_for_total(total + values[c % 13, j], points) / info.POINT_SCALE)
+            t = total + values[c % 13, j]
+            row[info._PLAY_POINTS + 2 * c + j] = _clip(points_for_total(t, points)
+                                                       / info.POINT_SCALE)
+            if symbols:
+                best = np.int64(-(1 << 62))
+                for s in range(NUM_SYMBOLS):
+                    if symbols >> s & 1:
+                        for k in range(counts[s]):
+                            best = max(best, points_for_total(t + values[s, k], points))
+                row[info._REPLY_POINTS + 2 * c + j] = _clip(best / info.POINT_SCALE)
         held &= held - 1
     mask = d.masks[i]
     may = playable(hands[i, me], nums[i, LAST])

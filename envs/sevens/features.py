@@ -1,9 +1,9 @@
 """Sevens' ``features`` observation: the information a seat holds plus the replies' arithmetic.
 
 The vectors the shipped Sevens bot reads (``observation="features"``): the
-blocks of ``envs.sevens.infostate`` (since its version 2 they end with the first of
-the per-action blocks below, ``play_points``), then two more per-action blocks
-worked out from the seat's view, the same vector as before. Bump ``VERSION`` when
+blocks of ``envs.sevens.infostate`` (since its version 2 they end with the first two
+of the per-action blocks below, ``play_points`` and ``reply_points``), then
+``reply_expected``: the same vector as before. Bump ``VERSION`` when
 the layout changes. (Versions 1-3 below were the env's observation before the
 information state became its default.)
 
@@ -26,30 +26,20 @@ from envs.sevens.actions import NUM_ACTIONS
 from envs.sevens.engine import RANK
 from envs.sevens.infostate import CLIP, POINT_SCALE
 from envs.sevens.reply import expected_reply_array
-from envs.sevens.scoring import points_for_totals
 from envs.sevens.view import SevensView
 
 VERSION = 3
 
 LAYOUT = (
-    *infostate.LAYOUT,  # ends with play_points: per action of an own card, its points now
-    ("reply_points", NUM_ACTIONS),  # per such action: the best points an unseen card then
-                                    # scores on the new total / 20
+    *infostate.LAYOUT,  # ends with play_points and reply_points (per action of an own card)
     ("reply_expected", NUM_ACTIONS),  # per such action: the next player's expected best
 )                                     # reply / 20
 OFFSETS, OBS_SIZE = encoding.offsets(LAYOUT)
 _PLAY_POINTS = OFFSETS["play_points"]
-_REPLY_POINTS = OFFSETS["reply_points"]
 _REPLY_EXPECTED = OFFSETS["reply_expected"]
 
 
-def _points(totals: np.ndarray, points: tuple[int, int, int]) -> np.ndarray:
-    """Scaled, clipped points for an array of totals."""
-    return np.clip(points_for_totals(totals, points) / POINT_SCALE, -CLIP, CLIP)
-
-
 def _action_points(view: SevensView, out: np.ndarray) -> None:
-    points = tuple(view.params.points)
     values = view.params.values
     actions, new_totals = [], []
     for c in view.hand:
@@ -59,12 +49,8 @@ def _action_points(view: SevensView, out: np.ndarray) -> None:
     if not actions:
         return
     totals = np.array(new_totals)
-    acts = np.array(actions)  # their points now: infostate.write
+    acts = np.array(actions)  # their points now and best replies': infostate.write
     unseen = view.unseen()
-    replies = sorted({v for c in unseen for v in values[RANK[c]]})
-    if replies:
-        after = totals[:, None] + np.array(replies)[None, :]
-        out[_REPLY_POINTS + acts] = _points(after, points).max(axis=1)
     expected = expected_reply_array(view, acts, totals, unseen)
     out[_REPLY_EXPECTED + acts] = np.clip(expected / POINT_SCALE, -CLIP, CLIP)
 

@@ -5,19 +5,20 @@ the game's parameters (each symbol's permitted values, the three point
 amounts), the running total (scaled, its sign, mod 7, its last two digits,
 whether it contains a 7), the last card and who placed it, every card on the
 table and who played it, the own hand, each seat's points and cards held, the
-seats in use, whose turn it is and how far the game has gone, and what each play
-of an own card would score now. One fixed layout
+seats in use, whose turn it is and how far the game has gone, and per play of an
+own card what it scores now and the most a card this seat has not seen could then
+score. One fixed layout
 for every player count 2..9, so one network can play any table: per-seat blocks
 have ``MAX_PLAYERS`` slots, relative to the observer (slot 0 is always the
 observing seat, then the players after it in turn order), and ``seated`` marks
 the slots in use. Bump ``VERSION`` (and the env name) when the layout changes.
 
-``play_points`` is a function of the rest (the total, the card's values, the point
-amounts), written out because a network cannot find it: a play scores when the
-new total is divisible by 7 or contains a 7, a modular function of a randomly drawn
-value, and networks fitted to it from the other features explained a quarter of its
-variance (docs/results.md). Like ``total_mod7`` it adds no information, only a form
-a network can read.
+``play_points`` and ``reply_points`` are functions of the rest (the total, the
+cards' values, the point amounts, the cards seen), written out because a network
+cannot find them: a play scores when the new total is divisible by 7 or contains a
+7, a modular function of a randomly drawn value, and networks fitted to it from the
+other features explained a quarter of its variance (docs/results.md). Like
+``total_mod7`` they add no information, only a form a network can read.
 """
 
 from __future__ import annotations
@@ -63,7 +64,8 @@ LAYOUT = (
     ("to_act", P),  # relative seat to play (none once over)
     ("progress", 1),  # plays made / plays in the game
     ("play_points", NUM_ACTIONS),  # per action of an own card: points it scores now / 20
-)
+    ("reply_points", NUM_ACTIONS),  # per such action: the most points a card this seat has
+)                                   # not seen then scores on the new total / 20
 OFFSETS, OBS_SIZE = encoding.offsets(LAYOUT)
 
 _NP = OFFSETS["num_players"]
@@ -86,11 +88,12 @@ _SEATED = OFFSETS["seated"]
 _TO_ACT = OFFSETS["to_act"]
 _PROGRESS = OFFSETS["progress"]
 _PLAY_POINTS = OFFSETS["play_points"]
+_REPLY_POINTS = OFFSETS["reply_points"]
 
 # the features that are not in [0, 1]
 SIGNED = [(_VALUES + 3 * s + i) for s in range(NUM_SYMBOLS) for i in (0, 1)] \
     + list(range(_POINTS, _POINTS + 3)) + [_TOTAL] + list(range(_SCORES, _SCORES + P)) \
-    + list(range(_PLAY_POINTS, _PLAY_POINTS + NUM_ACTIONS))
+    + list(range(_PLAY_POINTS, _REPLY_POINTS + NUM_ACTIONS))
 
 
 def clip(x: float) -> float:
@@ -144,10 +147,14 @@ def write(view: SevensView, out: np.ndarray) -> None:
     out[ones] = 1.0
     out[_PROGRESS] = len(view.plays) / (n * view.rules.hand_size)
     points, values = view.params.points, view.params.values
+    replies = {v for c in view.unseen() for v in values[c % 13]}
     for c in view.hand:
         for i, v in enumerate(values[c % 13]):
-            out[_PLAY_POINTS + 2 * c + i] = clip(points_for_total(total + v, points)
-                                                 / POINT_SCALE)
+            a = 2 * c + i
+            out[_PLAY_POINTS + a] = clip(points_for_total(total + v, points) / POINT_SCALE)
+            if replies:
+                out[_REPLY_POINTS + a] = clip(max(points_for_total(total + v + r, points)
+                                                  for r in replies) / POINT_SCALE)
 
 
 def encode(view: SevensView, out: np.ndarray | None = None) -> np.ndarray:
@@ -189,7 +196,7 @@ def _rotation(n: int, me: int) -> np.ndarray:
             index[off + rel * k:off + (rel + 1) * k] = np.arange(off + seat * k,
                                                                  off + (seat + 1) * k)
     index[_HAND:_HAND + NUM_CARDS] = OBS_SIZE
-    index[_PLAY_POINTS:_PLAY_POINTS + NUM_ACTIONS] = OBS_SIZE
+    index[_PLAY_POINTS:_REPLY_POINTS + NUM_ACTIONS] = OBS_SIZE
     return index
 
 
@@ -228,11 +235,13 @@ class SevensObserver:
         view = state.view(0)
         encode(view, out=self._pub[:OBS_SIZE])
         self._pub[_HAND:_HAND + NUM_CARDS] = 0.0
-        self._pub[_PLAY_POINTS:_PLAY_POINTS + NUM_ACTIONS] = 0.0
+        self._pub[_PLAY_POINTS:_REPLY_POINTS + NUM_ACTIONS] = 0.0
         self._sync(state)
         if self._params is not state.params:
             self._params = state.params
             self._action_values, self._second = _action_values(state.params)
+            self._valid = np.ones(NUM_ACTIONS, bool)  # the actions of values that exist
+            self._valid[1::2] = self._second
             self._scaled = np.clip(np.array((0, *state.params.points)) / POINT_SCALE,
                                    -CLIP, CLIP).astype(np.float32)
 
@@ -279,8 +288,14 @@ class SevensObserver:
             held = np.array(hand)
             obs[_HAND + held] = 1.0
             acts = np.concatenate((2 * held, 2 * held[self._second[held]] + 1))
-            obs[_PLAY_POINTS + acts] = self._scaled[
-                kinds(self._total + self._action_values[acts])]
+            totals = self._total + self._action_values[acts]
+            scaled = self._scaled
+            obs[_PLAY_POINTS + acts] = scaled[kinds(totals)]
+            unseen = obs[_ON_TABLE:_ON_TABLE + NUM_CARDS] + obs[_HAND:_HAND + NUM_CARDS] == 0
+            if unseen.any():
+                replies = np.unique(self._action_values[np.repeat(unseen, 2) & self._valid])
+                obs[_REPLY_POINTS + acts] = scaled[kinds(totals[:, None]
+                                                         + replies[None, :])].max(axis=1)
         return obs
 
 
@@ -322,8 +337,9 @@ def card_table(n: int = P) -> encoding.CardTable:
 
 
 def action_features(num_players: int) -> tuple[tuple[int, int, int], ...]:
-    """The per-action block (``envs.encoding.Encoder.action_features``): each play's points."""
-    return ((_PLAY_POINTS, 0, NUM_ACTIONS),)
+    """The per-action blocks (``envs.encoding.Encoder.action_features``): each play's points
+    and its best reply's."""
+    return ((_PLAY_POINTS, 0, NUM_ACTIONS), (_REPLY_POINTS, 0, NUM_ACTIONS))
 
 
 INFOSTATE = encoding.Encoder(
