@@ -311,6 +311,8 @@ def test_demo_lineups_fill_the_table():
     (["--n-steps", "-1"], "n_steps must be a positive int, got -1"),
     (["--imitate", "spades/expert", "--imitate-samples", "0"],
      "imitate_samples must be a positive int"),
+    (["--score-scale", "-1"], "score_scale must be None or a number >= 0, got -1.0"),
+    (["--score-scale", "0", "--win-reward", "0"], "leave no reward at all"),
 ])
 def test_command_line_refuses_bad_input(argv, message, capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)

@@ -482,6 +482,25 @@ def test_no_games_or_steps_is_refused_naming_the_value(field, value):
         BatchedGames("spades", 0)
 
 
+def test_score_scale_zero_trains_on_the_win_alone():
+    """``score_scale=0`` reaches the games: a finished game pays its winner ``win_reward``
+    and the others ``-win_reward``, and a hand's points pay nothing."""
+    cfg = TrainConfig(game="blind_auction", score_scale=0.0, win_reward=1.0)
+    cfg.validate()
+    games = BatchedGames(cfg.game, 8, **cfg.env_options())
+    games.reset(seed=3)
+    rng = np.random.default_rng(0)
+    finished = 0
+    while finished < 8:
+        batch = games.step([int(rng.choice(np.flatnonzero(m))) for m in games.masks])
+        for rewards, done in zip(batch.rewards, batch.dones, strict=True):
+            if done:
+                finished += 1
+                assert sorted(rewards.tolist()) in ([-1.0, 1.0], [0.0, 0.0])
+            else:
+                assert not rewards.any()
+
+
 def test_an_unknown_observation_kind_is_refused_naming_it():
     message = r"observation must be one of \['infostate', 'features'\], got 'pixels'"
     with pytest.raises(ValueError, match=message):

@@ -76,6 +76,9 @@ class RunConfig:
     episode: str = "game"  # "game" or "hand" (docs/rules.md section 5)
     relative_score: bool = False  # reward points minus the others' mean (envs.aec): rank-like
     win_reward: float = 1.0  # paid to the winner at the episode's end (envs.rewards); 0: points
+    # a hand's points are paid divided by this (None: the game's scale); 0: no points, the
+    # win alone (the game whose equilibrium wins at least half against anyone)
+    score_scale: float | None = None
     max_hands: int | None = 40  # safety cap on a training game (untrained self-play may not end)
     steps: int = 200_000  # the run's length, in the trainer's steps (each config says which)
     seed: int = 0
@@ -119,7 +122,8 @@ class RunConfig:
 
     def env_options(self) -> dict[str, Any]:
         return {"episode": self.episode, "relative_score": self.relative_score,
-                "win_reward": self.win_reward, "observation": self.observation}
+                "win_reward": self.win_reward, "score_scale": self.score_scale,
+                "observation": self.observation}
 
     # --------------------------------------------------------- validation
     def validate(self) -> None:
@@ -156,6 +160,13 @@ class RunConfig:
         if isinstance(self.win_reward, bool) or not isinstance(self.win_reward, int | float) \
                 or not self.win_reward >= 0:
             raise ValueError(f"win_reward must be a number >= 0, got {self.win_reward!r}")
+        if self.score_scale is not None and (
+                isinstance(self.score_scale, bool) or not isinstance(self.score_scale, int | float)
+                or not self.score_scale >= 0):
+            raise ValueError(f"score_scale must be None or a number >= 0, got "
+                             f"{self.score_scale!r}")
+        if self.score_scale == 0 and self.win_reward == 0:
+            raise ValueError("score_scale 0 and win_reward 0 leave no reward at all")
         if self.max_hands is not None and (not isinstance(self.max_hands, int)
                                            or self.max_hands < 1):
             raise ValueError(f"max_hands must be a positive int or None, got {self.max_hands!r}")
@@ -326,6 +337,9 @@ def add_run_arguments(p: argparse.ArgumentParser, d: RunConfig, steps_help: str,
                    help="reward a seat's points minus the others' mean (what ranks pay)")
     p.add_argument("--win-reward", type=float, default=d.win_reward,
                    help="reward to the winner at the episode's end (0: points only)")
+    p.add_argument("--score-scale", type=float, default=d.score_scale,
+                   help="a hand's points are rewarded divided by this (default: the game's "
+                        "scale); 0: no points, the win alone")
     p.add_argument("--max-hands", type=int, default=d.max_hands,
                    help="safety cap on hands per training game; 0 = none")
     p.add_argument("--steps", type=int, default=d.steps, help=steps_help)
