@@ -1,8 +1,12 @@
 """The main job (make demo): train a Spades bot from scratch for a few minutes, export it,
 and pit it against the shipped bot and the rule bots in a duplicate tournament.
 
-    python -m train.demo                          # Spades killer, 1.2M steps of self-play
+    python -m train.demo                          # Spades killer, 5M decisions of DMC
+    python -m train.demo --algo ppo               # 1.2M learner steps of PPO self-play
     python -m train.demo --game spades --preset cutthroat --steps 3000000
+
+It trains with Deep Monte Carlo (``train.dmc``): on the same minutes it learned more
+than PPO (docs/results.md, "The main job").
 
 Prints the tournament table (95% intervals), where the tensorboard logs are,
 and writes a learning-curve PNG (win rate against the best rule bots over
@@ -25,14 +29,17 @@ from eval.config import ConfigError, TournamentConfig
 from eval.play import BotError
 from eval.tournament import default_workers, run_tournament
 from train.config import TrainConfig
+from train.dmc import DMCConfig, DMCTrainer
 from train.evaluate import onnx_spec
 from train.opponents import strongest_bots
 from train.plots import learning_curve
 from train.ppo import Trainer
 
 CHECKPOINTS = Path("checkpoints")
-DEMO_STEPS = 1_200_000
-DEMO_OPPONENTS = "self@0.6,snapshot@0.2,rules@0.2"
+# per trainer: steps (DMC's are decisions of every seat, PPO's the learner's), network, and
+# steps between points of the learning curve; about four minutes each on two cores
+DEMO = {"dmc": (5_000_000, (256, 256), 1_000_000), "ppo": (1_200_000, (128, 128), 200_000)}
+DEMO_OPPONENTS = "self@0.6,snapshot@0.2,rules@0.2"  # PPO's
 
 
 def shipped_bot(game: str, preset: str) -> str | None:
@@ -67,13 +74,16 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m train.demo", description=__doc__.splitlines()[0])
     p.add_argument("--game", default="spades")
     p.add_argument("--preset", default=None, help="default: the game's first preset")
-    p.add_argument("--steps", type=int, default=DEMO_STEPS,
-                   help="learner steps of self-play from scratch")
+    p.add_argument("--algo", choices=sorted(DEMO), default="dmc",
+                   help="the trainer: Deep Monte Carlo (train.dmc) or MaskablePPO (train.ppo)")
+    p.add_argument("--steps", type=int, default=None,
+                   help="steps of self-play from scratch (default: dmc 5M, ppo 1.2M)")
     p.add_argument("--deals", type=int, default=50,
                    help="tournament deals, each played in every seat rotation")
-    p.add_argument("--net", default="128,128", help="hidden layer sizes")
-    p.add_argument("--eval-every", type=int, default=200_000,
-                   help="steps between points of the learning curve")
+    p.add_argument("--net", default=None, help="hidden layer sizes (default: dmc 256,256, "
+                   "ppo 128,128)")
+    p.add_argument("--eval-every", type=int, default=None,
+                   help="steps between points of the learning curve (default: dmc 1M, ppo 200k)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--workers", type=int, default=default_workers(),
                    help="tournament processes")
@@ -90,13 +100,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     preset = args.preset or game.presets[0]
     rules = strongest_bots(args.game)
     try:
-        net = tuple(int(x) for x in args.net.split(","))
-        cfg = TrainConfig(game=args.game, preset=preset, steps=args.steps, seed=args.seed,
-                          net=net, opponents=DEMO_OPPONENTS, episode="hand",
-                          eval_every=args.eval_every, eval_deals=10,
-                          eval_bots=tuple(rules[:2]), snapshot_every=100_000,
-                          checkpoint_every=200_000,
-                          name=f"demo-{args.game}-{preset}-{time.strftime('%Y%m%d-%H%M%S')}")
+        steps, net, eval_every = DEMO[args.algo]
+        net = tuple(int(x) for x in args.net.split(",")) if args.net else net
+        common = dict(game=args.game, preset=preset, seed=args.seed, net=net, episode="hand",
+                      steps=steps if args.steps is None else args.steps,
+                      eval_every=eval_every if args.eval_every is None else args.eval_every,
+                      eval_deals=10, eval_bots=tuple(rules[:2]),
+                      name=f"demo-{args.game}-{preset}-{time.strftime('%Y%m%d-%H%M%S')}")
+        if args.algo == "dmc":
+            cfg = DMCConfig(checkpoint_every=1_000_000, **common)
+        else:
+            cfg = TrainConfig(opponents=DEMO_OPPONENTS, snapshot_every=100_000,
+                              checkpoint_every=200_000, **common)
         cfg.validate()
         if args.deals < 1:
             raise ValueError(f"--deals must be at least 1, got {args.deals}")
@@ -105,13 +120,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
 
     progress = not args.quiet and sys.stderr.isatty()
-    print(f"training a {args.game} {preset} bot from scratch: {args.steps:,} steps of "
-          f"self-play ({cfg.n_games} games side by side, net {args.net}) ...", flush=True)
-    trainer = Trainer(cfg, progress=progress, quiet=args.quiet)
+    print(f"training a {args.game} {preset} bot from scratch: {cfg.steps:,} steps of "
+          f"self-play by {args.algo} ({cfg.n_games} games side by side, net "
+          f"{','.join(map(str, cfg.net))}) ...", flush=True)
+    trainer = (DMCTrainer if args.algo == "dmc" else Trainer)(cfg, progress=progress,
+                                                              quiet=args.quiet)
     result = trainer.run()
     if result.interrupted:
-        print(f"interrupted; continue with python -m train.run --resume {trainer.cfg.name}",
-              file=sys.stderr)
+        print(f"interrupted; continue with python -m train.{'dmc' if args.algo == 'dmc' else 'run'}"
+              f" --resume {trainer.cfg.name}", file=sys.stderr)
         return 130
     print(f"trained {result.steps:,} steps in {result.wall_time_s / 60:.1f} min; "
           f"exported {result.onnx} (+ card {result.onnx.with_suffix('.json')})\n")
