@@ -239,3 +239,32 @@ def test_ship_trains_each_stage_then_the_plugin_stage_and_exports(tmp_path, monk
     assert (Path("runs") / "ship-t-2p" / "policy.onnx").is_file()
     assert ship.stages_left("t-2p", Path("runs") / "ship-t-2p") == [
         (replace(first, steps=128, learning_rate=1e-4, name="ship-t-2p"), {})]
+
+
+def test_a_dmc_recipe_trains_by_dmc_resumes_from_its_checkpoint_and_exports(tmp_path,
+                                                                           monkeypatch):
+    """A recipe whose stage is a ``DMCConfig`` is trained by ``train.dmc``: its run holds
+    DMC's checkpoint, a finished run is resumed changing nothing (and exports again), and
+    the exported card says which trainer made it."""
+    from train.dmc import CHECKPOINT as DMC_CHECKPOINT
+    from train.dmc import DMCConfig
+
+    monkeypatch.chdir(tmp_path)
+    stage = DMCConfig(game="blind_auction", preset="2p", steps=256, n_games=4, net=(8,),
+                      batch_size=32, train_freq=64, buffer_size=512, eval_every=256,
+                      eval_deals=1, eval_bots=("blind_auction/match",),
+                      checkpoint_every=128, torch_threads=1)
+    monkeypatch.setitem(ship.RECIPES, "d-2p", ship.Recipe(summary="tiny dmc", deals=1,
+                                                          stages=(stage,)))
+    folder = Path("runs") / "ship-d-2p"
+    assert ship.stages_left("d-2p", folder) == [(replace(stage, name="ship-d-2p"), None)]
+    path = tmp_path / "bot.onnx"
+    assert ship.train("d-2p", path) == 0
+    assert (folder / DMC_CHECKPOINT).is_file() and not (folder / "checkpoint.zip").exists()
+    assert isinstance(DMCConfig.load_run("ship-d-2p"), DMCConfig)
+    card = json.loads(path.with_suffix(".json").read_text())
+    assert card["training"]["steps"] >= 256 and card["training"]["algo"] == "dmc"
+    assert ship.stages_left("d-2p", folder) == [(replace(stage, name="ship-d-2p"), {})]
+    path.unlink()
+    assert ship.train("d-2p", path) == 0 and path.is_file()  # resumed, nothing to train
+    assert "stage 1:" in "\n".join(ship.describe("d-2p"))

@@ -66,6 +66,7 @@ class RunConfig:
     ``train.rllib.RllibConfig``)."""
 
     TRAINER: ClassVar[str] = ""  # a trainer's tag in default run names ("" for train.ppo)
+    COMMAND: ClassVar[str] = "train.run"  # the module whose --resume goes on with a run
     # old field names of saved configs -> today's (config.json of older runs still loads)
     RENAMED: ClassVar[dict[str, str]] = {}
 

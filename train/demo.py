@@ -127,8 +127,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                                                               quiet=args.quiet)
     result = trainer.run()
     if result.interrupted:
-        print(f"interrupted; continue with python -m train.{'dmc' if args.algo == 'dmc' else 'run'}"
-              f" --resume {trainer.cfg.name}", file=sys.stderr)
+        print(f"interrupted; continue with python -m {trainer.cfg.COMMAND} --resume "
+              f"{trainer.cfg.name}", file=sys.stderr)
         return 130
     print(f"trained {result.steps:,} steps in {result.wall_time_s / 60:.1f} min; "
           f"exported {result.onnx} (+ card {result.onnx.with_suffix('.json')})\n")

@@ -55,6 +55,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 import torch
@@ -84,6 +85,7 @@ class DMCConfig(TrainConfig):
     (opponents, n_steps, n_epochs, gae_lambda, ent_coef, clip_range, target_kl, snapshots)
     are not read: every seat is the current network."""
 
+    COMMAND: ClassVar[str] = "train.dmc"
     algo: str = ALGO  # config.json says which trainer resumes it
     exp_epsilon: float = 0.05  # chance of a uniformly random legal action (DouZero: 0.01)
     buffer_size: int = 100_000  # the replay holds the most recent decisions (FIFO)

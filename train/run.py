@@ -126,7 +126,7 @@ def train_and_export(trainer: Trainer, export: str | Path | None = None) -> int:
     result = trainer.run()
     if result.interrupted:
         print(f"\ninterrupted at {result.steps:,} steps; checkpoint saved. Continue with: "
-              f"python -m train.run --resume {trainer.cfg.name}", file=sys.stderr)
+              f"python -m {trainer.cfg.COMMAND} --resume {trainer.cfg.name}", file=sys.stderr)
         return 130
     if export:
         trainer.export(export)

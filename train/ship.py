@@ -33,6 +33,8 @@ from typing import Any
 from agents.search import VERSION as SEARCH_VERSION
 from train import plugins, run
 from train.config import RUNS_DIR, TrainConfig
+from train.dmc import CHECKPOINT as DMC_CHECKPOINT
+from train.dmc import DMCConfig, DMCTrainer
 from train.evaluate import evaluate, onnx_spec, time_to_beat
 from train.export import update_card
 from train.opponents import strongest_bots
@@ -47,7 +49,8 @@ class Recipe:
     """How one bot is made and judged."""
 
     summary: str  # one line of what the stages do, for --list and the card
-    stages: tuple[TrainConfig, ...]  # one run: the first makes it, each later one resumes it
+    # one run: the first makes it, each later one resumes it; a ``DMCConfig`` trains by DMC
+    stages: tuple[TrainConfig, ...]
     deals: int  # the final match: duplicate deals against each judge bot
     judge_bots: tuple[str, ...] = ()  # () = the game's strongest rule bots
     search: dict[str, Any] | None = None  # shipped inside agents.search.SearchBot with these
@@ -185,7 +188,8 @@ def stages_left(name: str, folder: Path) -> list[tuple[TrainConfig, dict[str, An
     later stage, resumed with its steps and the knobs it changes from the stage before; a
     finished run is resumed changing nothing, which exports it."""
     stages = [replace(stage, name=folder.name) for stage in RECIPES[name].stages]
-    done = RunState.load(folder).steps if (folder / CHECKPOINT).is_file() else None
+    ckpt = DMC_CHECKPOINT if isinstance(stages[0], DMCConfig) else CHECKPOINT
+    done = RunState.load(folder).steps if (folder / ckpt).is_file() else None
     todo: list[tuple[TrainConfig, dict[str, Any] | None]] = []
     for i, stage in enumerate(stages):
         if done is not None and done >= stage.steps:
@@ -290,7 +294,7 @@ def describe(name: str) -> list[str]:
     the stage before (the first: from the defaults), the plug-in stage, the final match."""
     recipe = RECIPES[name]
     lines = [f"{name}: {recipe.summary}"]
-    before = TrainConfig()
+    before = type(recipe.stages[0])()
     for i, stage in enumerate(recipe.stages, 1):
         knobs = {k: v for k, v in stage.to_dict().items()
                  if v != before.to_dict()[k] or (i == 1 and k in ("game", "preset"))}
@@ -310,8 +314,11 @@ def train(name: str, path: Path) -> int:
     recipe = RECIPES[name]
     for cfg, changes in stages_left(name, run_dir(name)):
         if changes is not None:
-            cfg = resumed(TrainConfig.load_run(cfg.name), cfg, changes)
-        code = run.train_and_export(run.open_run(cfg, resume=changes is not None), path)
+            cfg = resumed(type(cfg).load_run(cfg.name), cfg, changes)
+        resume = changes is not None
+        trainer = DMCTrainer(cfg, resume=resume, progress=sys.stderr.isatty()) \
+            if isinstance(cfg, DMCConfig) else run.open_run(cfg, resume=resume)
+        code = run.train_and_export(trainer, path)
         if code:
             return code
     if recipe.extra:
