@@ -19,6 +19,7 @@ from tests.env_checks import decision_points
 from train.cardnet import CardActor, CardPolicy
 from train.config import TrainConfig
 from train.export import policy_weights
+from train.policy import game_action_features
 from train.ppo import Trainer
 
 GAMES = game_names()
@@ -107,7 +108,7 @@ def test_training_moves_the_per_action_weights_that_export_carries(trained):
         assert isinstance(policy_weights(trainer.model.policy), CardActor)
         return
     head = trainer.model.policy.action_net
-    blocks = get_game(game).encoder(kind).action_features(4)
+    blocks = game_action_features(game, trainer.cfg.preset, trainer.cfg.rule_changes, kind)
     assert head.blocks == blocks
     assert bool(blocks) == (kind == "features" and game != "blind_auction"
                             or (game, kind) == ("sevens", "infostate"))
