@@ -3,10 +3,10 @@
     from envs.sevens import env
     e = env(num_players=5)               # parameters drawn per game from the reset seed
     e = env(preset="classic")            # or fixed parameters
-    e = env(observation="features")      # the points of every play and reply too
+    e = env(observation="features")      # the next player's expected reply too
     e.reset(seed=1, options={"deal": [[...hand...]] * n + [[...table...]]})
 
-Observations are ``{"observation": float32[751], "action_mask": int8[104]}`` (1063
+Observations are ``{"observation": float32[959], "action_mask": int8[104]}`` (1063
 floats with ``observation="features"``) from the seat's ``SevensView`` only; the
 layout is the same for every player count. A game is one hand: its points /
 ``score_scale`` (default 10) are the reward when it ends, plus the win bonus.
