@@ -254,7 +254,7 @@ class Core:
         raise NotImplementedError
 
 
-_FRESH: set[str] = set()  # games whose kernels' caches were checked in this process
+_FRESH: set[str] = set()  # kernel sets whose caches were checked in this process
 _ENVS = Path(__file__).resolve().parent
 
 
@@ -268,16 +268,22 @@ def sources_digest(game: str) -> str:
 
 def fresh(game: str, core: Core) -> None:
     """Drop the cached code of ``core``'s kernels if it was compiled from other sources
-    (the module docstring); once per game and process. Where the cache cannot be read
-    or written, numba compiles anyway and nothing is kept."""
-    if game in _FRESH:
+    (the module docstring); once per game and process."""
+    fresh_kernels(game, game, [getattr(core, name) for name in ("start", "step", "write")])
+
+
+def fresh_kernels(name: str, game: str, kernels: list) -> None:
+    """Drop the cached code of ``kernels`` (``name``: what the stamp beside the cache is
+    called) if it was compiled from other sources than ``game``'s today; once per name
+    and process. Where the cache cannot be read or written, numba compiles anyway and
+    nothing is kept."""
+    if name in _FRESH:
         return
-    _FRESH.add(game)
-    kernels = [getattr(core, name) for name in ("start", "step", "write")]
+    _FRESH.add(name)
     caches = [k._cache for k in kernels if getattr(k, "_cache", None) is not None]
     if not caches:
         return
-    stamp = Path(caches[0].cache_path) / f"{game}.sources"
+    stamp = Path(caches[0].cache_path) / f"{name}.sources"
     digest = sources_digest(game)
     try:
         if stamp.is_file() and stamp.read_text() == digest:

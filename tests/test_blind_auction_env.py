@@ -4,6 +4,7 @@ PettingZoo's api and seed tests (AEC and Parallel), observer = encoder and the g
 bad-input rules, for every game and both kinds, are in ``tests/test_envs.py``.
 """
 
+import json
 import re
 
 import numpy as np
@@ -260,3 +261,43 @@ def test_parallel_step_refuses_a_bid_that_is_not_an_action_and_changes_nothing(b
     with pytest.raises(ValueError, match=rf"illegal action {re.escape(repr(bad))} by player_1"):
         p.step({"player_0": 0, "player_1": bad})
     assert _parallel_snapshot(p) == before
+
+
+_OBSERVER_PROBE = """
+import json
+from envs.blind_auction import env
+from envs.blind_auction.observer import observe
+e = env(num_players=3, tie_rule="carry")
+e.reset(seed=2)
+for agent in e.agent_iter():
+    obs, _, term, trunc, _ = e.last()
+    e.step(None if term or trunc else int(obs["action_mask"].nonzero()[0][-1]))
+stats = observe.stats
+print(json.dumps([sum(stats.cache_hits.values()), sum(stats.cache_misses.values())]))
+"""
+
+
+def test_the_compiled_observer_is_cached_and_recompiled_when_the_core_changes():
+    """The observer's kernel inlines the core's code (another file, which numba's own cache
+    check does not read): a second process loads it from the cache, and a stamp of other
+    sources makes the next process compile it anew, then keep it."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from envs.blind_auction.observer import observe
+    from envs.compiled import sources_digest
+
+    def probe():
+        return json.loads(subprocess.run([sys.executable, "-c", _OBSERVER_PROBE], check=True,
+                                         capture_output=True, text=True).stdout)
+
+    probe()  # compiled (if no test before compiled it) and stamped
+    hits, misses = probe()
+    assert hits >= 1 and misses == 0
+    stamp = Path(observe._cache.cache_path) / "blind_auction.observer.sources"
+    assert stamp.read_text() == sources_digest("blind_auction")
+    stamp.write_text("a digest of other sources")
+    assert probe()[1] >= 1  # compiled anew
+    hits, misses = probe()
+    assert hits >= 1 and misses == 0 and stamp.read_text() == sources_digest("blind_auction")

@@ -81,6 +81,8 @@ class BlindAuctionObserver:
     (the module docstring). One observer belongs to one env."""
 
     def __init__(self, num_players: int) -> None:
+        # the kernel inlines the core's code, whose changes numba's own check does not see
+        compiled.fresh_kernels("blind_auction.observer", "blind_auction", [observe])
         self._n = n = num_players
         self._buf = np.zeros(8 * (_INTS + _FLOATS) + n * (4 * OBS_SIZE + R), np.uint8)
         self._no_mask = np.zeros(R, dtype=np.int8)
