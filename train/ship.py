@@ -163,15 +163,17 @@ RECIPES.update({
         stages=(DMCConfig(game="spades", preset="killer", episode="hand", steps=20_000_000,
                           eval_every=5_000_000, eval_deals=20),)),
     # two players, zero sum: a pool of snapshots cycles; the magnet (magnetic mirror descent)
-    # holds the policy near a slowly moving anchor, and the bot plays its mixed strategy
+    # holds the policy near a slowly moving anchor, and the bot plays its mixed strategy;
+    # the reward is the win alone, whose equilibrium wins half against anyone
     "blind_auction-2p-scratch": Recipe(
-        summary="self-play from scratch, 1M steps against itself, regularised toward a "
-                "magnet (0.5, replaced every 100k steps); plays by drawing from its softmax",
+        summary="self-play from scratch, 2M steps against itself rewarded by the win alone, "
+                "regularised toward a magnet (1.0, replaced every 100k steps); plays by "
+                "drawing from its softmax",
         deals=500, judge_bots=BLIND_AUCTION_BOTS, ships=False, sample=True,
-        stages=(TrainConfig(game="blind_auction", preset="2p", steps=1_000_000,
-                            opponents="self@1.0", magnet_coef=0.5, magnet_every=100_000,
+        stages=(TrainConfig(game="blind_auction", preset="2p", steps=2_000_000,
+                            opponents="self@1.0", magnet_coef=1.0, magnet_every=100_000,
                             snapshot_every=100_000, max_snapshots=20, lr_decay=True, seed=1,
-                            eval_every=250_000, eval_deals=50,
+                            score_scale=0.0, eval_every=500_000, eval_deals=50,
                             eval_bots=BLIND_AUCTION_BOTS[:2]),)),
 })
 
