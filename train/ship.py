@@ -158,10 +158,10 @@ RECIPES.update({
         preset="killer", steps=3_000_000, episode="hand", eval_every=1_000_000, eval_deals=20),
     # DouZero's method: one Q-network in every seat, Monte Carlo returns, no pool
     "spades-killer-dmc-scratch": Recipe(
-        summary="Deep Monte Carlo from scratch, 20M decisions of hand episodes, every seat "
+        summary="Deep Monte Carlo from scratch, 60M decisions of hand episodes, every seat "
                 "the current network", deals=50, ships=False,
-        stages=(DMCConfig(game="spades", preset="killer", episode="hand", steps=20_000_000,
-                          eval_every=5_000_000, eval_deals=20),)),
+        stages=(DMCConfig(game="spades", preset="killer", episode="hand", steps=60_000_000,
+                          eval_every=15_000_000, eval_deals=20),)),
     # two players, zero sum: a pool of snapshots cycles; the magnet (magnetic mirror descent)
     # holds the policy near a slowly moving anchor, and the bot plays its mixed strategy;
     # the reward is the win alone, whose equilibrium wins half against anyone
