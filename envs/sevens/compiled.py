@@ -7,7 +7,7 @@ in place. A game starts from its seed as
 ``SevensState(rules, seed)`` does: the parameters drawn (``rules.draw_parameters``,
 by ``envs.compiled_draws``) and the deck dealt from the same generator. Hands and the
 cards each seat played are bit sets of card ids; the scoring is
-``envs.sevens.scoring.points_for_total``.
+``envs.sevens.points`` (the scoring and the points of each play).
 """
 
 from __future__ import annotations
@@ -31,12 +31,13 @@ from envs.compiled import (
 )
 from envs.compiled_draws import MAX_RANGE, integers, random
 from envs.sevens import infostate as info
+from envs.sevens.points import points_at
+from envs.sevens.points import write as points_write
 from envs.sevens.rules import NUM_SYMBOLS, SevensRules
 
 _RED = np.int64(sum(1 << c for c in range(52)
                     if cards.suit_of(c) in (cards.DIAMONDS, cards.HEARTS)))
 _BLACK = np.int64(((1 << 52) - 1) ^ _RED)
-_ALL = np.int64((1 << 52) - 1)
 _SUIT = np.array([((1 << 13) - 1) << (13 * s) for s in range(4)], dtype=np.int64)
 
 # one row of numbers per game: these columns
@@ -53,22 +54,6 @@ _P = info.P  # per-seat slots of the information state
 @njit(inline="always")
 def _clip(x):
     return info.CLIP if x > info.CLIP else -info.CLIP if x < -info.CLIP else x
-
-
-@njit(**INLINE)
-def points_for_total(total, points):
-    """``scoring.points_for_total``: divisible by 7 (0 counts), contains a 7 (|total|)."""
-    div = total % 7 == 0
-    has7 = False
-    t = abs(total)
-    while t:
-        if t % 10 == 7:
-            has7 = True
-            break
-        t //= 10
-    if div:
-        return points[2] if has7 else points[0]
-    return points[1] if has7 else 0
 
 
 @njit(**INLINE)
@@ -196,26 +181,8 @@ def _write_row(st, d, i):
     row[info._TO_ACT] = 1.0
     row[info._PROGRESS] = nums[i, PLAYS] / (n * r[R_K])
     counts, values, points = st[S_COUNTS][i], st[S_VALUES][i], st[S_POINTS][i]
-    unseen = _ALL & ~(nums[i, ON_TABLE] | hands[i, me])
-    symbols = 0  # the symbols of the cards this seat has not seen
-    while unseen:
-        symbols |= 1 << (low_bit(unseen) % 13)
-        unseen &= unseen - 1
-    held = hands[i, me]
-    while held:
-        c = low_bit(held)
-        for j in range(counts[c % 13]):
-            t = total + values[c % 13, j]
-            row[info._PLAY_POINTS + 2 * c + j] = _clip(points_for_total(t, points)
-                                                       / info.POINT_SCALE)
-            if symbols:
-                best = np.int64(-(1 << 62))
-                for s in range(NUM_SYMBOLS):
-                    if symbols >> s & 1:
-                        for k in range(counts[s]):
-                            best = max(best, points_for_total(t + values[s, k], points))
-                row[info._REPLY_POINTS + 2 * c + j] = _clip(best / info.POINT_SCALE)
-        held &= held - 1
+    points_write(row, info._PLAY_POINTS, info._REPLY_POINTS, info.POINT_SCALE, info.CLIP,
+                 total, hands[i, me], nums[i, ON_TABLE], values, counts, points)
     mask = d.masks[i]
     may = playable(hands[i, me], nums[i, LAST])
     while may:
@@ -256,7 +223,7 @@ def step(st, d, idx, acts, rewards, dones):
         seat = nums[i, CUR]
         card = a >> 1
         nums[i, TOTAL] += st[S_VALUES][i, card % 13, a & 1]
-        scores[i, seat] += points_for_total(nums[i, TOTAL], st[S_POINTS][i])
+        scores[i, seat] += points_at(nums[i, TOTAL], st[S_POINTS][i])
         bit = np.int64(1) << card
         st[S_HANDS][i, seat] ^= bit
         st[S_PLAYED][i, seat] |= bit

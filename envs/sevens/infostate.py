@@ -27,10 +27,11 @@ from functools import lru_cache
 
 import numpy as np
 
-from envs import encoding
+from envs import compiled, encoding
+from envs.sevens import points
 from envs.sevens.actions import NUM_ACTIONS, NUM_CARDS
 from envs.sevens.rules import MAX_PLAYERS, MIN_PLAYERS, NUM_SYMBOLS, Parameters, hand_size
-from envs.sevens.scoring import kinds, points_for_total
+from envs.sevens.scoring import points_for_total
 from envs.sevens.view import SevensView
 
 VERSION = 2
@@ -207,9 +208,8 @@ class SevensObserver:
     per-seat slots rotated; so the observer keeps seat 0's vector without its hand
     (each play changes a dozen features of it) and builds a seat's vector when
     asked, with one ``take`` through that seat's rotation, its hand's bits and its
-    cards' points at the current total (from the game's table of every action's
-    value): the cost does not grow with the number of players, where keeping nine
-    rows would.
+    plays' points and best replies (one compiled call, ``envs.sevens.points``): the
+    cost does not grow with the number of players, where keeping nine rows would.
     Anything but the next play from where the last call left off re-encodes, so
     ``encode`` stays the one definition (the tests check the two at every step).
     """
@@ -220,7 +220,9 @@ class SevensObserver:
         self._pub = np.zeros(OBS_SIZE + 1, dtype=np.float32)  # + the zero the hands read
         self._mv = memoryview(self._pub)
         self._plays = None
-        self._params = None  # the game whose action values the next three hold
+        self._params = None  # the game whose values and points the next three hold
+        # the kernel inlines code of other files, whose changes numba's own check misses
+        compiled.fresh_kernels("sevens.points", "sevens", [points.write_kernel])
 
     def __getstate__(self) -> dict:
         state = dict(self.__dict__)
@@ -237,13 +239,17 @@ class SevensObserver:
         self._pub[_HAND:_HAND + NUM_CARDS] = 0.0
         self._pub[_PLAY_POINTS:_REPLY_POINTS + NUM_ACTIONS] = 0.0
         self._sync(state)
+        # bit sets of each seat's hand and of the cards on the table (dealt or played)
+        self._held = [sum(1 << c for c in hand) for hand in state.hands]
+        self._seen = sum(1 << c for c in view.table) | sum(1 << c for _, c, _ in view.plays)
         if self._params is not state.params:
             self._params = state.params
-            self._action_values, self._second = _action_values(state.params)
-            self._valid = np.ones(NUM_ACTIONS, bool)  # the actions of values that exist
-            self._valid[1::2] = self._second
-            self._scaled = np.clip(np.array((0, *state.params.points)) / POINT_SCALE,
-                                   -CLIP, CLIP).astype(np.float32)
+            self._values = np.zeros((NUM_SYMBOLS, 2), dtype=np.int64)
+            self._counts = np.zeros(NUM_SYMBOLS, dtype=np.int64)
+            for s, vals in enumerate(state.params.values):
+                self._values[s, :len(vals)] = vals
+                self._counts[s] = len(vals)
+            self._points = np.array(state.params.points, dtype=np.int64)
 
     def _sync(self, state) -> None:
         self._plays = state.plays
@@ -277,38 +283,22 @@ class SevensObserver:
         mv[_TO_ACT + state.current_player] = 1.0
         mv[_PROGRESS] = len(plays) / (n * state.rules.hand_size)
         self._num_plays, self._total, self._last, self._last_by = len(plays), total, card, player
+        self._held[player] &= ~(1 << card)
+        self._seen |= 1 << card
 
     def observation(self, state, seat: int) -> np.ndarray:
         """A new vector of ``seat``'s information state: ``encode(state.view(seat))``."""
         if state.plays is not self._plays or len(state.plays) != self._num_plays:
             self.reset(state)  # moved without after_apply (e.g. state.apply called directly)
         obs = self._pub.take(self._rotations[seat])
-        hand = state.hands[seat]
-        if hand:
-            held = np.array(hand)
-            obs[_HAND + held] = 1.0
-            acts = np.concatenate((2 * held, 2 * held[self._second[held]] + 1))
-            totals = self._total + self._action_values[acts]
-            scaled = self._scaled
-            obs[_PLAY_POINTS + acts] = scaled[kinds(totals)]
-            unseen = obs[_ON_TABLE:_ON_TABLE + NUM_CARDS] + obs[_HAND:_HAND + NUM_CARDS] == 0
-            if unseen.any():
-                replies = np.unique(self._action_values[np.repeat(unseen, 2) & self._valid])
-                obs[_REPLY_POINTS + acts] = scaled[kinds(totals[:, None]
-                                                         + replies[None, :])].max(axis=1)
+        for c in state.hands[seat]:
+            obs[_HAND + c] = 1.0
+        held = self._held[seat]
+        if held:
+            points.write_kernel(obs, _PLAY_POINTS, _REPLY_POINTS, POINT_SCALE, CLIP,
+                                self._total, held, self._seen, self._values, self._counts,
+                                self._points)
         return obs
-
-
-def _action_values(params: Parameters) -> tuple[np.ndarray, np.ndarray]:
-    """Per action, the value it adds to the total (0 for a second value the card's symbol
-    lacks); per card, whether its symbol has a second value."""
-    values = np.zeros(NUM_ACTIONS, dtype=np.int64)
-    second = np.zeros(NUM_CARDS, dtype=bool)
-    for c in range(NUM_CARDS):
-        vals = params.values[c % 13]
-        values[2 * c:2 * c + len(vals)] = vals
-        second[c] = len(vals) == 2
-    return values, second
 
 
 def _total_features(total: int) -> list[tuple[int, float]]:

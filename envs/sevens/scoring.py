@@ -28,7 +28,7 @@ def points_for_total(total: int, points: tuple[int, int, int]) -> int:
 
 TOTAL_RANGE = 2048  # |totals| the kind table covers (drawn values stay far below)
 # per total in -TOTAL_RANGE..TOTAL_RANGE: 0 no points, 1 divisible only, 2 contains only, 3 both
-_KIND = np.array([(t % 7 == 0) + 2 * ("7" in str(abs(t)))
+KIND = np.array([(t % 7 == 0) + 2 * ("7" in str(abs(t)))
                   for t in range(-TOTAL_RANGE, TOTAL_RANGE + 1)], dtype=np.intp)
 
 
@@ -39,7 +39,7 @@ def kinds(totals: np.ndarray) -> np.ndarray:
     if totals.size and (totals.min() < -TOTAL_RANGE or totals.max() > TOTAL_RANGE):
         return np.vectorize(lambda t: (t % 7 == 0) + 2 * ("7" in str(abs(t))),
                             otypes=[np.intp])(totals)
-    return _KIND[totals + TOTAL_RANGE]
+    return KIND[totals + TOTAL_RANGE]
 
 
 def points_for_totals(totals: np.ndarray, points: tuple[int, int, int]) -> np.ndarray:
