@@ -92,17 +92,11 @@ class BlindAuctionObserver:
         self._start = self._ints.copy()
 
     def _rebind(self) -> None:
-        """The buffer's parts as numpy views, as ``_parts`` cuts them in the kernel."""
-        buf, n = self._buf, self._n
-        a = 8 * _INTS
-        b = a + 8 * _FLOATS
-        c = b + 4 * n * OBS_SIZE
-        self._ints, self._floats = buf[:a].view(np.int64), buf[a:b].view(np.float64)
-        self._obs = buf[b:c].view(np.float32).reshape(n, OBS_SIZE)
-        self._masks = buf[c:c + n * R].view(np.int8).reshape(n, R)
+        """The buffer's parts as numpy views: ``_parts`` run in Python (numpy slices the
+        same)."""
+        self._ints, self._floats, self._obs, self._masks = _parts.py_func(self._buf, self._n)
         self._rows = list(self._obs)
-        ints = self._ints
-        self._prizes = ints[_PRIZES:_WON]
+        self._prizes = self._ints[_PRIZES:_WON]
 
     def __getstate__(self) -> dict:
         state = dict(self.__dict__)
@@ -115,11 +109,8 @@ class BlindAuctionObserver:
         self._rebind()
 
     def _arrays(self) -> tuple:
-        ints, floats = self._ints, self._floats
-        return (ints[_HANDS:_PENDING].reshape(1, P), ints[_PENDING:_PRIZES].reshape(1, P),
-                ints[_PRIZES:_WON].reshape(1, R), ints[_WON:_LAST_BIDS].reshape(1, P),
-                ints[_LAST_BIDS:_GAME].reshape(1, P), floats[0:P].reshape(1, P),
-                ints[_GAME:_RULES].reshape(1, 4), ints[_RULES:_INTS])
+        """The core's ``st`` for the one game, as ``_views`` cuts it in the kernel."""
+        return _views.py_func(self._ints, self._floats)[0]
 
     def reset(self, state) -> None:
         """Load the compiled game from ``state`` and write every seat's vector."""
