@@ -5,7 +5,7 @@
     bot = agents.load("checkpoints/spades-killer.onnx")   # a trained bot (onnxruntime)
 
 Importing ``agents`` registers each game's single-seat Gymnasium env, one seat against
-bots (``agents.single_seat``): ``gymnasium.make("cardrl/Spades-v4", opponents=...)``.
+bots (``agents.single_seat``): ``gymnasium.make("cardrl/Spades-v5", opponents=...)``.
 """
 
 from agents.base import Bot, RandomBot

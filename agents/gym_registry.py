@@ -1,4 +1,4 @@
-"""The Gymnasium ids of the single-seat envs (``agents.single_seat``): 'cardrl/Spades-v4'.
+"""The Gymnasium ids of the single-seat envs (``agents.single_seat``): 'cardrl/Spades-v5'.
 
 Apart from the env so that registering, which ``agents`` does right after
 Gymnasium's import (``envs.registry.after_import``), imports neither the env
@@ -18,7 +18,7 @@ METADATA = {"render_modes": ["ansi"], "render_fps": 1}  # the env's; text has no
 
 
 def gym_id(game: str) -> str:
-    """The Gymnasium id of a game's single-seat env: 'cardrl/GinRummy-v6'."""
+    """The Gymnasium id of a game's single-seat env: 'cardrl/GinRummy-v7'."""
     name, version = split_env_name(get_game(game).env_name)
     return f"{NAMESPACE}/{''.join(part.title() for part in name.split('_'))}-v{version}"
 

@@ -1,4 +1,4 @@
-"""One seat against bots, as a Gymnasium env: ``gymnasium.make("cardrl/Spades-v4")``.
+"""One seat against bots, as a Gymnasium env: ``gymnasium.make("cardrl/Spades-v5")``.
 
 Single-agent libraries (SB3, CleanRL, Tianshou) want one learner and someone
 else at the other seats. ``SingleSeatEnv`` is a game's AEC env with one seat

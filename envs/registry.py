@@ -1,4 +1,4 @@
-"""Every game in PettingZoo's registry: ``pettingzoo.make("aec", "cardrl/spades-v4")``.
+"""Every game in PettingZoo's registry: ``pettingzoo.make("aec", "cardrl/spades-v5")``.
 
 Importing ``envs`` registers each game of ``envs.games.GAMES`` under the namespace
 ``cardrl`` with its declaration's env version (``Game.env_name``, the one place a
@@ -33,7 +33,7 @@ _VERSIONED = re.compile(r"(?P<name>\w+?)_v(?P<version>\d+)")
 
 
 def split_env_name(env_name: str) -> tuple[str, int]:
-    """'spades_v4' -> ('spades', 4); a clear error for a name without a version."""
+    """'spades_v5' -> ('spades', 4); a clear error for a name without a version."""
     m = _VERSIONED.fullmatch(env_name) if isinstance(env_name, str) else None
     if m is None:
         raise ValueError(f"an env name is '<name>_v<N>', got {env_name!r}")
@@ -41,7 +41,7 @@ def split_env_name(env_name: str) -> tuple[str, int]:
 
 
 def env_id(game: str) -> str:
-    """The PettingZoo id of a game: 'cardrl/spades-v4' (its declaration's version)."""
+    """The PettingZoo id of a game: 'cardrl/spades-v5' (its declaration's version)."""
     name, version = split_env_name(get_game(game).env_name)
     return f"{NAMESPACE}/{name}-v{version}"
 

@@ -17,6 +17,11 @@ from envs.rules_base import editable_fields
 
 # rule changes each game is also tested with, beyond its presets and player counts
 # (``examples``); a game without an entry is tested on what it declares
+# the information states with per-action blocks (each play's points in Sevens, whether a
+# card tops the trick or is a master in Spades, each discard's deadwood in Gin Rummy);
+# every features kind but Blind Auction's has them too
+INFOSTATE_ACTION_BLOCKS = {("sevens", "infostate"), ("spades", "infostate"),
+                           ("gin_rummy", "infostate")}
 EXTRA_EXAMPLES = {
     "spades": [("cutthroat", {"jokers": True})],
     "gin_rummy": [("seed", {"num_players": 3})],

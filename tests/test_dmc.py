@@ -22,6 +22,7 @@ from train.dmc import (
     MaskedQ,
     Replay,
     SelfPlay,
+    SkipQ,
     discounted_returns,
     epsilon_greedy,
     q_network,
@@ -182,14 +183,17 @@ def test_a_slot_reused_before_its_episode_ended_keeps_the_new_decisions_data():
 
 # ------------------------------------------------------------------------ export
 @pytest.mark.parametrize("game", GAMES)
-@pytest.mark.parametrize("policy", POLICIES)
-def test_onnx_export_plays_and_scores_as_the_torch_network(game, policy, tmp_path):
-    cfg = DMCConfig(game=game, policy=policy, net=(32, 32)).resolved()
+@pytest.mark.parametrize("policy, skip_gain", [(p, 0.0) for p in POLICIES] + [("mlp", 10.0)])
+def test_onnx_export_plays_and_scores_as_the_torch_network(game, policy, skip_gain, tmp_path):
+    """Also with the skip path, where the information state has per-action blocks."""
+    cfg = DMCConfig(game=game, policy=policy, net=(32, 32), skip_gain=skip_gain).resolved()
     g = get_game(game)
     n = g.num_players(g.get_rules(cfg.preset))
     obs_size = g.encoder("infostate").size(n)
     torch.manual_seed(0)
     net = q_network(cfg, obs_size, g.num_actions)
+    blocks = g.encoder("infostate").action_features(n)
+    assert isinstance(net, SkipQ) == bool(skip_gain and blocks)
     with torch.no_grad():  # no near-ties between fresh heads' tiny scores
         for p in net.parameters():
             p.add_(0.2 * torch.randn_like(p))
@@ -298,7 +302,35 @@ def test_the_command_line_refuses_ppo_knobs_and_resumes_with_dmcs(tmp_path, monk
 
 @pytest.mark.parametrize("field, value", [("exp_epsilon", -0.1), ("buffer_size", 10),
                                           ("train_freq", 0), ("max_grad_norm", 0.0),
+                                          ("skip_gain", -1.0), ("skip_gain", True),
                                           ("imitate", "blind_auction/high-early")])
 def test_bad_knobs_are_refused_naming_them(field, value):
     with pytest.raises(ValueError, match=field if field != "imitate" else "imitate"):
         DMCConfig(game="blind_auction", **{field: value}).validate()
+
+
+def test_card_policy_with_a_skip_path_is_refused():
+    with pytest.raises(ValueError, match="skip_gain is the MLP's path"):
+        DMCConfig(game="spades", policy="card", skip_gain=1.0).validate()
+
+
+def test_skip_path_adds_each_block_onto_its_own_action():
+    """Q - body = gain x (w_0 x tops_trick + w_1 x master) on the card actions, 0 on bids:
+    a card's block entry moves that card's Q and no other action's."""
+    from envs.spades.actions import CARD_OFFSET
+    from envs.spades.infostate import MASTER, TOPS
+
+    cfg = DMCConfig(game="spades", net=(8,), skip_gain=10.0).resolved()
+    net = q_network(cfg, 805, 68)
+    with torch.no_grad():
+        net.weight[:] = torch.tensor([0.5, -0.25])
+    obs = torch.zeros(3, 805)
+    obs[0, TOPS + 7] = 1.0
+    obs[1, MASTER + 50] = 1.0
+    obs[2, TOPS + 3] = obs[2, MASTER + 3] = 1.0
+    with torch.no_grad():
+        extra = (net(obs) - net.body(obs)).numpy()
+    want = np.zeros((3, 68), dtype=np.float32)
+    want[0, CARD_OFFSET + 7], want[1, CARD_OFFSET + 50] = 5.0, -2.5
+    want[2, CARD_OFFSET + 3] = 2.5
+    assert np.allclose(extra, want, atol=1e-5)

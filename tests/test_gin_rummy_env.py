@@ -58,7 +58,7 @@ def test_the_standard_preset_is_refused_for_more_than_two_players(n):
 def test_metadata_and_spaces(kind):
     for n in (2, 3, 4):
         e = env(num_players=n, observation=kind)
-        assert e.metadata["name"] == "gin_rummy_v6" and e.unwrapped is e
+        assert e.metadata["name"] == "gin_rummy_v7" and e.unwrapped is e
         assert e.possible_agents == [f"player_{i}" for i in range(n)]
         size = LAYOUTS[kind](n).size
         assert e.observation_space("player_0")["observation"].shape == (size,)
@@ -352,15 +352,22 @@ def test_infostate_is_the_features_information_and_the_picks(seed, moves, n):
         assert _ones(info, info_lay, "picked", True) == expect
 
 
+EXACT = ("discard_deadwood", "discard_gin", "take_deadwood")  # the meld solver's answers
+
+
 def test_infostate_holds_none_of_the_features_estimates():
-    """Its blocks are the features' information blocks, less the meld solver's ``deadwood``,
-    plus ``picked``: no decision or look-ahead block, whoever is to act."""
+    """Its blocks are the features' information blocks plus ``picked`` and the meld
+    solver's exact answers for the seat to act: no look-ahead block, and nothing but those
+    answers depends on who decides."""
     info = {name for name, _ in infostate.layout(2).blocks}
     feat = [name for name, _ in features.layout(2).blocks]
     estimates = feat[feat.index("discard_deadwood"):]
     assert "knock" in estimates and "stock_outlook" in estimates
-    assert info == set(feat) - set(estimates) - {"deadwood"} | {"picked"}
-    assert encoder("infostate").action_features(2) == ()
+    assert info == set(feat) - set(estimates) | {"picked", *EXACT}
+    lay = infostate.layout(2)
+    assert encoder("infostate").action_features(2) == (
+        (lay["discard_deadwood"], 2, 52), (lay["discard_deadwood"], 54, 52),
+        (lay["discard_gin"], 2, 52), (lay["discard_gin"], 54, 52), (lay["take_deadwood"], 1, 1))
     assert encoder("features").action_features(2)
     deal = full_deal(hands_of("2D 3S 5D 6S 7D 10C JD QH KC AH",
                               "AC 2C 3C 4D 4H 4S 9S 10S JS 5H"), "QC", "QS")
@@ -370,10 +377,14 @@ def test_infostate_holds_none_of_the_features_estimates():
     assert features.encode(acting)[features.layout(2)["discard_deadwood"]:].any()
     waiting = dataclasses.replace(acting, current_player=0, phase="draw")
     info_acting, info_waiting = infostate.encode(acting), infostate.encode(waiting)
-    lay = infostate.layout(2)
     differ = {lay.describe(int(i)).split("[")[0]
               for i in np.flatnonzero(info_acting != info_waiting)}
-    assert differ == {"phase", "to_act"}  # nothing else depends on who decides
+    assert differ == {"phase", "to_act", "discard_deadwood", "discard_gin"}
+    assert _ones(info_acting, lay, "discard_gin") == [C("5H")]  # the one discard that is gin
+    dead = info_acting[lay["discard_deadwood"]:lay["discard_deadwood"] + 52]
+    assert dead[C("QS")] == pytest.approx(0.05)
+    assert dead[C("AC")] == pytest.approx(0.10)  # 2C 3C 5H left
+    assert info_acting[lay["deadwood"]] == info_waiting[lay["deadwood"]] == pytest.approx(0.05)
 
 
 @settings(max_examples=30, deadline=None)

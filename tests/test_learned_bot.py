@@ -124,7 +124,7 @@ def copy_bot(src: Path, dst_dir: Path, **card_changes) -> Path:
 def test_card_of_another_env_version_is_refused_clearly(exported, tmp_path):
     old = copy_bot(exported, tmp_path, env_name="spades_v99")
     with pytest.raises(BotLoadError, match=r"trained on 'spades_v99' but the installed spades "
-                                           r"env is 'spades_v4'"):
+                                           r"env is 'spades_v5'"):
         agents.load(old)
     with pytest.raises(ValueError, match="spades_v99"):
         agents.make(str(old))
@@ -158,7 +158,7 @@ def test_card_naming_the_other_kind_is_refused_by_its_size(exported, tmp_path):
     another length: its size check refuses it."""
     version = get_game("spades").encoder("features").version
     wrong = copy_bot(exported, tmp_path, observation={"kind": "features", "version": version})
-    with pytest.raises(BotLoadError, match=r"obs_size 697 but features/\d+ for 4 players has "
+    with pytest.raises(BotLoadError, match=r"obs_size 805 but features/\d+ for 4 players has "
                                            r"1334"):
         agents.load(wrong)
 

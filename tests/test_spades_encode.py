@@ -150,7 +150,7 @@ def test_layout_covers_the_vector(kind):
     assert encoder(kind).describe(4, mod.OFFSETS["played_by"] + 54 + 51) == "played_by[105]"
     with pytest.raises(IndexError):
         mod.describe(mod.OBS_SIZE)
-    assert {"infostate": 697, "features": 1334}[kind] == mod.OBS_SIZE
+    assert {"infostate": 805, "features": 1334}[kind] == mod.OBS_SIZE
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -270,18 +270,24 @@ def test_infostate_is_the_features_information_and_the_order_of_play(seed, moves
                                                    if done else [])
 
 
+EXACT = ("tops_trick", "master")  # the seat-to-act blocks the information state holds too
+
+
 def test_infostate_holds_none_of_the_features_estimates():
     """Its blocks are the features' information blocks, less the last trick (read back from
-    ``trick_number``), plus ``trick_number``: no estimate block, whoever is to act."""
+    ``trick_number``), plus ``trick_number`` and the two play blocks that are exact
+    functions of the view (which card tops the trick, which no unseen card outranks): no
+    estimate block, whoever is to act."""
     names = [name for name, _ in infostate.LAYOUT]
     info_blocks = [name for name, _ in features.LAYOUT if name not in ESTIMATES]
     assert set(names) == set(info_blocks) - {"last_trick", "last_trick_winner"} | {
-        "trick_number"}
+        "trick_number", *EXACT}
     assert "p_win" in ESTIMATES and "hand_estimate" in ESTIMATES and "ruff_risk" in ESTIMATES
-    assert not set(names) & set(ESTIMATES)
-    assert encoder("infostate").action_features(4) == ()  # nothing per action to score
+    assert set(names) & set(ESTIMATES) == set(EXACT)
+    assert encoder("infostate").action_features(4) == tuple(
+        (infostate.OFFSETS[name], CARD_OFFSET, cards.NUM_CARDS) for name in EXACT)
     assert encoder("features").action_features(4)
-    # the seat to act's vector holds no more than any other seat's
+    # the seat to act's vector holds no more than any other seat's but those two blocks
     state = SpadesState(KILLER, 0, deal=DEAL)
     bid(state, 4, 2, 5, 1)
     play(state, "10C")
@@ -289,7 +295,34 @@ def test_infostate_holds_none_of_the_features_estimates():
     assert np.count_nonzero(encode(acting)[features.OFFSETS["hand_estimate"]:])
     assert not encode(waiting)[features.OFFSETS["hand_estimate"]:].any()
     as_if_waiting = dataclasses.replace(acting, current_player=3)
-    assert np.array_equal(infostate.encode(acting), infostate.encode(as_if_waiting))
+    mine, other = infostate.encode(acting), infostate.encode(as_if_waiting)
+    private = infostate.OFFSETS["tops_trick"]
+    assert private + 2 * cards.NUM_CARDS == infostate.OBS_SIZE  # the two blocks close it
+    assert np.array_equal(mine[:private], other[:private])
+    assert mine[private:].any() and not other[private:].any()
+
+
+def test_infostate_play_blocks_on_a_dealt_trick():
+    """Seat 2 answers a 10C lead holding JC-AC, 2D-5D and 6S-10S: its clubs and (ruffing)
+    spades top the trick, its diamonds do not; only its clubs are masters (6D-AD and
+    JS-AS are unseen). After JC, seat 3 (diamonds 6-A, spades J-A, no club) tops the trick
+    with any spade only, and every card it holds is a master: no higher card of either
+    suit is unseen. Bidding, or waiting, nobody sees the blocks."""
+    state = SpadesState(KILLER, 0, deal=DEAL)
+    private = infostate.OFFSETS["tops_trick"]
+    assert not infostate.encode(state.view(state.current_player))[private:].any()
+    bid(state, 4, 2, 5, 1)
+    play(state, "10C")
+    names = lambda text: sorted(C(n) for n in text.split())  # noqa: E731
+    vec = infostate.encode(state.view(2))
+    assert ones(vec, "tops_trick", "infostate") == names("JC QC KC AC 6S 7S 8S 9S 10S")
+    assert ones(vec, "master", "infostate") == names("JC QC KC AC")
+    assert not infostate.encode(state.view(1))[private:].any()
+    play(state, "JC")
+    vec = infostate.encode(state.view(3))
+    assert ones(vec, "tops_trick", "infostate") == names("JS QS KS AS")
+    assert ones(vec, "master", "infostate") == names(" ".join(DEAL[3]))
+    assert not infostate.encode(state.view(2))[private:].any()
 
 
 @pytest.mark.parametrize("kind", KINDS)

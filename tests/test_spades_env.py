@@ -30,17 +30,17 @@ def test_pettingzoo_api_with_one_hand_episodes(preset):
 @pytest.mark.parametrize("kind", KINDS)
 def test_metadata_and_spaces(kind):
     e = env(observation=kind)
-    assert e.metadata["name"] == "spades_v4"
+    assert e.metadata["name"] == "spades_v5"
     assert e.possible_agents == [f"player_{i}" for i in range(4)]
     space = e.observation_space("player_0")
-    assert space["observation"].shape == ({"infostate": 697, "features": 1334}[kind],)
+    assert space["observation"].shape == ({"infostate": 805, "features": 1334}[kind],)
     assert e.observation_kind == kind and e.encoder is get_game("spades").encoder(kind)
     assert e.action_space("player_3").n == 68
 
 
 def test_the_information_state_is_the_default_observation():
     assert env().observation_kind == "infostate"
-    assert env().observation_space("player_0")["observation"].shape == (697,)
+    assert env().observation_space("player_0")["observation"].shape == (805,)
 
 
 def test_masks_equal_the_legal_set_over_thousands_of_games():

@@ -15,7 +15,7 @@ import torch
 import agents
 from envs.encoding import KINDS
 from envs.games import game_names, get_game
-from tests.env_checks import decision_points
+from tests.env_checks import INFOSTATE_ACTION_BLOCKS, decision_points
 from train.cardnet import CardActor, CardPolicy
 from train.config import TrainConfig
 from train.export import policy_weights
@@ -100,8 +100,8 @@ def test_the_run_was_batched_self_play_and_the_exported_bot_plays_a_whole_legal_
 
 def test_training_moves_the_per_action_weights_that_export_carries(trained):
     """The ONNX and numpy tests above then cover the head's direct path too. The features
-    kind has per-action blocks (Blind Auction's none), and Sevens' information state its
-    points per play."""
+    kind has per-action blocks (Blind Auction's none), and so do the information states of
+    Sevens, Spades and Gin Rummy."""
     game, kind, trainer, _, _ = trained
     if trainer.cfg.policy == "card":  # scores come from the card net itself
         assert isinstance(trainer.model.policy, CardPolicy)
@@ -111,7 +111,7 @@ def test_training_moves_the_per_action_weights_that_export_carries(trained):
     blocks = game_action_features(game, trainer.cfg.preset, trainer.cfg.rule_changes, kind)
     assert head.blocks == blocks
     assert bool(blocks) == (kind == "features" and game != "blind_auction"
-                            or (game, kind) == ("sevens", "infostate"))
+                            or (game, kind) in INFOSTATE_ACTION_BLOCKS)
     if not head.blocks:  # a plain MLP head
         assert policy_weights(trainer.model.policy).skip is None
         return

@@ -11,6 +11,7 @@ import torch
 
 from envs.encoding import KINDS
 from envs.games import game_names, get_game
+from tests.env_checks import INFOSTATE_ACTION_BLOCKS
 from train.export import policy_weights
 from train.numpy_policy import ACTIVATIONS
 from train.policy import (
@@ -84,15 +85,16 @@ def test_declared_blocks_describe_the_actions_they_feed(game):
 @pytest.mark.parametrize("kind", KINDS)
 def test_which_encoders_declare_action_blocks(game, kind):
     """The features of every game but Blind Auction (whose features are its information
-    state) hold per-action numbers inside the vector, and so does Sevens' information state
-    (each play's points); no other information state does."""
+    state) hold per-action numbers inside the vector, and so do the information states of
+    Sevens (each play's points), Spades (which card tops the trick, which is a master) and
+    Gin Rummy (each discard's deadwood); Blind Auction's does not."""
     g = get_game(game)
     for preset in g.presets:
         rules = g.get_rules(preset)
         n = g.num_players(rules)
         blocks = game_action_features(game, preset, None, kind)
         assert bool(blocks) == (kind == "features" and game != "blind_auction"
-                                or (game, kind) == ("sevens", "infostate"))
+                                or (game, kind) in INFOSTATE_ACTION_BLOCKS)
         size = g.encoder(kind).size(n)
         assert all(o >= 0 and o + length <= size and first + length <= g.num_actions
                    for o, first, length in blocks)

@@ -14,7 +14,10 @@ search. Here:
    every seat's.
 2. **Network**: Q(s, .) in one forward pass, one score per action: an MLP
    (``policy="mlp"``, PPO's knob), or the card network (``"card"``, ``train.cardnet``),
-   which scores an action about a card from that card's embedding.
+   which scores an action about a card from that card's embedding. With ``skip_gain``
+   the MLP's Q of an action also gets the observation's per-action blocks about it
+   (``Encoder.action_features``), one learned weight per block: a straight path the
+   hidden layers would otherwise have to find for each action apart.
 3. **Acting**: epsilon-greedy over the legal actions (the masks): a uniformly random
    legal action with chance ``exp_epsilon``, else the best legal Q.
 4. **Replay**: a FIFO of the most recent decisions (observation, action); a
@@ -71,6 +74,7 @@ from train.evaluate import eval_scalars, evaluate_run
 from train.export import base_card, write_onnx
 from train.limit import dmc_limit
 from train.numpy_policy import MASKED
+from train.policy import ActionFeatures, game_action_features
 from train.ppo import RunState, TrainResult, eval_line, read_evals
 
 ALGO = "dmc"
@@ -92,6 +96,7 @@ class DMCConfig(TrainConfig):
     train_freq: int = 1024  # decisions collected between rounds of updates
     gradient_steps: int = 2  # Adam steps per round, ``batch_size`` decisions each
     max_grad_norm: float = 40.0  # gradient clipping, as DouZero
+    skip_gain: float = 0.0  # > 0: Q += gain x weight_k x block k, per-action blocks (MLP)
     # DMC's defaults of shared knobs: the plain Monte Carlo return, DouZero's ReLU
     gamma: float = 1.0
     activation: str = "relu"
@@ -114,6 +119,12 @@ class DMCConfig(TrainConfig):
         if isinstance(self.max_grad_norm, bool) or not isinstance(self.max_grad_norm, int | float) \
                 or self.max_grad_norm <= 0:
             raise ValueError(f"max_grad_norm must be positive, got {self.max_grad_norm!r}")
+        if isinstance(self.skip_gain, bool) or not isinstance(self.skip_gain, int | float) \
+                or not 0 <= self.skip_gain < math.inf:
+            raise ValueError(f"skip_gain must be a number >= 0, got {self.skip_gain!r}")
+        if self.skip_gain and self.policy != "mlp":
+            raise ValueError(f"skip_gain is the MLP's path; the {self.policy!r} policy scores "
+                             "actions from its cards already")
         if self.imitate or self.critic_warmup:
             raise ValueError("imitate and critic_warmup are PPO's (train.ppo); DMC starts from "
                              "scratch and has no critic")
@@ -131,6 +142,26 @@ class CardScores(nn.Module):
         return self.net(obs)[0]
 
 
+class SkipQ(nn.Module):
+    """Q = body(obs) + sum over blocks k of gain x weight_k x obs[block k], placed on its
+    actions (``ActionFeatures``): one constant 0/1 map per block, so ONNX gets matmuls."""
+
+    def __init__(self, body: nn.Module, blocks: ActionFeatures, obs_size: int,
+                 num_actions: int, gain: float) -> None:
+        super().__init__()
+        self.body, self.gain = body, float(gain)
+        self.weight = nn.Parameter(torch.zeros(len(blocks)))
+        paths = torch.zeros(len(blocks), obs_size, num_actions)
+        for k, (offset, first, length) in enumerate(blocks):
+            i = torch.arange(length)
+            paths[k, offset + i, first + i] = 1.0
+        self.register_buffer("paths", paths, persistent=False)
+
+    def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        skip = (self.gain * self.weight[:, None, None] * self.paths).sum(dim=0)
+        return self.body(obs) + obs @ skip
+
+
 def q_network(cfg: DMCConfig, obs_size: int, num_actions: int) -> nn.Module:
     """obs (B, obs_size) -> Q (B, num_actions): one score per action, one forward pass."""
     if cfg.policy == "card":
@@ -143,7 +174,10 @@ def q_network(cfg: DMCConfig, obs_size: int, num_actions: int) -> nn.Module:
     for h in cfg.net:
         layers += [nn.Linear(width, h), act()]
         width = h
-    return nn.Sequential(*layers, nn.Linear(width, num_actions))
+    body = nn.Sequential(*layers, nn.Linear(width, num_actions))
+    blocks = game_action_features(cfg.game, cfg.preset, cfg.rule_changes, cfg.observation) \
+        if cfg.skip_gain else ()
+    return SkipQ(body, blocks, obs_size, num_actions, cfg.skip_gain) if blocks else body
 
 
 class MaskedQ(nn.Module):
@@ -508,7 +542,8 @@ DMC_KNOBS = (("--exp-epsilon", float, "exp_epsilon", "chance of a random legal a
              ("--buffer-size", int, "buffer_size", "replay size in decisions"),
              ("--train-freq", int, "train_freq", "decisions collected between update rounds"),
              ("--gradient-steps", int, "gradient_steps", "Adam steps per update round"),
-             ("--max-grad-norm", float, "max_grad_norm", "gradient clipping"))
+             ("--max-grad-norm", float, "max_grad_norm", "gradient clipping"),
+             ("--skip-gain", float, "skip_gain", "per-action blocks onto their Q (0: none)"))
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -111,7 +111,7 @@ def game_action_features(game: str, preset: str | None = None,
                          rule_changes: dict | None = None,
                          observation: str = "infostate") -> ActionFeatures:
     """The per-action blocks of ``game``'s ``observation`` for its rules' player count
-    (none for the information state: it holds no per-action numbers)."""
+    (``Encoder.action_features``; none where the vector holds no per-action numbers)."""
     encoder, n = game_encoder(game, preset, rule_changes, observation)
     return tuple(encoder.action_features(n))
 

@@ -4,7 +4,7 @@ The engine (``envs.gin_rummy.engine``) stays the rules' reference; this core pla
 exactly its games (deals from the same seeds, the same legal sets, scores and
 episode ends) and writes the information state (``envs.gin_rummy.infostate``) of
 the seat to act and its mask in place. The meld solver is ``envs.gin_rummy.melds``'
-search without its memo (hands use the same 16-bits-per-suit masks), and a knock is
+search without its memo (``envs.gin_rummy.meld_kernels``), and a knock is
 scored as ``envs.gin_rummy.scoring.settle_knock`` scores it (best splits in the
 same order, layoffs). Per game: the generator row (``envs.compiled_rng``: later hands are
 dealt from it as the engine deals them), the hands, the pile and stock, the
@@ -33,116 +33,23 @@ from envs.compiled import (
     settle,
 )
 from envs.compiled_draws import integers
-from envs.gin_rummy import melds
-from envs.gin_rummy.infostate import SCORE_CLIP, layout
+from envs.gin_rummy.infostate import DEADWOOD_SCALE, SCORE_CLIP, layout
+from envs.gin_rummy.meld_kernels import (
+    CARD_BIT,
+    INDEX_CARD,
+    INDEX_VALUE,
+    RANK_MASK,
+    count_bits,
+    deadwood,
+    knock_cards,
+    meldable,
+    melded,
+    take_deadwood,
+    write_discards,
+)
 from envs.gin_rummy.rules import HAND_SIZE, GinRummyRules
 
-# ------------------------------------------------------------------ melds
-_FIELD = np.int64((1 << 13) - 1)
-_REPLICATE = np.int64(melds._REPLICATE)
-CARD_BIT = np.array(melds.CARD_BIT, dtype=np.int64)  # card id -> its bit in a hand mask
-INDEX_CARD = np.array([-1 if c is None else c for c in melds._INDEX_CARD], dtype=np.int64)
-INDEX_VALUE = np.array(melds._INDEX_VALUE, dtype=np.int64)
-RANK_MASK = np.array(melds._RANK_MASK[:13] + (0, 0, 0), dtype=np.int64)  # ranks 13..15: no card
 MAX_SPLITS = 256  # best splits kept per knock (a 10-card hand has a handful)
-
-
-@njit(inline="always")
-def _count(x):
-    k = 0
-    while x:
-        x &= x - 1
-        k += 1
-    return k
-
-
-@njit(cache=True)
-def meldable(m):
-    """``melds.meldable``: the cards of ``m`` in at least one meld within ``m``."""
-    r = m & (m >> 1) & (m >> 2)
-    runs = r | (r << 1) | (r << 2)
-    a, b = m & _FIELD, (m >> 16) & _FIELD
-    c, d = (m >> 32) & _FIELD, m >> 48
-    three = (a & b & (c | d)) | (c & d & (a | b))
-    return runs | (m & (three * _REPLICATE))
-
-
-@njit(cache=True)
-def hand_value(m):
-    total = 0
-    while m:
-        i = low_bit(m)
-        total += INDEX_VALUE[i]
-        m &= m - 1
-    return total
-
-
-@njit(cache=True)
-def melded(h):
-    """``melds._melded``: the most value disjoint melds within ``h`` can hold."""
-    if h == 0:
-        return 0
-    m = meldable(h)
-    if m != h:
-        return melded(m)
-    x = h & -h
-    i = low_bit(x)
-    best = melded(h ^ x)  # the lowest card is deadwood ...
-    v = INDEX_VALUE[i]
-    if (h >> (i + 1)) & 3 == 3:  # ... or starts a run ...
-        run = x | (x << 1) | (x << 2)
-        value = v + INDEX_VALUE[i + 1] + INDEX_VALUE[i + 2]
-        j = i + 2
-        while True:
-            got = value + melded(h ^ run)
-            if got > best:
-                best = got
-            j += 1
-            if not (h >> j) & 1:
-                break
-            run |= np.int64(1) << j
-            value += INDEX_VALUE[j]
-    same = h & RANK_MASK[i & 15]  # ... or is in a set of its rank
-    k = _count(same)
-    if k >= 3:
-        got = k * v + melded(h ^ same)
-        if got > best:
-            best = got
-        if k == 4:
-            rest = same ^ x
-            while rest:
-                y = rest & -rest
-                rest ^= y
-                got = 3 * v + melded(h ^ same ^ y)
-                if got > best:
-                    best = got
-    return best
-
-
-@njit(cache=True)
-def deadwood(m):
-    """``melds.deadwood``: the least deadwood of a hand."""
-    return hand_value(m) - melded(meldable(m))
-
-
-@njit(cache=True)
-def knock_cards(m, limit):
-    """The hand mask of the cards whose discard leaves at most ``limit`` deadwood
-    (``melds.deadwood_after_discards(m, limit)``'s keys)."""
-    full = deadwood(m)
-    in_melds = meldable(m)
-    out = np.int64(0)
-    rest = m
-    while rest:
-        b = rest & -rest
-        rest ^= b
-        low_bound = full - INDEX_VALUE[low_bit(b)]
-        if low_bound > limit:
-            continue
-        d = deadwood(m ^ b) if b & in_melds else low_bound
-        if d <= limit:
-            out |= b
-    return out
 
 
 def scratch() -> tuple:
@@ -202,7 +109,7 @@ def best_splits(m, w):
                 run |= np.int64(1) << j
                 value += INDEX_VALUE[j]
         same = h & RANK_MASK[i & 15]  # ... or is in a set
-        k = _count(same)
+        k = count_bits(same)
         if k >= 3:
             if k * v + melded(h ^ same) == need:
                 kids[0, nk], kids[1, nk], kids[2, nk] = h ^ same, same, k * v
@@ -361,9 +268,11 @@ DRAW, DISCARD, OVER = 0, 1, 2  # phases
  R_MAX_HANDS, R_MAX_MOVES, R_STOCK_SIZE, R_FIRST_DEALER) = range(13)
 # the information state's blocks, whose offsets ``o`` holds in this order (-1: none)
 BLOCKS = ("phase", "hand", "taken", "pile_top", "pile", "known", "picked", "discarded",
-          "stock_size", "to_act", "dealer", "scores", "hand_number", "rules")
+          "stock_size", "to_act", "dealer", "scores", "hand_number", "rules", "deadwood",
+          "discard_deadwood", "discard_gin", "take_deadwood")
 (O_PHASE, O_HAND, O_TAKEN, O_TOP, O_PILE, O_KNOWN, O_PICKED, O_DISCARDED, O_STOCK, O_TO_ACT,
- O_DEALER, O_SCORES, O_HAND_NO, O_RULES) = range(len(BLOCKS))
+ O_DEALER, O_SCORES, O_HAND_NO, O_RULES, O_DEADWOOD, O_DISCARD_DW, O_DISCARD_GIN,
+ O_TAKE_DW) = range(len(BLOCKS))
 # ``st``, the core's arrays: these entries (S_W*: the arrays of ``scratch()``)
 (S_RULES, S_OFFSETS, S_RULES_BLOCK, S_NUMS, S_HANDS, S_KNOWN, S_PICKED, S_DISCARDED, S_PILE,
  S_STOCK, S_SCORES, S_POINTS, S_W0, S_W1, S_W2, S_W3, S_W4, S_W5) = range(18)
@@ -476,10 +385,18 @@ def _write_row(st, d, i):
     row[o[O_HAND_NO]] = min(1.0, (nums[i, HAND_NO] - 1) / 10.0)
     for j in range(5):
         row[o[O_RULES] + j] = st[S_RULES_BLOCK][j]
+    if o[O_DEADWOOD] >= 0:
+        row[o[O_DEADWOOD]] = min(1.0, deadwood(h) / DEADWOOD_SCALE)
     mask = d.masks[i]
     if phase == DRAW:
         mask[0] = mask[1] = True  # the stock is never empty here (engine._find_legal)
+        if npile and o[O_TAKE_DW] >= 0:
+            top = st[S_PILE][i, npile - 1]
+            row[o[O_TAKE_DW]] = min(1.0, take_deadwood(h, top, r[R_NO_TAKEN] == 0)
+                                    / DEADWOOD_SCALE)
         return
+    if o[O_DISCARD_DW] >= 0:
+        write_discards(row, o[O_DISCARD_DW], o[O_DISCARD_GIN], h, DEADWOOD_SCALE)
     may = h
     if taken >= 0 and r[R_NO_TAKEN]:
         may &= ~CARD_BIT[taken]

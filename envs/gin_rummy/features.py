@@ -42,7 +42,6 @@ from envs.gin_rummy.melds import (
     CARD_BIT,
     CARD_VALUE,
     best_split,
-    deadwood_after_discards,
     hand_value,
     knock_discard,
     mask_of,
@@ -146,13 +145,8 @@ def decision_features(row: np.ndarray, o: dict, view: GinRummyView) -> None:
     only for gin, played on past most of its gins.
     """
     hand = mask_of(view.hand)
+    after = infostate.write_decision(row, o, view)  # the exact blocks, as the infostate's
     if view.phase == "discard":
-        base, gin = o["discard_deadwood"], o["discard_gin"]
-        after = deadwood_after_discards(hand)
-        for card, dw in after.items():
-            row[base + card] = min(1.0, dw / DEADWOOD_SCALE)
-            if dw == 0:
-                row[gin + card] = 1.0
         know = Knowledge(view)
         limit = view.rules.knock_limit
         limit = 10 if limit is None else limit  # as the expert: knock only when low
@@ -164,11 +158,6 @@ def decision_features(row: np.ndarray, o: dict, view: GinRummyView) -> None:
             row[o["discard_danger"] + card] = min(1.0, know.danger(card) / DANGER_SCALE)
         knock_features(row, o, view, know, after)
     elif view.phase == "draw" and view.pile:
-        top = view.pile[-1]
-        after = deadwood_after_discards(hand | mask_of((top,)))
-        if view.rules.no_discard_of_taken:
-            after.pop(top, None)
-        row[o["take_deadwood"]] = min(1.0, min(after.values()) / DEADWOOD_SCALE)
         mean = Knowledge(view).expected_deadwood(hand)  # the mean alone: no shares counted
         row[o["stock_outlook"]] = min(1.0, mean / DEADWOOD_SCALE)
 

@@ -5,17 +5,25 @@ hand, the card the player to act took from the pile this turn, the discard
 pile (as a set) and its top, per seat the cards it took from the pile and still
 holds (known to all), every card it took from the pile this hand and every card
 it discarded, the stock size, whose turn it is, the dealer, the scores, the
-hand number and the rule flags. The order of the pile below its top is not
-encoded. Per-seat blocks are relative (the observer first, then the players
-after it in turn order), and the layout depends on the number of players
-(``layout(n)``). Bump ``VERSION`` (and the env name) when what a seat may know
-changes.
+hand number and the rule flags; the own hand's least deadwood, and for the seat
+to act what its meld solver says of the decision: the least deadwood each discard
+leaves (and which discards are gin), before a draw the least a taken top card
+leaves. The order of the pile below its top is not encoded. Per-seat blocks are
+relative (the observer first, then the players after it in turn order), and the
+layout depends on the number of players (``layout(n)``). Bump ``VERSION`` (and the env
+name) when the layout changes.
 
-``write`` fills these blocks at any offsets and ``GinRummyObserver`` keeps them
-current for every seat at the offsets of a layout, so the ``features`` encoder
-(``envs.gin_rummy.features``), which lays out the same blocks (without
-``picked``, with the own hand's ``deadwood``) before its own, shares both. A
-block a layout does not have is skipped.
+Version 2 adds the deadwood blocks: exact functions of the own hand and the pile's
+top, written out because a network reads them from the card bits only through the
+meld search, and from scratch it had won no game in 4M PPO steps or 5M DMC decisions
+(docs/results.md). Like Sevens' ``play_points`` they add no information, only a form
+a network can read.
+
+``write`` fills these blocks at any offsets (``write_decision`` the seat to act's) and
+``GinRummyObserver`` keeps them current for every seat at the offsets of a layout,
+so the ``features`` encoder (``envs.gin_rummy.features``), which lays out the same
+blocks (without ``picked``) before its look-ahead, shares all three. A block a layout
+does not have is skipped.
 """
 
 from __future__ import annotations
@@ -26,11 +34,12 @@ from functools import cache
 import numpy as np
 
 from envs import encoding
-from envs.gin_rummy.actions import DISCARD_OFFSET, KNOCK_OFFSET, NUM_ACTIONS
-from envs.gin_rummy.melds import deadwood, mask_of
+from envs.gin_rummy import meld_kernels
+from envs.gin_rummy.actions import DISCARD_OFFSET, KNOCK_OFFSET, NUM_ACTIONS, TAKE_DISCARD
+from envs.gin_rummy.melds import CARD_BIT, deadwood, deadwood_after_discards, mask_of
 from envs.gin_rummy.view import GinRummyView
 
-VERSION = 1
+VERSION = 2
 SCORE_CLIP = 4.0
 DEADWOOD_SCALE = 100.0
 CARDS = 52
@@ -54,6 +63,11 @@ def blocks(n: int) -> tuple[tuple[str, int], ...]:
         ("hand_number", 1),  # hands played / 10, clipped to 1
         ("rules", 5),  # knock limit / 100 (0 if none), no limit, no discard of the taken
         # card, layoff, gin bonus > 0
+        ("deadwood", 1),  # own least deadwood as held / 100, clipped to 1
+        # the seat to act only (zero for every other seat):
+        ("discard_deadwood", CARDS),  # discarding: least deadwood without each card / 100
+        ("discard_gin", CARDS),  # discarding: 1 where discarding the card is gin
+        ("take_deadwood", 1),  # drawing: least deadwood after taking the top / 100
     )
 
 
@@ -152,7 +166,43 @@ def encode(view: GinRummyView, out: np.ndarray | None = None) -> np.ndarray:
     else:
         out.fill(0.0)
     write(view, out, lay.offsets)
+    if view.current_player == view.seat:
+        write_decision(out, lay.offsets, view)
     return out
+
+
+def write_decision(row: np.ndarray, o: dict[str, int], view: GinRummyView) -> dict | None:
+    """The seat to act's deadwood blocks (the definition): discarding, ``discard_deadwood``
+    and ``discard_gin`` (0 deadwood there is both "gin" and "not in hand"); drawing from a
+    pile, ``take_deadwood``. Returns the deadwood after each discard, when discarding."""
+    hand = mask_of(view.hand)
+    if view.phase == "discard":
+        base, gin = o["discard_deadwood"], o["discard_gin"]
+        after = deadwood_after_discards(hand)
+        for card, dw in after.items():
+            row[base + card] = min(1.0, dw / DEADWOOD_SCALE)
+            if dw == 0:
+                row[gin + card] = 1.0
+        return after
+    if view.phase == "draw" and view.pile:
+        top = view.pile[-1]
+        after = deadwood_after_discards(hand | mask_of((top,)))
+        if view.rules.no_discard_of_taken:
+            after.pop(top, None)
+        row[o["take_deadwood"]] = min(1.0, min(after.values()) / DEADWOOD_SCALE)
+    return None
+
+
+def write_decision_compiled(row: np.ndarray, o: dict[str, int], view: GinRummyView) -> None:
+    """``write_decision`` through the compiled meld search: the observer's (its tests hold
+    it equal to the definition at every step)."""
+    hand = sum(CARD_BIT[c] for c in view.hand)
+    if view.phase == "discard":
+        meld_kernels.write_discards(row, o["discard_deadwood"], o["discard_gin"], hand,
+                                    DEADWOOD_SCALE)
+    elif view.phase == "draw" and view.pile:
+        best = meld_kernels.take_deadwood(hand, view.pile[-1], not view.rules.no_discard_of_taken)
+        row[o["take_deadwood"]] = min(1.0, best / DEADWOOD_SCALE)
 
 
 # ------------------------------------------------------------------ observer
@@ -333,10 +383,12 @@ def tables(n: int) -> Tables:
 
 @cache
 def card_table(n: int) -> encoding.CardTable:
-    """Each card: in the hand, just taken, on top of the pile, in the pile, and per seat
-    known held, picked up and discarded; discard and knock-with actions score cards."""
+    """Each card: in the hand, just taken, on top of the pile, in the pile, the deadwood its
+    discard leaves and whether that is gin, and per seat known held, picked up and
+    discarded; discard and knock-with actions score cards."""
     lay = layout(n)
-    planes = [lay["hand"], lay["taken"], lay["pile_top"], lay["pile"]]
+    planes = [lay["hand"], lay["taken"], lay["pile_top"], lay["pile"],
+              lay["discard_deadwood"], lay["discard_gin"]]
     for name in ("known", "picked", "discarded"):
         planes.extend(lay[name] + s * CARDS for s in range(n))
     action_card = np.full(NUM_ACTIONS, -1)
@@ -347,7 +399,19 @@ def card_table(n: int) -> encoding.CardTable:
     return encoding.CardTable(encoding.card_planes(planes, CARDS), action_card, action_kind)
 
 
+def action_features(n: int) -> tuple[tuple[int, int, int], ...]:
+    """The per-action blocks (``envs.encoding.Encoder.action_features``): each card's
+    deadwood and gin flag for both its discard and its knock; ``take_deadwood`` for
+    taking the pile's top."""
+    o = layout(n).offsets
+    return (*((o[name], first, CARDS) for name in ("discard_deadwood", "discard_gin")
+              for first in (DISCARD_OFFSET, KNOCK_OFFSET)),
+            (o["take_deadwood"], TAKE_DISCARD, 1))
+
+
 INFOSTATE = encoding.Encoder(
     kind="infostate", version=VERSION, size=lambda n: layout(n).size, encode=encode,
     bounds=lambda n: layout(n).bounds(), describe=lambda n, i: layout(n).describe(i),
-    observer=lambda n: GinRummyObserver(tables(n), encode), cards=card_table)
+    observer=lambda n: GinRummyObserver(tables(n), encode, write_decision_compiled,
+                                        layout(n)["discard_deadwood"]),
+    cards=card_table, action_features=action_features)

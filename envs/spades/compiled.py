@@ -4,8 +4,9 @@ A hand is a 64-bit mask of card ids; the plays of the hand are kept in order (ca
 seat), so the trick on the table is their last ``plays % 4``. The kernels follow
 ``envs.spades.engine`` move by move (legal sets, voids, trick winners, scoring, the
 next hand dealt from the game's generator) and write the information state of
-``envs.spades.infostate`` block by block. The ``features`` kind stays on the Python
-engines (its expert numbers are a Python program of their own).
+``envs.spades.infostate`` block by block (its play blocks in ``_write_play``). The
+``features`` kind stays on the Python engines (its expert numbers are a Python program
+of their own).
 """
 
 from __future__ import annotations
@@ -28,12 +29,15 @@ POWER = np.array(engine.POWER_TABLE, np.int64)
 SUIT_MASK = np.array([sum(1 << c for c in range(cards.NUM_CARDS) if engine.SUIT_TABLE[c] == s)
                       for s in range(4)], np.uint64)
 SPADES = cards.SPADES
+assert all(POWER[a] < POWER[b] for a in range(len(SUIT)) for b in range(a + 1, len(SUIT))
+           if SUIT[a] == SUIT[b])  # ``_write_play`` reads a suit's ranks from the card ids
 _O = infostate.OFFSETS
 PHASE, HAND, BIDS, TRICKS = _O["phase"], _O["hand"], _O["bids"], _O["tricks"]
 PLAYED, NUMBER, TRICK, LEADER = _O["played_by"], _O["trick_number"], _O["trick"], _O["leader"]
 BROKEN, VOIDS, SCORES, BAGS = _O["spades_broken"], _O["voids"], _O["scores"], _O["bags"]
 DEALER, HAND_NUMBER, PLAYED_TRICKS, FLAGS = (_O["dealer"], _O["hand_number"],
                                              _O["tricks_played"], _O["rules"])
+TOPS, MASTER = infostate.TOPS, infostate.MASTER
 NC = cards.NUM_CARDS
 TRICK_NUMBER = np.array([(j // P + 1) / 13.0 for j in range(P * NUM_TRICKS)])  # per play
 # (four seats: a relative seat is (seat - me) & 3)
@@ -217,8 +221,10 @@ def _write(st, d, i):
         if rp[BAG_LIMIT] > 0:
             obs[i, BAGS + rel] = bags[i, s] / rp[BAG_LIMIT]
     on_table = n % P
+    seen = hand
     for j in range(n):
         c = pcard[i, j]
+        seen |= np.uint64(1) << np.uint64(c)
         obs[i, PLAYED + ((pseat[i, j] - me) & 3) * NC + c] = 1.0
         obs[i, NUMBER + c] = TRICK_NUMBER[j]
     for j in range(n - on_table, n):
@@ -256,6 +262,37 @@ def _write(st, d, i):
     while legal:
         masks[i, CARD_OFFSET + trailing_zeros(legal)] = True
         legal &= legal - np.uint64(1)
+    _write_play(obs, i, st[10], hand, seen, pcard[i], n - on_table, n)
+
+
+@njit(**compiled.INLINE)
+def _write_play(obs, i, deck, hand, seen, plays, first, n):
+    """``infostate.write_play``: ``tops_trick`` and ``master`` of the cards in ``hand``,
+    the trick being ``plays[first:n]`` and ``seen`` the hand and every card played (a
+    suit's power rises with the card id, so a master has no unseen card above it)."""
+    unseen = np.uint64(0)
+    for c in deck:
+        unseen |= np.uint64(1) << np.uint64(c)
+    unseen &= ~seen
+    best = -1
+    if n > first:
+        best = plays[first]
+        for j in range(first + 1, n):
+            c = plays[j]
+            if SUIT[c] == SUIT[best]:
+                if POWER[c] > POWER[best]:
+                    best = c
+            elif SUIT[c] == SPADES:
+                best = c
+    m = hand
+    while m:
+        c = trailing_zeros(m)
+        m &= m - np.uint64(1)
+        if best < 0 or (POWER[c] > POWER[best] if SUIT[c] == SUIT[best]
+                        else SUIT[c] == SPADES):
+            obs[i, TOPS + c] = 1.0
+        if not (unseen & SUIT_MASK[SUIT[c]]) >> np.uint64(c + 1):
+            obs[i, MASTER + c] = 1.0
 
 
 @njit(**compiled.KERNEL)

@@ -1,4 +1,4 @@
-"""The PettingZoo AEC env of Spades (``spades_v4``), both presets of one engine.
+"""The PettingZoo AEC env of Spades (``spades_v5``), both presets of one engine.
 
     from envs.spades import env
     e = env(preset="killer")            # or "cutthroat", or rules=SpadesRules(...)

@@ -13,7 +13,7 @@ from envs.spades.worlds import hand_points, sample_worlds
 
 GAME = Game(
     name="spades",
-    env_name="spades_v4",
+    env_name="spades_v5",
     presets=tuple(PRESETS),
     get_rules=get_rules,
     state=SpadesState,

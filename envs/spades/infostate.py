@@ -4,13 +4,20 @@ Everything a seat's view holds and nothing a bot estimates: the phase, the own
 hand, every bid, the tricks taken, every card played this hand by whom and in
 which trick, the trick on the table and its leader, whether spades are broken,
 the suits each player has shown void in, scores, bags, the dealer, the hand
-number and the rule flags. Seats are
+number and the rule flags; and, for the seat to act while it plays, which of its
+cards would take the trick as it stands and which no unseen card outranks. Seats are
 relative: block 0 of a per-seat block is always the observer, then the players
 after it clockwise. The whole history of the hand can be read back from it
 (each trick's cards and players; its leader is the winner of the one before),
 so the last trick, which the features layout keeps as a block of its own, is
 not repeated here. Bump ``VERSION``
-(and the env name) when what a seat may know changes.
+(and the env name) when the layout changes.
+
+Version 2 adds ``tops_trick`` and ``master``: exact functions of the blocks before
+them (the trick on the table, the cards played, the hand), written out because a
+network reads them there only through comparisons of card ranks across blocks, and
+from scratch it had not found them after 60M decisions (docs/results.md). Like
+Sevens' ``play_points`` they add no information, only a form a network can read.
 
 ``write`` fills these blocks at any offsets, and ``SpadesObserver`` keeps them
 current for every seat at the offsets of a layout, so the ``features`` encoder
@@ -25,12 +32,14 @@ from collections.abc import Callable
 
 import numpy as np
 
-from envs import encoding
+from envs import cards, encoding
 from envs.cards import NUM_CARDS
 from envs.spades.actions import CARD_OFFSET, NUM_ACTIONS
+from envs.spades.engine import POWER_TABLE, SUIT_TABLE
+from envs.spades.tracking import beats, trick_leader_card
 from envs.spades.view import SpadesView
 
-VERSION = 1
+VERSION = 2
 P = 4  # players
 SCORE_CLIP = 4.0
 
@@ -51,8 +60,15 @@ LAYOUT = (
     ("hand_number", 1),  # hands played / 10, clipped to 1
     ("tricks_played", 1),  # / 13
     ("rules", 4),  # spades must be broken, bids may total 13, jokers, bags counted
+    # the seat to act while it plays only (zero for every other seat and in the bidding):
+    ("tops_trick", NUM_CARDS),  # per own card: it would take the trick as it stands (any
+    # card on a lead)
+    ("master", NUM_CARDS),  # per own card: no card of its suit outranks it but own cards
+    # and cards played this hand
 )
 OFFSETS, OBS_SIZE = encoding.offsets(LAYOUT)
+TOPS, MASTER = OFFSETS["tops_trick"], OFFSETS["master"]
+DECKS = {jokers: tuple(cards.make_deck(jokers)) for jokers in (False, True)}
 # blocks laid out per relative seat (``P`` sub-blocks, the observer's first)
 PER_SEAT_BLOCKS = ("bids", "tricks", "played_by", "trick", "leader", "last_trick",
                    "last_trick_winner", "voids", "scores", "bags", "dealer")
@@ -128,7 +144,29 @@ def encode(view: SpadesView, out: np.ndarray | None = None) -> np.ndarray:
     else:
         out.fill(0.0)
     write(view, out, OFFSETS)
+    write_play(view, out)
     return out
+
+
+def write_play(view: SpadesView, out: np.ndarray) -> None:
+    """``tops_trick`` and ``master`` of ``view``'s cards, when its seat is to play (the
+    observer's ``decide``: only the seat to act's copy has them)."""
+    if view.phase != "play" or view.current_player != view.seat:
+        return
+    top = [-1, -1, -1, -1]  # per suit: the highest power no seat has shown
+    seen = set(view.hand)
+    seen.update(c for _, c in view.plays)
+    for c in DECKS[view.rules.jokers]:
+        if c not in seen and POWER_TABLE[c] > top[SUIT_TABLE[c]]:
+            top[SUIT_TABLE[c]] = POWER_TABLE[c]
+    trick = view.trick
+    led = SUIT_TABLE[trick[0][1]] if trick else -1
+    best = trick_leader_card(trick)[1]
+    for c in view.hand:
+        if not trick or beats(c, best, led):
+            out[TOPS + c] = 1.0
+        if POWER_TABLE[c] > top[SUIT_TABLE[c]]:
+            out[MASTER + c] = 1.0
 
 
 def bounds(o: dict[str, int], size: int) -> tuple[np.ndarray, np.ndarray]:
@@ -394,11 +432,12 @@ class SpadesObserver:
 
 def card_table(n: int = P) -> encoding.CardTable:
     """Each card: in the hand, played by each seat and in which trick, on the table by each
-    seat, and whether each seat has shown void in its suit (jokers count as spades)."""
+    seat, whether it tops the trick and is its suit's master, and whether each seat has
+    shown void in its suit (jokers count as spades)."""
     o = OFFSETS
     planes = encoding.card_planes(
         [o["hand"], *(o["played_by"] + s * NUM_CARDS for s in range(P)), o["trick_number"],
-         *(o["trick"] + s * NUM_CARDS for s in range(P))], NUM_CARDS)
+         *(o["trick"] + s * NUM_CARDS for s in range(P)), TOPS, MASTER], NUM_CARDS)
     suit = np.minimum(np.arange(NUM_CARDS) // 13, 3)
     voids = o["voids"] + 4 * np.arange(P)[None, :] + suit[:, None]
     action_card = np.full(NUM_ACTIONS, -1)
@@ -407,8 +446,15 @@ def card_table(n: int = P) -> encoding.CardTable:
                               np.where(action_card >= 0, 0, -1))
 
 
+def action_features(num_players: int = P) -> tuple[tuple[int, int, int], ...]:
+    """The per-action blocks (``envs.encoding.Encoder.action_features``): each own card's
+    ``tops_trick`` and ``master``, for the action that plays it."""
+    return ((TOPS, CARD_OFFSET, NUM_CARDS), (MASTER, CARD_OFFSET, NUM_CARDS))
+
+
 TABLES = Tables(LAYOUT)
 INFOSTATE = encoding.Encoder(
     kind="infostate", version=VERSION, size=lambda n: OBS_SIZE, encode=encode,
     bounds=lambda n: bounds(OFFSETS, OBS_SIZE), describe=lambda n, i: describe(i),
-    observer=lambda n: SpadesObserver(TABLES, encode), cards=card_table)
+    observer=lambda n: SpadesObserver(TABLES, encode, write_play, TOPS), cards=card_table,
+    action_features=action_features)
