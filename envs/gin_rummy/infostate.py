@@ -36,7 +36,7 @@ import numpy as np
 from envs import encoding
 from envs.gin_rummy import meld_kernels
 from envs.gin_rummy.actions import DISCARD_OFFSET, KNOCK_OFFSET, NUM_ACTIONS, TAKE_DISCARD
-from envs.gin_rummy.melds import CARD_BIT, deadwood, deadwood_after_discards, mask_of
+from envs.gin_rummy.melds import deadwood, deadwood_after_discards, mask_of
 from envs.gin_rummy.view import GinRummyView
 
 VERSION = 2
@@ -193,15 +193,17 @@ def write_decision(row: np.ndarray, o: dict[str, int], view: GinRummyView) -> di
     return None
 
 
-def write_decision_compiled(row: np.ndarray, o: dict[str, int], view: GinRummyView) -> None:
-    """``write_decision`` through the compiled meld search: the observer's (its tests hold
-    it equal to the definition at every step)."""
-    hand = sum(CARD_BIT[c] for c in view.hand)
-    if view.phase == "discard":
+def write_decision_state(row: np.ndarray, o: dict[str, int], state) -> None:
+    """``write_decision`` for the seat to act of an engine state, through the compiled meld
+    search and the state's hand masks (no view built): the observer's, held equal to the
+    definition at every step by its tests."""
+    hand = state.masks[state.current_player]
+    if state.phase == "discard":
         meld_kernels.write_discards(row, o["discard_deadwood"], o["discard_gin"], hand,
                                     DEADWOOD_SCALE)
-    elif view.phase == "draw" and view.pile:
-        best = meld_kernels.take_deadwood(hand, view.pile[-1], not view.rules.no_discard_of_taken)
+    elif state.phase == "draw" and state.pile:
+        best = meld_kernels.take_deadwood(hand, state.pile[-1],
+                                          not state.rules.no_discard_of_taken)
         row[o["take_deadwood"]] = min(1.0, best / DEADWOOD_SCALE)
 
 
@@ -255,15 +257,18 @@ class GinRummyObserver:
     act sees to its copy (the ``features`` kind's look-ahead over every unseen
     draw), so a seat played by a rule bot, which reads views, costs nothing
     there; ``private_from`` is where those blocks start (the rows keep them at
-    zero). Single values are stored through a ``memoryview`` of the (n, size)
-    float32 buffer: a scalar store there costs a fraction of numpy's.
+    zero). ``decide_state(row, offsets, state)`` does the same from the engine state,
+    where no view is needed (the information state's deadwood blocks). Single values
+    are stored through a ``memoryview`` of the (n, size) float32 buffer: a scalar store
+    there costs a fraction of numpy's.
     """
 
     def __init__(self, tables: Tables, encode: Callable[..., np.ndarray],
-                 decide: Callable | None = None, private_from: int | None = None) -> None:
+                 decide: Callable | None = None, private_from: int | None = None,
+                 decide_state: Callable | None = None) -> None:
         self.t = tables
         self.n = tables.layout.num_players
-        self._encode, self._decide = encode, decide
+        self._encode, self._decide, self._decide_state = encode, decide, decide_state
         self._private = tables.size if private_from is None else private_from
         self._obs = np.zeros((self.n, tables.size), dtype=np.float32)
         self._pile = None  # no state yet: the first call re-encodes
@@ -371,8 +376,11 @@ class GinRummyObserver:
                 or state.current_player != self._player):
             self.reset(state)  # moved without after_apply (e.g. state.apply called directly)
         obs = self._rows[seat].copy()
-        if self._decide is not None and seat == state.current_player:
-            self._decide(obs, self.t.layout.offsets, state.view(seat))
+        if seat == state.current_player:
+            if self._decide is not None:
+                self._decide(obs, self.t.layout.offsets, state.view(seat))
+            if self._decide_state is not None:
+                self._decide_state(obs, self.t.layout.offsets, state)
         return obs
 
 
@@ -412,6 +420,7 @@ def action_features(n: int) -> tuple[tuple[int, int, int], ...]:
 INFOSTATE = encoding.Encoder(
     kind="infostate", version=VERSION, size=lambda n: layout(n).size, encode=encode,
     bounds=lambda n: layout(n).bounds(), describe=lambda n, i: layout(n).describe(i),
-    observer=lambda n: GinRummyObserver(tables(n), encode, write_decision_compiled,
-                                        layout(n)["discard_deadwood"]),
+    observer=lambda n: GinRummyObserver(tables(n), encode,
+                                        private_from=layout(n)["discard_deadwood"],
+                                        decide_state=write_decision_state),
     cards=card_table, action_features=action_features)

@@ -4,7 +4,7 @@ A hand is a 64-bit mask of card ids; the plays of the hand are kept in order (ca
 seat), so the trick on the table is their last ``plays % 4``. The kernels follow
 ``envs.spades.engine`` move by move (legal sets, voids, trick winners, scoring, the
 next hand dealt from the game's generator) and write the information state of
-``envs.spades.infostate`` block by block (its play blocks in ``_write_play``). The
+``envs.spades.infostate`` block by block (its play blocks with ``play_kernels``). The
 ``features`` kind stays on the Python engines (its expert numbers are a Python program
 of their own).
 """
@@ -20,17 +20,11 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 from envs import cards, compiled, compiled_rng
 from envs.spades import engine, infostate
 from envs.spades.actions import CARD_OFFSET
+from envs.spades.play_kernels import POWER, SPADES, SUIT, SUIT_MASK, write_play
 from envs.spades.rules import HAND_SIZE, NUM_PLAYERS, NUM_TRICKS, SpadesRules
 
 P = NUM_PLAYERS
 BID, PLAY, OVER = 0, 1, 2  # phases
-SUIT = np.array(engine.SUIT_TABLE, np.int64)
-POWER = np.array(engine.POWER_TABLE, np.int64)
-SUIT_MASK = np.array([sum(1 << c for c in range(cards.NUM_CARDS) if engine.SUIT_TABLE[c] == s)
-                      for s in range(4)], np.uint64)
-SPADES = cards.SPADES
-assert all(POWER[a] < POWER[b] for a in range(len(SUIT)) for b in range(a + 1, len(SUIT))
-           if SUIT[a] == SUIT[b])  # ``_write_play`` reads a suit's ranks from the card ids
 _O = infostate.OFFSETS
 PHASE, HAND, BIDS, TRICKS = _O["phase"], _O["hand"], _O["bids"], _O["tricks"]
 PLAYED, NUMBER, TRICK, LEADER = _O["played_by"], _O["trick_number"], _O["trick"], _O["leader"]
@@ -267,9 +261,8 @@ def _write(st, d, i):
 
 @njit(**compiled.INLINE)
 def _write_play(obs, i, deck, hand, seen, plays, first, n):
-    """``infostate.write_play``: ``tops_trick`` and ``master`` of the cards in ``hand``,
-    the trick being ``plays[first:n]`` and ``seen`` the hand and every card played (a
-    suit's power rises with the card id, so a master has no unseen card above it)."""
+    """``infostate.write_play`` (``play_kernels.write_play``) for the cards in ``hand``,
+    the trick being ``plays[first:n]`` and ``seen`` the hand and every card played."""
     unseen = np.uint64(0)
     for c in deck:
         unseen |= np.uint64(1) << np.uint64(c)
@@ -284,15 +277,7 @@ def _write_play(obs, i, deck, hand, seen, plays, first, n):
                     best = c
             elif SUIT[c] == SPADES:
                 best = c
-    m = hand
-    while m:
-        c = trailing_zeros(m)
-        m &= m - np.uint64(1)
-        if best < 0 or (POWER[c] > POWER[best] if SUIT[c] == SUIT[best]
-                        else SUIT[c] == SPADES):
-            obs[i, TOPS + c] = 1.0
-        if not (unseen & SUIT_MASK[SUIT[c]]) >> np.uint64(c + 1):
-            obs[i, MASTER + c] = 1.0
+    write_play(obs[i], TOPS, MASTER, hand, unseen, best)
 
 
 @njit(**compiled.KERNEL)

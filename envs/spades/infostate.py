@@ -34,6 +34,7 @@ import numpy as np
 
 from envs import cards, encoding
 from envs.cards import NUM_CARDS
+from envs.spades import play_kernels
 from envs.spades.actions import CARD_OFFSET, NUM_ACTIONS
 from envs.spades.engine import POWER_TABLE, SUIT_TABLE
 from envs.spades.tracking import beats, trick_leader_card
@@ -149,8 +150,8 @@ def encode(view: SpadesView, out: np.ndarray | None = None) -> np.ndarray:
 
 
 def write_play(view: SpadesView, out: np.ndarray) -> None:
-    """``tops_trick`` and ``master`` of ``view``'s cards, when its seat is to play (the
-    observer's ``decide``: only the seat to act's copy has them)."""
+    """``tops_trick`` and ``master`` of ``view``'s cards, when its seat is to play: the
+    definition (the observer and the compiled core write them with ``play_kernels``)."""
     if view.phase != "play" or view.current_player != view.seat:
         return
     top = [-1, -1, -1, -1]  # per suit: the highest power no seat has shown
@@ -276,14 +277,17 @@ class SpadesObserver:
     numpy's item assignment. ``decide(view, vector)``, when given, adds what only
     the seat to act sees to its copy (the ``features`` kind), so it is computed
     only for a vector someone asks for; ``private_from`` is where those blocks
-    start (the rows keep them at zero).
+    start (the rows keep them at zero). With ``play_blocks`` the seat to play's copy
+    gets ``tops_trick`` and ``master`` (``write_play``) from masks of the hands and
+    the cards played kept move by move, through the compiled kernel: no view is built.
     """
 
     def __init__(self, tables: Tables, encode: Callable[..., np.ndarray],
                  decide: Callable[[SpadesView, np.ndarray], None] | None = None,
-                 private_from: int | None = None) -> None:
+                 private_from: int | None = None, play_blocks: bool = False) -> None:
         self.t = tables
         self._encode, self._decide = encode, decide
+        self._play_blocks = play_blocks
         self._private = tables.size if private_from is None else private_from
         self._obs = np.zeros((P, tables.size), dtype=np.float32)
         self._seat0 = np.zeros(tables.size + NUM_CARDS, dtype=np.float32)  # see _rotation
@@ -347,6 +351,9 @@ class SpadesObserver:
                 if len(self._starts) >= 16:
                     self._starts.clear()
                 self._starts[key] = start
+        self._hand_masks = [play_kernels.mask(h) for h in state.hands]
+        self._played = play_kernels.mask(c for _, c in state.plays)
+        self._deck = play_kernels.mask(DECKS[state.rules.jokers])
         self._voids = list(state.voids)
         self._broken = state.spades_broken
         self._leader = state.leader
@@ -385,6 +392,8 @@ class SpadesObserver:
             self.reset(state)  # the game is over, or moves we did not see
             return
         card = action - CARD_OFFSET
+        self._hand_masks[player] &= ~(1 << card)
+        self._played |= 1 << card
         mv = self._mv
         mv[t.hand[player][card]] = 0.0
         flat[t.play[player][card]] = 1.0
@@ -425,8 +434,20 @@ class SpadesObserver:
                 or state.current_player != self._player or state.phase != self._phase):
             self.reset(state)  # moved without after_apply (e.g. state.apply called directly)
         obs = self._rows[seat].copy()
-        if self._decide is not None and seat == state.current_player:
+        if seat != state.current_player:
+            return obs
+        if self._decide is not None:
             self._decide(state.view(seat), obs)
+        if self._play_blocks and state.phase == "play":
+            trick, best = state.trick, -1
+            if trick:
+                best, led = trick[0], SUIT_TABLE[trick[0]]
+                for c in trick[1:]:
+                    if beats(c, best, led):
+                        best = c
+            hand = self._hand_masks[seat]
+            play_kernels.write_play(obs, TOPS, MASTER, hand,
+                                    self._deck & ~(hand | self._played), best)
         return obs
 
 
@@ -456,5 +477,6 @@ TABLES = Tables(LAYOUT)
 INFOSTATE = encoding.Encoder(
     kind="infostate", version=VERSION, size=lambda n: OBS_SIZE, encode=encode,
     bounds=lambda n: bounds(OFFSETS, OBS_SIZE), describe=lambda n, i: describe(i),
-    observer=lambda n: SpadesObserver(TABLES, encode, write_play, TOPS), cards=card_table,
+    observer=lambda n: SpadesObserver(TABLES, encode, private_from=TOPS, play_blocks=True),
+    cards=card_table,
     action_features=action_features)
