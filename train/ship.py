@@ -137,12 +137,20 @@ RECIPES: dict[str, Recipe] = {
 # From scratch: self-play only (the current policy and a pool of its snapshots), no imitation
 # and no rule bot in training; the rule bots appear only in evaluations. Exported into the
 # run's directory: a scratch bot ships (replaces a recipe above) only when it beats that bot.
-def scratch(summary: str, deals: int, judge_bots: tuple[str, ...] = (), **knobs: Any) -> Recipe:
+def scratch(summary: str, deals: int, judge_bots: tuple[str, ...] = (),
+            then: dict[str, Any] | None = None, **knobs: Any) -> Recipe:
+    """A from-scratch recipe; ``then``: the knobs of a second stage that resumes the run."""
+    first = TrainConfig(opponents="self@0.6,snapshot@0.4", snapshot_every=100_000,
+                        max_snapshots=20, lr_decay=True, seed=1, **knobs)
     return Recipe(summary=f"{summary} (current policy 60%, snapshots 40%)", deals=deals,
-                  judge_bots=judge_bots, ships=False, stages=(TrainConfig(
-                      opponents="self@0.6,snapshot@0.4", snapshot_every=100_000,
-                      max_snapshots=20, lr_decay=True, seed=1, **knobs),))
+                  judge_bots=judge_bots, ships=False,
+                  stages=(first,) + ((replace(first, **then),) if then else ()))
 
+
+# DMC on Spades: 20M decisions evaluated every 5M, then resumed to the full length
+SPADES_DMC = DMCConfig(game="spades", preset="killer", episode="hand", steps=20_000_000,
+                       eval_every=5_000_000, eval_deals=20)
+SPADES_DMC_STEPS = 90_000_000
 
 RECIPES.update({
     "sevens-random-scratch": scratch(
@@ -153,15 +161,23 @@ RECIPES.update({
         "self-play from scratch on the features observation, 1M steps of hand episodes", 500,
         game="gin_rummy", preset="standard", steps=1_000_000, episode="hand",
         observation="features", eval_every=500_000, eval_deals=50),
+    # the default observation (gin_rummy_v7's deadwood blocks): 1M steps as above, the
+    # learning rate falling to 0, then resumed to 4M (the rate back at three quarters)
+    "gin_rummy-standard-scratch-infostate": scratch(
+        "self-play from scratch on the information state, 1M steps of hand episodes, then "
+        "resumed to 4M", 500, game="gin_rummy", preset="standard", steps=1_000_000,
+        episode="hand", eval_every=250_000, eval_deals=50,
+        eval_bots=("gin_rummy/expert", "gin_rummy/simple"),
+        then={"steps": 4_000_000, "eval_every": 500_000}),
     "spades-killer-scratch": scratch(
         "self-play from scratch, 3M steps of hand episodes", 50, game="spades",
         preset="killer", steps=3_000_000, episode="hand", eval_every=1_000_000, eval_deals=20),
     # DouZero's method: one Q-network in every seat, Monte Carlo returns, no pool
     "spades-killer-dmc-scratch": Recipe(
-        summary="Deep Monte Carlo from scratch, 60M decisions of hand episodes, every seat "
-                "the current network", deals=50, ships=False,
-        stages=(DMCConfig(game="spades", preset="killer", episode="hand", steps=60_000_000,
-                          eval_every=15_000_000, eval_deals=20),)),
+        summary=f"Deep Monte Carlo from scratch, {SPADES_DMC_STEPS // 1_000_000}M decisions of "
+                "hand episodes, every seat the current network", deals=100, ships=False,
+        stages=(SPADES_DMC, replace(SPADES_DMC, steps=SPADES_DMC_STEPS,
+                                    eval_every=10_000_000))),
     # two players, zero sum: a pool of snapshots cycles; the magnet (magnetic mirror descent)
     # holds the policy near a slowly moving anchor, and the bot plays its mixed strategy;
     # the reward is the win alone, whose equilibrium wins half against anyone
