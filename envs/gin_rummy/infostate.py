@@ -366,8 +366,9 @@ class GinRummyObserver:
                 mv[i] = 0.0
             for i in t.to_act[state.current_player]:
                 mv[i] = 1.0
-        if t.deadwood is not None:
-            mv[t.deadwood[player]] = min(1.0, deadwood(state.masks[player]) / DEADWOOD_SCALE)
+        if t.deadwood is not None:  # the compiled search: a memo would miss on most hands
+            mv[t.deadwood[player]] = min(1.0, meld_kernels.deadwood(state.masks[player])
+                                         / DEADWOOD_SCALE)
         self._sync(state)
 
     def observation(self, state, seat: int) -> np.ndarray:

@@ -354,6 +354,10 @@ class SpadesObserver:
         self._hand_masks = [play_kernels.mask(h) for h in state.hands]
         self._played = play_kernels.mask(c for _, c in state.plays)
         self._deck = play_kernels.mask(DECKS[state.rules.jokers])
+        self._best = -1  # the card winning the trick on the table (-1: none)
+        for c in state.trick:
+            if self._best < 0 or beats(c, self._best, SUIT_TABLE[state.trick[0]]):
+                self._best = c
         self._voids = list(state.voids)
         self._broken = state.spades_broken
         self._leader = state.leader
@@ -394,6 +398,11 @@ class SpadesObserver:
         card = action - CARD_OFFSET
         self._hand_masks[player] &= ~(1 << card)
         self._played |= 1 << card
+        trick = state.trick
+        if len(trick) <= 1:
+            self._best = card if trick else -1
+        elif beats(card, self._best, SUIT_TABLE[trick[0]]):
+            self._best = card
         mv = self._mv
         mv[t.hand[player][card]] = 0.0
         flat[t.play[player][card]] = 1.0
@@ -438,16 +447,10 @@ class SpadesObserver:
             return obs
         if self._decide is not None:
             self._decide(state.view(seat), obs)
-        if self._play_blocks and state.phase == "play":
-            trick, best = state.trick, -1
-            if trick:
-                best, led = trick[0], SUIT_TABLE[trick[0]]
-                for c in trick[1:]:
-                    if beats(c, best, led):
-                        best = c
+        if self._play_blocks and self._phase == "play":
             hand = self._hand_masks[seat]
             play_kernels.write_play(obs, TOPS, MASTER, hand,
-                                    self._deck & ~(hand | self._played), best)
+                                    self._deck & ~(hand | self._played), self._best)
         return obs
 
 
