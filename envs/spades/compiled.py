@@ -31,7 +31,7 @@ PLAYED, NUMBER, TRICK, LEADER = _O["played_by"], _O["trick_number"], _O["trick"]
 BROKEN, VOIDS, SCORES, BAGS = _O["spades_broken"], _O["voids"], _O["scores"], _O["bags"]
 DEALER, HAND_NUMBER, PLAYED_TRICKS, FLAGS = (_O["dealer"], _O["hand_number"],
                                              _O["tricks_played"], _O["rules"])
-TOPS, MASTER = infostate.TOPS, infostate.MASTER
+PLAY_AT = infostate.PLAY_AT
 NC = cards.NUM_CARDS
 TRICK_NUMBER = np.array([(j // P + 1) / 13.0 for j in range(P * NUM_TRICKS)])  # per play
 # (four seats: a relative seat is (seat - me) & 3)
@@ -215,10 +215,8 @@ def _write(st, d, i):
         if rp[BAG_LIMIT] > 0:
             obs[i, BAGS + rel] = bags[i, s] / rp[BAG_LIMIT]
     on_table = n % P
-    seen = hand
     for j in range(n):
         c = pcard[i, j]
-        seen |= np.uint64(1) << np.uint64(c)
         obs[i, PLAYED + ((pseat[i, j] - me) & 3) * NC + c] = 1.0
         obs[i, NUMBER + c] = TRICK_NUMBER[j]
     for j in range(n - on_table, n):
@@ -256,28 +254,7 @@ def _write(st, d, i):
     while legal:
         masks[i, CARD_OFFSET + trailing_zeros(legal)] = True
         legal &= legal - np.uint64(1)
-    _write_play(obs, i, st[10], hand, seen, pcard[i], n - on_table, n)
-
-
-@njit(**compiled.INLINE)
-def _write_play(obs, i, deck, hand, seen, plays, first, n):
-    """``infostate.write_play`` (``play_kernels.write_play``) for the cards in ``hand``,
-    the trick being ``plays[first:n]`` and ``seen`` the hand and every card played."""
-    unseen = np.uint64(0)
-    for c in deck:
-        unseen |= np.uint64(1) << np.uint64(c)
-    unseen &= ~seen
-    best = -1
-    if n > first:
-        best = plays[first]
-        for j in range(first + 1, n):
-            c = plays[j]
-            if SUIT[c] == SUIT[best]:
-                if POWER[c] > POWER[best]:
-                    best = c
-            elif SUIT[c] == SPADES:
-                best = c
-    write_play(obs[i], TOPS, MASTER, hand, unseen, best)
+    write_play(obs[i], PLAY_AT)
 
 
 @njit(**compiled.KERNEL)

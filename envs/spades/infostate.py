@@ -69,6 +69,9 @@ LAYOUT = (
 )
 OFFSETS, OBS_SIZE = encoding.offsets(LAYOUT)
 TOPS, MASTER = OFFSETS["tops_trick"], OFFSETS["master"]
+# where ``play_kernels.write_play`` finds its blocks in this layout (the rules' jokers flag)
+PLAY_AT = np.array([OFFSETS[name] + (2 if name == "rules" else 0)
+                    for name in play_kernels.AT], dtype=np.int64)
 DECKS = {jokers: tuple(cards.make_deck(jokers)) for jokers in (False, True)}
 # blocks laid out per relative seat (``P`` sub-blocks, the observer's first)
 PER_SEAT_BLOCKS = ("bids", "tricks", "played_by", "trick", "leader", "last_trick",
@@ -278,8 +281,8 @@ class SpadesObserver:
     the seat to act sees to its copy (the ``features`` kind), so it is computed
     only for a vector someone asks for; ``private_from`` is where those blocks
     start (the rows keep them at zero). With ``play_blocks`` the seat to play's copy
-    gets ``tops_trick`` and ``master`` (``write_play``) from masks of the hands and
-    the cards played kept move by move, through the compiled kernel: no view is built.
+    gets ``tops_trick`` and ``master`` (``write_play``) from its own blocks, through
+    the compiled kernel: no view is built.
     """
 
     def __init__(self, tables: Tables, encode: Callable[..., np.ndarray],
@@ -351,13 +354,6 @@ class SpadesObserver:
                 if len(self._starts) >= 16:
                     self._starts.clear()
                 self._starts[key] = start
-        self._hand_masks = [play_kernels.mask(h) for h in state.hands]
-        self._played = play_kernels.mask(c for _, c in state.plays)
-        self._deck = play_kernels.mask(DECKS[state.rules.jokers])
-        self._best = -1  # the card winning the trick on the table (-1: none)
-        for c in state.trick:
-            if self._best < 0 or beats(c, self._best, SUIT_TABLE[state.trick[0]]):
-                self._best = c
         self._voids = list(state.voids)
         self._broken = state.spades_broken
         self._leader = state.leader
@@ -396,13 +392,6 @@ class SpadesObserver:
             self.reset(state)  # the game is over, or moves we did not see
             return
         card = action - CARD_OFFSET
-        self._hand_masks[player] &= ~(1 << card)
-        self._played |= 1 << card
-        trick = state.trick
-        if len(trick) <= 1:
-            self._best = card if trick else -1
-        elif beats(card, self._best, SUIT_TABLE[trick[0]]):
-            self._best = card
         mv = self._mv
         mv[t.hand[player][card]] = 0.0
         flat[t.play[player][card]] = 1.0
@@ -448,9 +437,7 @@ class SpadesObserver:
         if self._decide is not None:
             self._decide(state.view(seat), obs)
         if self._play_blocks and self._phase == "play":
-            hand = self._hand_masks[seat]
-            play_kernels.write_play(obs, TOPS, MASTER, hand,
-                                    self._deck & ~(hand | self._played), self._best)
+            play_kernels.write_play(obs, PLAY_AT)
         return obs
 
 
