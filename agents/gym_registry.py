@@ -18,7 +18,7 @@ METADATA = {"render_modes": ["ansi"], "render_fps": 1}  # the env's; text has no
 
 
 def gym_id(game: str) -> str:
-    """The Gymnasium id of a game's single-seat env: 'cardrl/GinRummy-v7'."""
+    """The Gymnasium id of a game's single-seat env: 'cardrl/GinRummy-v8'."""
     name, version = split_env_name(get_game(game).env_name)
     return f"{NAMESPACE}/{''.join(part.title() for part in name.split('_'))}-v{version}"
 

@@ -108,3 +108,32 @@ def play_random(state, rng: np.random.Generator, until_hand_ends: bool = True) -
         state.apply(a)
         actions.append(a)
     return actions
+
+
+def look_ahead_by_search(view, limit: int) -> dict[str, np.ndarray]:
+    """The information state's look-ahead blocks for the seat to act, by searching every
+    draw with the solver: per held card (discarding) the mean least deadwood / 100 after
+    one more draw of each unseen card to the hand kept and its best discard, the shares at
+    most ``limit`` and at 0; drawing, the mean over the hand as held."""
+    from envs.gin_rummy.melds import deadwood, least_deadwood_after_discard, mask_of
+
+    others = {c for s, k in enumerate(view.known) if s != view.seat for c in k}
+    draws = [c for c in range(52) if c not in view.hand and c not in view.pile
+             and c not in others]
+    out = {name: np.zeros(52) for name in ("discard_outlook", "discard_ready",
+                                           "discard_gin_ready")}
+    out["stock_outlook"] = np.zeros(1)
+
+    def after(kept: set[int]) -> list[int]:
+        found = [least_deadwood_after_discard(mask_of(kept | {c})) for c in draws]
+        return found or [deadwood(mask_of(kept))]
+
+    if view.phase == "discard":
+        for card in view.hand:
+            got = after(set(view.hand) - {card})
+            out["discard_outlook"][card] = min(1.0, np.mean(got) / 100)
+            out["discard_ready"][card] = np.mean([d <= limit for d in got])
+            out["discard_gin_ready"][card] = np.mean([d == 0 for d in got])
+    elif view.phase == "draw":
+        out["stock_outlook"][0] = min(1.0, np.mean(after(set(view.hand))) / 100)
+    return out

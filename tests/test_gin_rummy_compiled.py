@@ -11,7 +11,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from envs.gin_rummy import compiled, melds
+from envs import cards
+from envs.gin_rummy import compiled, meld_kernels, melds
 from envs.gin_rummy.rules import get_rules
 from envs.gin_rummy.scoring import settle_knock
 
@@ -29,6 +30,41 @@ def test_deadwood_and_knock_cards_equal_the_solver(hand, limit):
     assert compiled.deadwood(m) == melds.deadwood(m)
     knock = melds.deadwood_after_discards(m, limit)
     assert compiled.knock_cards(m, limit) == melds.mask_of(knock)
+
+
+@settings(max_examples=150, deadline=None)
+@given(hand=st.one_of(RICH, ANY), seen=st.lists(st.integers(0, 51), max_size=40, unique=True),
+       limit=st.integers(0, 30))
+def test_the_look_ahead_counts_every_draw_by_brute_force(hand, seen, limit):
+    """``draw_outlook`` (its shortcut: a draw melding with nothing replaces the best spare
+    card) equals searching every draw; ``least_after_discard`` and ``meld_partners`` equal
+    the solver's; ``card_mask`` maps card-id bits to hand bits."""
+    kept = melds.mask_of(hand[:10])
+    draws = melds.ALL_CARDS & ~kept & ~melds.mask_of(seen)
+    after = [melds.least_deadwood_after_discard(kept | b) for b in melds.CARD_BIT if b & draws]
+    got = meld_kernels.draw_outlook(kept, draws, limit)
+    assert got == (sum(after), sum(d <= limit for d in after), after.count(0), len(after))
+    assert meld_kernels.least_after_discard(kept) == melds.least_deadwood_after_discard(kept)
+    assert meld_kernels.meld_partners(kept) == melds.meld_partners(kept)
+    assert meld_kernels.card_mask(sum(1 << c for c in seen)) == melds.mask_of(seen)
+
+
+def _outlook(hand: str, unseen: str, limit: int = 10) -> tuple:
+    """``draw_outlook`` of a hand over named unseen cards."""
+    return meld_kernels.draw_outlook(melds.mask_of(cards.parse_many(hand.split())),
+                                     melds.mask_of(cards.parse_many(unseen.split())), limit)
+
+
+def test_the_look_ahead_table():
+    # 3-4-5C and three 7s meld; 9C KH QS JD are 39 deadwood. 6C extends the run, then a
+    # ten-point card goes: 29. 2H melds nothing: it replaces a ten-point card, 31.
+    assert _outlook("3C 4C 5C 7H 7S 7D 9C KH QS JD", "6C 2H") == (60, 0, 0, 2)
+    # three melds and KH (10 deadwood): 9C makes four nines and KH goes, gin; 2H leaves 2
+    # (a knock); KS melds with nothing and is thrown back, 10 (a knock at 10, not at 9)
+    hand = "3C 4C 5C 7H 7S 7D 9H 9S 9D KH"
+    assert _outlook(hand, "9C 2H KS") == (12, 3, 1, 3)
+    assert _outlook(hand, "9C 2H KS", limit=9) == (12, 2, 1, 3)
+    assert _outlook(hand, "") == (0, 0, 0, 0)
 
 
 @settings(max_examples=150, deadline=None)

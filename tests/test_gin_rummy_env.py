@@ -23,7 +23,7 @@ from envs.gin_rummy.environment import env, raw_env
 from envs.gin_rummy.features import encode, layout
 from envs.gin_rummy.rules import RulesError, get_rules
 from tests.env_checks import check_illegal_action_refused, episode_with_penalties, random_moves
-from tests.gin_rummy_util import C, full_deal, hands_of, oracle_legal
+from tests.gin_rummy_util import C, full_deal, hands_of, look_ahead_by_search, oracle_legal
 
 GAMES = [("seed", 2), ("seed", 3), ("seed", 4), ("standard", 2)]
 
@@ -58,7 +58,7 @@ def test_the_standard_preset_is_refused_for_more_than_two_players(n):
 def test_metadata_and_spaces(kind):
     for n in (2, 3, 4):
         e = env(num_players=n, observation=kind)
-        assert e.metadata["name"] == "gin_rummy_v7" and e.unwrapped is e
+        assert e.metadata["name"] == "gin_rummy_v8" and e.unwrapped is e
         assert e.possible_agents == [f"player_{i}" for i in range(n)]
         size = LAYOUTS[kind](n).size
         assert e.observation_space("player_0")["observation"].shape == (size,)
@@ -344,7 +344,7 @@ def test_infostate_is_the_features_information_and_the_picks(seed, moves, n):
         view = state.view(seat)
         info, feat = infostate.encode(view), encode(view)
         for name, size in info_lay.blocks:
-            if name != "picked":
+            if name != "picked" and name not in LOOK_AHEAD:  # the tracker's estimate there
                 assert np.array_equal(info[info_lay[name]:info_lay[name] + size],
                                       feat[feat_lay[name]:feat_lay[name] + size]), name
         # (a card can be taken twice in a hand: discarded, taken by another, discarded again)
@@ -353,21 +353,23 @@ def test_infostate_is_the_features_information_and_the_picks(seed, moves, n):
 
 
 EXACT = ("discard_deadwood", "discard_gin", "take_deadwood")  # the meld solver's answers
+LOOK_AHEAD = ("discard_outlook", "discard_ready", "discard_gin_ready", "stock_outlook")
 
 
 def test_infostate_holds_none_of_the_features_estimates():
-    """Its blocks are the features' information blocks plus ``picked`` and the meld
-    solver's exact answers for the seat to act: no look-ahead block, and nothing but those
-    answers depends on who decides."""
+    """Its blocks are the features' information blocks plus ``picked``, the meld solver's
+    exact answers and the look-ahead counted exactly for the seat to act: no danger, no
+    knock block, and nothing but those answers depends on who decides."""
     info = {name for name, _ in infostate.layout(2).blocks}
     feat = [name for name, _ in features.layout(2).blocks]
     estimates = feat[feat.index("discard_deadwood"):]
-    assert "knock" in estimates and "stock_outlook" in estimates
-    assert info == set(feat) - set(estimates) | {"picked", *EXACT}
+    assert "knock" in estimates and "discard_danger" in estimates
+    assert info == set(feat) - set(estimates) | {"picked", *EXACT, *LOOK_AHEAD}
     lay = infostate.layout(2)
+    per_card = ("discard_deadwood", "discard_gin", *LOOK_AHEAD[:3])
     assert encoder("infostate").action_features(2) == (
-        (lay["discard_deadwood"], 2, 52), (lay["discard_deadwood"], 54, 52),
-        (lay["discard_gin"], 2, 52), (lay["discard_gin"], 54, 52), (lay["take_deadwood"], 1, 1))
+        *((lay[name], first, 52) for name in per_card for first in (2, 54)),
+        (lay["take_deadwood"], 1, 1), (lay["stock_outlook"], 0, 1))
     assert encoder("features").action_features(2)
     deal = full_deal(hands_of("2D 3S 5D 6S 7D 10C JD QH KC AH",
                               "AC 2C 3C 4D 4H 4S 9S 10S JS 5H"), "QC", "QS")
@@ -379,7 +381,7 @@ def test_infostate_holds_none_of_the_features_estimates():
     info_acting, info_waiting = infostate.encode(acting), infostate.encode(waiting)
     differ = {lay.describe(int(i)).split("[")[0]
               for i in np.flatnonzero(info_acting != info_waiting)}
-    assert differ == {"phase", "to_act", "discard_deadwood", "discard_gin"}
+    assert differ == {"phase", "to_act", "discard_deadwood", "discard_gin", *LOOK_AHEAD[:3]}
     assert _ones(info_acting, lay, "discard_gin") == [C("5H")]  # the one discard that is gin
     dead = info_acting[lay["discard_deadwood"]:lay["discard_deadwood"] + 52]
     assert dead[C("QS")] == pytest.approx(0.05)
@@ -417,6 +419,27 @@ def test_decision_features_are_the_meld_solvers_answers_for_the_seat_to_act(seed
         gin = [c for c in view.hand if seat == state.current_player and view.phase == "discard"
                and deadwood(mask_of(set(view.hand) - {c})) == 0]
         assert np.flatnonzero(obs[dg:dg + 52]).tolist() == sorted(gin)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10_000), moves=st.integers(0, 60),
+       game=st.sampled_from([("standard", 2, ()), ("seed", 3, ()), ("seed", 2, (None,))]))
+def test_look_ahead_is_every_draw_searched_for_the_seat_to_act(seed, moves, game):
+    """``discard_outlook`` / ``discard_ready`` / ``discard_gin_ready`` per held card and
+    ``stock_outlook`` equal a search of every unseen draw (the knock limit, or 10 with
+    none); zero for the other seats."""
+    preset, n, limit = game
+    rules = get_rules(preset, num_players=n, **({"knock_limit": None} if limit else {}))
+    state = random_moves(GinRummyState(rules, seed), seed, moves)
+    lay = infostate.layout(n)
+    for seat in range(n):
+        view = state.view(seat)
+        obs = infostate.encode(view)
+        acting = seat == state.current_player
+        want = look_ahead_by_search(view, rules.knock_limit or 10)
+        for name in LOOK_AHEAD:
+            got = obs[lay[name]:lay[name] + len(want[name])]
+            assert got == pytest.approx(want[name] if acting else 0 * want[name]), name
 
 
 def test_discard_gin_marks_the_gin_discard_that_deadwood_zero_cannot():

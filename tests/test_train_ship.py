@@ -50,6 +50,15 @@ def test_stages_resume_where_the_run_stands(recipe, tmp_path):
     assert left() == [(3000, "ship-g-p", {})]
 
 
+def test_a_scratch_recipe_chains_its_later_stages():
+    """Each later stage changes its knobs from the stage before, keeping what that changed."""
+    r = ship.scratch("s", 10, game="blind_auction", preset="2p", steps=100, eval_every=50,
+                     then=({"steps": 200, "eval_every": 25}, {"steps": 400}))
+    assert [(s.steps, s.eval_every) for s in r.stages] == [(100, 50), (200, 25), (400, 25)]
+    assert r.stages[2] == replace(r.stages[0], steps=400, eval_every=25)
+    assert ship.scratch("s", 10, game="blind_auction", steps=100).stages[0].steps == 100
+
+
 def test_a_resumed_stage_changes_only_what_it_names(recipe):
     first, second = (replace(s, name="ship-g-p") for s in ship.RECIPES[recipe].stages)
     saved = replace(first.resolved(), ent_coef=0.02)  # the user edited config.json

@@ -138,13 +138,15 @@ RECIPES: dict[str, Recipe] = {
 # and no rule bot in training; the rule bots appear only in evaluations. Exported into the
 # run's directory: a scratch bot ships (replaces a recipe above) only when it beats that bot.
 def scratch(summary: str, deals: int, judge_bots: tuple[str, ...] = (),
-            then: dict[str, Any] | None = None, **knobs: Any) -> Recipe:
-    """A from-scratch recipe; ``then``: the knobs of a second stage that resumes the run."""
-    first = TrainConfig(opponents="self@0.6,snapshot@0.4", snapshot_every=100_000,
-                        max_snapshots=20, lr_decay=True, seed=1, **knobs)
+            then: tuple[dict[str, Any], ...] = (), **knobs: Any) -> Recipe:
+    """A from-scratch recipe; ``then``: the knobs each later stage changes from the one
+    before, each resuming the run."""
+    stages = [TrainConfig(opponents="self@0.6,snapshot@0.4", snapshot_every=100_000,
+                          max_snapshots=20, lr_decay=True, seed=1, **knobs)]
+    for changes in then:
+        stages.append(replace(stages[-1], **changes))
     return Recipe(summary=f"{summary} (current policy 60%, snapshots 40%)", deals=deals,
-                  judge_bots=judge_bots, ships=False,
-                  stages=(first,) + ((replace(first, **then),) if then else ()))
+                  judge_bots=judge_bots, ships=False, stages=tuple(stages))
 
 
 # DMC on Spades: 20M decisions evaluated every 5M, then resumed to the full length
@@ -161,14 +163,15 @@ RECIPES.update({
         "self-play from scratch on the features observation, 1M steps of hand episodes", 500,
         game="gin_rummy", preset="standard", steps=1_000_000, episode="hand",
         observation="features", eval_every=500_000, eval_deals=50),
-    # the default observation (gin_rummy_v7's deadwood blocks): 1M steps as above, the
-    # learning rate falling to 0, then resumed to 4M (the rate back at three quarters)
+    # the default observation (gin_rummy_v8: deadwood and look-ahead blocks): 1M steps as
+    # above, the learning rate falling to 0, then resumed to 4M (the rate back at 3/4), then
+    # to 10M (the rate back at 0.6)
     "gin_rummy-standard-scratch-infostate": scratch(
         "self-play from scratch on the information state, 1M steps of hand episodes, then "
-        "resumed to 4M", 500, game="gin_rummy", preset="standard", steps=1_000_000,
-        episode="hand", eval_every=250_000, eval_deals=50,
+        "resumed to 4M and to 10M", 500, game="gin_rummy", preset="standard",
+        steps=1_000_000, episode="hand", eval_every=250_000, eval_deals=50,
         eval_bots=("gin_rummy/expert", "gin_rummy/simple"),
-        then={"steps": 4_000_000, "eval_every": 500_000}),
+        then=({"steps": 4_000_000, "eval_every": 500_000}, {"steps": 10_000_000})),
     "spades-killer-scratch": scratch(
         "self-play from scratch, 3M steps of hand episodes", 50, game="spades",
         preset="killer", steps=3_000_000, episode="hand", eval_every=1_000_000, eval_deals=20),

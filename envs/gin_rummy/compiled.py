@@ -33,19 +33,23 @@ from envs.compiled import (
     settle,
 )
 from envs.compiled_draws import integers
-from envs.gin_rummy.infostate import DEADWOOD_SCALE, SCORE_CLIP, layout
+from envs.gin_rummy.infostate import DEADWOOD_SCALE, READY_LIMIT, SCORE_CLIP, layout
 from envs.gin_rummy.meld_kernels import (
+    ALL_CARDS,
     CARD_BIT,
     INDEX_CARD,
     INDEX_VALUE,
     RANK_MASK,
+    card_mask,
     count_bits,
     deadwood,
     knock_cards,
     meldable,
     melded,
+    stock_outlook,
     take_deadwood,
     write_discards,
+    write_outlook,
 )
 from envs.gin_rummy.rules import HAND_SIZE, GinRummyRules
 
@@ -269,10 +273,11 @@ DRAW, DISCARD, OVER = 0, 1, 2  # phases
 # the information state's blocks, whose offsets ``o`` holds in this order (-1: none)
 BLOCKS = ("phase", "hand", "taken", "pile_top", "pile", "known", "picked", "discarded",
           "stock_size", "to_act", "dealer", "scores", "hand_number", "rules", "deadwood",
-          "discard_deadwood", "discard_gin", "take_deadwood")
+          "discard_deadwood", "discard_gin", "take_deadwood", "discard_outlook",
+          "discard_ready", "discard_gin_ready", "stock_outlook")
 (O_PHASE, O_HAND, O_TAKEN, O_TOP, O_PILE, O_KNOWN, O_PICKED, O_DISCARDED, O_STOCK, O_TO_ACT,
  O_DEALER, O_SCORES, O_HAND_NO, O_RULES, O_DEADWOOD, O_DISCARD_DW, O_DISCARD_GIN,
- O_TAKE_DW) = range(len(BLOCKS))
+ O_TAKE_DW, O_OUTLOOK, O_READY, O_GIN_READY, O_STOCK_OUTLOOK) = range(len(BLOCKS))
 # ``st``, the core's arrays: these entries (S_W*: the arrays of ``scratch()``)
 (S_RULES, S_OFFSETS, S_RULES_BLOCK, S_NUMS, S_HANDS, S_KNOWN, S_PICKED, S_DISCARDED, S_PILE,
  S_STOCK, S_SCORES, S_POINTS, S_W0, S_W1, S_W2, S_W3, S_W4, S_W5) = range(18)
@@ -372,7 +377,10 @@ def _write_row(st, d, i):
         row[o[O_TOP] + st[S_PILE][i, npile - 1]] = 1.0
     set_bits(row, o[O_PILE], nums[i, PILE_SET])
     scores = st[S_SCORES]
+    seen = h | card_mask(nums[i, PILE_SET])  # for the look-ahead: what the seat has seen
     for s in range(n):
+        if s != me:
+            seen |= card_mask(st[S_KNOWN][i, s])
         rel = (s - me) % n
         set_bits(row, o[O_KNOWN] + 52 * rel, st[S_KNOWN][i, s])
         set_bits(row, o[O_DISCARDED] + 52 * rel, st[S_DISCARDED][i, s])
@@ -394,9 +402,15 @@ def _write_row(st, d, i):
             top = st[S_PILE][i, npile - 1]
             row[o[O_TAKE_DW]] = min(1.0, take_deadwood(h, top, r[R_NO_TAKEN] == 0)
                                     / DEADWOOD_SCALE)
+        if o[O_STOCK_OUTLOOK] >= 0:
+            row[o[O_STOCK_OUTLOOK]] = min(1.0, stock_outlook(h, ALL_CARDS & ~seen)
+                                          / DEADWOOD_SCALE)
         return
     if o[O_DISCARD_DW] >= 0:
         write_discards(row, o[O_DISCARD_DW], o[O_DISCARD_GIN], h, DEADWOOD_SCALE)
+    if o[O_OUTLOOK] >= 0:
+        write_outlook(row, o[O_OUTLOOK], o[O_READY], o[O_GIN_READY], h, ALL_CARDS & ~seen,
+                      READY_LIMIT if r[R_KNOCK] < 0 else r[R_KNOCK], DEADWOOD_SCALE)
     may = h
     if taken >= 0 and r[R_NO_TAKEN]:
         may &= ~CARD_BIT[taken]

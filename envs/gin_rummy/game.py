@@ -13,7 +13,7 @@ from envs.gin_rummy.worlds import sample_worlds
 
 GAME = Game(
     name="gin_rummy",
-    env_name="gin_rummy_v7",
+    env_name="gin_rummy_v8",
     presets=tuple(PRESETS),
     get_rules=get_rules,
     state=GinRummyState,

@@ -8,16 +8,26 @@ it discarded, the stock size, whose turn it is, the dealer, the scores, the
 hand number and the rule flags; the own hand's least deadwood, and for the seat
 to act what its meld solver says of the decision: the least deadwood each discard
 leaves (and which discards are gin), before a draw the least a taken top card
-leaves. The order of the pile below its top is not encoded. Per-seat blocks are
-relative (the observer first, then the players after it in turn order), and the
-layout depends on the number of players (``layout(n)``). Bump ``VERSION`` (and the env
-name) when the layout changes.
+leaves, and one draw further (version 3, below). The order of the pile below its top
+is not encoded. Per-seat blocks are relative (the observer first, then the players after
+it in turn order), and the layout depends on the number of players (``layout(n)``). Bump
+``VERSION`` (and the env name) when the layout changes.
 
 Version 2 adds the deadwood blocks: exact functions of the own hand and the pile's
 top, written out because a network reads them from the card bits only through the
 meld search, and from scratch it had won no game in 4M PPO steps or 5M DMC decisions
 (docs/results.md). Like Sevens' ``play_points`` they add no information, only a form
 a network can read.
+
+Version 3 adds the one-draw look-ahead for the seat to act, counted over the unseen
+cards (neither in its hand, nor in the pile, nor known in another hand), each equally:
+discarding, for each card, the mean least deadwood after one more draw to the hand kept,
+the share of draws after which a knock is allowed (deadwood at most the knock limit, 10
+where the rules set none) and the share that make gin; drawing, the mean after a draw.
+Exact counts of the view, as the expert's tracker estimates them for the ``features``
+(its spare card is the best split's, where the count here searches every discard). From
+scratch PPO on version 2 reached 10% of games against the expert in 4M steps; on the
+``features`` without the knock and danger blocks, a third in 1M (docs/results.md).
 
 ``write`` fills these blocks at any offsets (``write_decision`` the seat to act's) and
 ``GinRummyObserver`` keeps them current for every seat at the offsets of a layout,
@@ -35,14 +45,24 @@ import numpy as np
 
 from envs import encoding
 from envs.gin_rummy import meld_kernels
-from envs.gin_rummy.actions import DISCARD_OFFSET, KNOCK_OFFSET, NUM_ACTIONS, TAKE_DISCARD
-from envs.gin_rummy.melds import deadwood, deadwood_after_discards, mask_of
+from envs.gin_rummy.actions import (
+    DISCARD_OFFSET,
+    DRAW_STOCK,
+    KNOCK_OFFSET,
+    NUM_ACTIONS,
+    TAKE_DISCARD,
+)
+from envs.gin_rummy.melds import ALL_CARDS, deadwood, deadwood_after_discards, mask_of
 from envs.gin_rummy.view import GinRummyView
 
-VERSION = 2
+VERSION = 3
 SCORE_CLIP = 4.0
 DEADWOOD_SCALE = 100.0
 CARDS = 52
+READY_LIMIT = 10  # the look-ahead's knock limit where the rules set none
+# the per-card blocks of the seat to act's discard
+PER_DISCARD = ("discard_deadwood", "discard_gin", "discard_outlook", "discard_ready",
+               "discard_gin_ready")
 
 
 def blocks(n: int) -> tuple[tuple[str, int], ...]:
@@ -68,6 +88,11 @@ def blocks(n: int) -> tuple[tuple[str, int], ...]:
         ("discard_deadwood", CARDS),  # discarding: least deadwood without each card / 100
         ("discard_gin", CARDS),  # discarding: 1 where discarding the card is gin
         ("take_deadwood", 1),  # drawing: least deadwood after taking the top / 100
+        # discarding, per card, one more draw of each unseen card to the hand kept:
+        ("discard_outlook", CARDS),  # mean least deadwood after it / 100
+        ("discard_ready", CARDS),  # share of the draws after which a knock is allowed
+        ("discard_gin_ready", CARDS),  # share of the draws that make gin
+        ("stock_outlook", 1),  # drawing: mean least deadwood after one draw / 100
     )
 
 
@@ -168,7 +193,53 @@ def encode(view: GinRummyView, out: np.ndarray | None = None) -> np.ndarray:
     write(view, out, lay.offsets)
     if view.current_player == view.seat:
         write_decision(out, lay.offsets, view)
+        write_outlook(out, lay.offsets, view)
     return out
+
+
+def encode_public(view: GinRummyView, out: np.ndarray) -> np.ndarray:
+    """``encode`` without the seat to act's blocks: what the observer keeps per seat."""
+    out.fill(0.0)
+    write(view, out, layout(view.num_players).offsets)
+    return out
+
+
+def unseen(hand: int, pile, known, seat: int) -> int:
+    """The hand mask of the cards ``seat`` has not seen: neither in its ``hand`` (a mask),
+    nor in the ``pile``, nor known held by another seat (``known[s]``: the cards of
+    seat ``s``)."""
+    seen = hand | mask_of(pile)
+    for s, cards in enumerate(known):
+        if s != seat:
+            seen |= mask_of(cards)
+    return ALL_CARDS & ~seen
+
+
+def ready_limit(rules) -> int:
+    return READY_LIMIT if rules.knock_limit is None else rules.knock_limit
+
+
+def write_outlook(row: np.ndarray, o: dict[str, int], view: GinRummyView) -> None:
+    """The seat to act's look-ahead blocks: discarding, per card, over every unseen card
+    drawn to the hand kept and the best discard after it, the mean least deadwood
+    (``discard_outlook``), the share at most the knock limit (``discard_ready``) and at 0
+    (``discard_gin_ready``); drawing, the mean (``stock_outlook``). With no unseen card,
+    the kept hand's own deadwood. Counted by the compiled meld search (bots encode views
+    at every decision); the tests hold it to a search of every draw."""
+    hand = mask_of(view.hand)
+    _write_outlook(row, o, view.phase, hand, unseen(hand, view.pile, view.known, view.seat),
+                   view.rules)
+
+
+def _write_outlook(row: np.ndarray, o: dict[str, int], phase: str, hand: int, draws: int,
+                   rules) -> None:
+    if phase == "discard":
+        meld_kernels.write_outlook(row, o["discard_outlook"], o["discard_ready"],
+                                   o["discard_gin_ready"], hand, draws, ready_limit(rules),
+                                   DEADWOOD_SCALE)
+    elif phase == "draw":
+        row[o["stock_outlook"]] = min(1.0, meld_kernels.stock_outlook(hand, draws)
+                                      / DEADWOOD_SCALE)
 
 
 def write_decision(row: np.ndarray, o: dict[str, int], view: GinRummyView) -> dict | None:
@@ -194,10 +265,11 @@ def write_decision(row: np.ndarray, o: dict[str, int], view: GinRummyView) -> di
 
 
 def write_decision_state(row: np.ndarray, o: dict[str, int], state) -> None:
-    """``write_decision`` for the seat to act of an engine state, through the compiled meld
-    search and the state's hand masks (no view built): the observer's, held equal to the
-    definition at every step by its tests."""
-    hand = state.masks[state.current_player]
+    """``write_decision`` and ``write_outlook`` for the seat to act of an engine state,
+    through the compiled meld search and the state's hand masks (no view built): the
+    observer's, held equal to the definitions at every step by its tests."""
+    me = state.current_player
+    hand = state.masks[me]
     if state.phase == "discard":
         meld_kernels.write_discards(row, o["discard_deadwood"], o["discard_gin"], hand,
                                     DEADWOOD_SCALE)
@@ -205,6 +277,8 @@ def write_decision_state(row: np.ndarray, o: dict[str, int], state) -> None:
         best = meld_kernels.take_deadwood(hand, state.pile[-1],
                                           not state.rules.no_discard_of_taken)
         row[o["take_deadwood"]] = min(1.0, best / DEADWOOD_SCALE)
+    _write_outlook(row, o, state.phase, hand, unseen(hand, state.pile, state.known, me),
+                   state.rules)
 
 
 # ------------------------------------------------------------------ observer
@@ -393,11 +467,11 @@ def tables(n: int) -> Tables:
 @cache
 def card_table(n: int) -> encoding.CardTable:
     """Each card: in the hand, just taken, on top of the pile, in the pile, the deadwood its
-    discard leaves and whether that is gin, and per seat known held, picked up and
-    discarded; discard and knock-with actions score cards."""
+    discard leaves, whether that is gin, and the look-ahead after it, and per seat known
+    held, picked up and discarded; discard and knock-with actions score cards."""
     lay = layout(n)
     planes = [lay["hand"], lay["taken"], lay["pile_top"], lay["pile"],
-              lay["discard_deadwood"], lay["discard_gin"]]
+              *(lay[name] for name in PER_DISCARD)]
     for name in ("known", "picked", "discarded"):
         planes.extend(lay[name] + s * CARDS for s in range(n))
     action_card = np.full(NUM_ACTIONS, -1)
@@ -410,18 +484,18 @@ def card_table(n: int) -> encoding.CardTable:
 
 def action_features(n: int) -> tuple[tuple[int, int, int], ...]:
     """The per-action blocks (``envs.encoding.Encoder.action_features``): each card's
-    deadwood and gin flag for both its discard and its knock; ``take_deadwood`` for
-    taking the pile's top."""
+    deadwood, gin flag and look-ahead for both its discard and its knock;
+    ``take_deadwood`` for taking the pile's top, ``stock_outlook`` for drawing."""
     o = layout(n).offsets
-    return (*((o[name], first, CARDS) for name in ("discard_deadwood", "discard_gin")
+    return (*((o[name], first, CARDS) for name in PER_DISCARD
               for first in (DISCARD_OFFSET, KNOCK_OFFSET)),
-            (o["take_deadwood"], TAKE_DISCARD, 1))
+            (o["take_deadwood"], TAKE_DISCARD, 1), (o["stock_outlook"], DRAW_STOCK, 1))
 
 
 INFOSTATE = encoding.Encoder(
     kind="infostate", version=VERSION, size=lambda n: layout(n).size, encode=encode,
     bounds=lambda n: layout(n).bounds(), describe=lambda n, i: layout(n).describe(i),
-    observer=lambda n: GinRummyObserver(tables(n), encode,
+    observer=lambda n: GinRummyObserver(tables(n), encode_public,
                                         private_from=layout(n)["discard_deadwood"],
                                         decide_state=write_decision_state),
     cards=card_table, action_features=action_features)
