@@ -164,14 +164,14 @@ RECIPES.update({
         game="gin_rummy", preset="standard", steps=1_000_000, episode="hand",
         observation="features", eval_every=500_000, eval_deals=50),
     # the default observation (gin_rummy_v8: deadwood and look-ahead blocks): 1M steps as
-    # above, the learning rate falling to 0, then resumed to 4M (the rate back at 3/4), then
-    # to 10M (the rate back at 0.6)
+    # above, the learning rate falling to 0, then resumed to 4M (the rate back at 3/4); a
+    # hand's points less the other's, so that a knock undercut costs what it pays the other
     "gin_rummy-standard-scratch-infostate": scratch(
-        "self-play from scratch on the information state, 1M steps of hand episodes, then "
-        "resumed to 4M and to 10M", 500, game="gin_rummy", preset="standard",
-        steps=1_000_000, episode="hand", eval_every=250_000, eval_deals=50,
-        eval_bots=("gin_rummy/expert", "gin_rummy/simple"),
-        then=({"steps": 4_000_000, "eval_every": 500_000}, {"steps": 10_000_000})),
+        "self-play from scratch on the information state, 1M steps of hand episodes paid "
+        "the points less the other's, then resumed to 4M", 500, game="gin_rummy",
+        preset="standard", steps=1_000_000, episode="hand", relative_score=True,
+        eval_every=250_000, eval_deals=50, eval_bots=("gin_rummy/expert", "gin_rummy/simple"),
+        then=({"steps": 4_000_000, "eval_every": 500_000},)),
     "spades-killer-scratch": scratch(
         "self-play from scratch, 3M steps of hand episodes", 50, game="spades",
         preset="killer", steps=3_000_000, episode="hand", eval_every=1_000_000, eval_deals=20),
