@@ -163,13 +163,13 @@ RECIPES.update({
         "self-play from scratch on the features observation, 1M steps of hand episodes", 500,
         game="gin_rummy", preset="standard", steps=1_000_000, episode="hand",
         observation="features", eval_every=500_000, eval_deals=50),
-    # the default observation (gin_rummy_v8: deadwood and look-ahead blocks): 1M steps as
-    # above, the learning rate falling to 0, then resumed to 4M (the rate back at 3/4); a
-    # hand's points less the other's, so that a knock undercut costs what it pays the other
+    # the default observation (gin_rummy_v8: deadwood and look-ahead blocks): 1M steps, the
+    # learning rate falling to 0, then resumed to 4M (the rate back at 3/4); whole games paid
+    # the points less the other's (a knock undercut costs what it pays) and the win
     "gin_rummy-standard-scratch-infostate": scratch(
-        "self-play from scratch on the information state, 1M steps of hand episodes paid "
+        "self-play from scratch on the information state, 1M steps of whole games paid "
         "the points less the other's, then resumed to 4M", 500, game="gin_rummy",
-        preset="standard", steps=1_000_000, episode="hand", relative_score=True,
+        preset="standard", steps=1_000_000, episode="game", relative_score=True,
         eval_every=250_000, eval_deals=50, eval_bots=("gin_rummy/expert", "gin_rummy/simple"),
         then=({"steps": 4_000_000, "eval_every": 500_000},)),
     "spades-killer-scratch": scratch(
