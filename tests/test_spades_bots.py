@@ -387,12 +387,12 @@ def play_game(rules, lineup, seed, max_hands=30):
                                    CUTTHROAT.replace(jokers=True)],
                          ids=["killer", "cutthroat", "killer+jokers", "cutthroat+jokers"])
 def test_every_bot_plays_only_legal_actions_over_whole_games(rules):
-    """Whole games (to the target; 30 hands at most) with every bot in every seat."""
+    """Whole games (to the target; 30 hands at most) with every bot in every seat: one
+    game per rotation of the lineup (the rule tables and properties cover the rest)."""
     lineups = [SPADES_BOTS[i:] + SPADES_BOTS[:i] for i in range(len(SPADES_BOTS))]
     for g, lineup in enumerate(lineups):
-        for seed in range(3):
-            st, moves = play_game(rules, (lineup + ["random"])[:4], seed=100 * g + seed)
-            assert st.winners and moves == 56 * len(st.results)  # 4 bids + 52 cards a hand
+        st, moves = play_game(rules, (lineup + ["random"])[:4], seed=100 * g)
+        assert st.winners and moves == 56 * len(st.results)  # 4 bids + 52 cards a hand
 
 
 @pytest.mark.parametrize("bot", SPADES_BOTS)

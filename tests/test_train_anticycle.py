@@ -11,9 +11,10 @@ import pytest
 
 from envs.batched import BatchedGames
 from envs.blind_auction.best_response import exploitability as exact
-from envs.blind_auction.infostate import INFOSTATE
+from envs.blind_auction.infostate import INFOSTATE, OBS_SIZE, OFFSETS
 from envs.blind_auction.rules import get_rules
 from train import run as run_cli
+from train.average import collect_mix, fit_average
 from train.config import TrainConfig
 from train.exploit import EXPLOIT, sampling
 from train.export import policy_weights
@@ -160,12 +161,89 @@ def test_self_play_toward_a_magnet_approaches_the_equilibrium(tmp_path, monkeypa
     assert events and b"exploit/current" in events[0].read_bytes()
 
 
+def _by_rank(sign: float) -> NumpyPolicy:
+    """A Blind Auction bidder that bids its lowest card (``sign`` < 0) or its highest
+    (> 0), nearly always: logits ``sign * 5 * rank`` over the ranks in hand."""
+    w = np.zeros((13, OBS_SIZE), np.float32)
+    hand = OFFSETS["hand"]
+    for r in range(13):
+        w[r, hand + r] = sign * 5.0 * r
+    return NumpyPolicy([(w, np.zeros(13, np.float32))], "tanh")
+
+
+def test_the_average_network_plays_the_mix_per_game_not_the_mean_per_state(tmp_path,
+                                                                           monkeypatch):
+    """Two snapshots, one bidding low and one high, drawn one per seat per game: at the first
+    bid the average network plays either half the time; after a seat's lowest card went
+    first (only the low bidder does that) it bids the lowest again, as the mix does,
+    where the mean of the two snapshots there would be half and half."""
+    monkeypatch.chdir(tmp_path)
+    trainer = Trainer(tiny(net=(32, 32)), progress=False, quiet=True)
+    try:
+        low, high = _by_rank(-1.0), _by_rank(1.0)
+        games = BatchedGames("blind_auction", 64, **TINY_DECK)
+        data = collect_mix(games, [low, high], 20_000, seed=1)
+        assert len(data.obs) >= 20_000 and data.games >= 20_000 // 6 - 64  # 6 bids a game
+        net, fitted = fit_average(trainer.model.policy, data, epochs=20, lr=3e-3)
+        # the first bid: either snapshot's one-hot target against the fit's half and half
+        assert 0.2 < fitted["heldout_excess_nats"] < 0.7 * np.log(2)
+        probs = sampling(policy_weights(net))
+        hand, round_ = OFFSETS["hand"], OFFSETS["round"]
+        first = data.obs[:, round_] == 0
+        after_low = (data.obs[:, round_] > 0) & (data.obs[:, hand] == 0) \
+            & (data.obs[:, hand + 1] == 1) & (data.obs[:, hand + 2] == 1)
+        assert first.sum() > 1000 and after_low.sum() > 500
+        p0 = probs(data.obs[first], data.masks[first]).mean(axis=0)
+        assert p0[0] == pytest.approx(0.5, abs=0.08) and p0[2] == pytest.approx(0.5, abs=0.08)
+        p1 = probs(data.obs[after_low], data.masks[after_low])
+        assert p1[:, 1].mean() > 0.9  # the lowest left, as the low bidder bids
+        # the fitted policy's exploitability is the mix's (every history walked)
+        rules = get_rules("2p", **TINY_DECK)
+        mix = exact(rules, INFOSTATE, [sampling(low), sampling(high)])["exploitability"]
+        one = exact(rules, INFOSTATE, [probs])["exploitability"]
+        assert one == pytest.approx(mix, abs=0.15)
+        with pytest.raises(ValueError, match="no policies"):
+            collect_mix(games, [], 100)
+        with pytest.raises(ValueError, match="got 0"):
+            collect_mix(games, [low], 0)
+    finally:
+        trainer.env.close()
+
+
+def test_a_run_with_an_average_network_measures_and_exports_it(tmp_path, monkeypatch):
+    """``average_net``: at each exploitability measure the network fitted to the snapshots'
+    mix is measured beside the mix (and lands near it), and the run exports it to
+    average.onnx, whose card says what it averages."""
+    monkeypatch.chdir(tmp_path)
+    cfg = tiny(steps=8192, n_games=32, snapshot_every=1024, exploit_every=4096,
+               average_net=4096, net=(32, 32), eval_every=8192, eval_deals=2)
+    result = Trainer(cfg, progress=False, quiet=True).run()
+    lines = [json.loads(x) for x in (result.run_dir / EXPLOIT).read_text().splitlines()]
+    assert "average_net" not in lines[0]  # no snapshot yet at step 0
+    for r in lines[1:]:
+        net, mix = r["average_net"], r["average"]
+        assert net["snapshots"] == mix["policies"] and net["decisions"] >= 4096
+        assert net["exploitability"] == pytest.approx(mix["exploitability"], abs=0.3)
+    card = json.loads((result.run_dir / "average.json").read_text())
+    assert card["average_of_snapshots"]["snapshots"] == lines[-1]["average"]["policies"]
+    assert card["evaluation"] == {}  # the run's evaluations played its last policy
+    assert json.loads((result.run_dir / "policy.json").read_text())["evaluation"]["results"]
+    assert (result.run_dir / "average.onnx").stat().st_size > 0
+    with pytest.raises(ValueError, match="average_net must be"):
+        tiny(average_net=-1).validate()
+    with pytest.raises(ValueError, match="needs snapshot_every"):
+        tiny(average_net=100, snapshot_every=0).validate()
+
+
 @pytest.mark.parametrize(("argv", "message"), [
     (["--game", "spades", "--exploit-every", "100"], "spades declares no exact exploitability"),
     (["--game", "blind_auction", "--exploit-every", "100"], "cards_per_suit 13"),
     (["--game", "blind_auction", "--magnet-coef", "-1"], "magnet_coef must be a number >= 0"),
     (["--game", "blind_auction", "--max-average", "0"], "max_average must be a positive int"),
     (["--game", "blind_auction", "--magnet-every", "0"], "magnet_every must be a positive int"),
+    (["--game", "blind_auction", "--average-net", "-5"], "average_net must be"),
+    (["--game", "blind_auction", "--average-net", "100", "--snapshot-every", "0"],
+     "needs snapshot_every"),
 ])
 def test_the_anticycling_knobs_refuse_bad_input(argv, message, capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)

@@ -267,6 +267,10 @@ class TrainConfig(PPOKnobs):
     magnet_coef: float = 0.0  # charge each learner move coef * log(pi / magnet); 0 = off
     magnet_every: int = 100_000  # steps between replacing the magnet by the current policy
     exploit_every: int = 0  # steps between exact exploitability measures (Game.exploitability)
+    # decisions of the snapshots' mix that one network is fitted to (train.average: NFSP's
+    # average network), exported as average.onnx at the end and measured beside the mix at
+    # each exploitability measure; 0 = none
+    average_net: int = 0
     torch_threads: int = 0  # 0 = every core: collection and updates take turns, never overlap
 
     def threads(self) -> int:
@@ -276,7 +280,8 @@ class TrainConfig(PPOKnobs):
         super().validate()
         check_ints(self, ("n_games", "n_steps", "checkpoint_every", "max_snapshots",
                            "imitate_samples", "imitate_epochs", "max_average", "magnet_every"), 1)
-        check_ints(self, ("snapshot_every", "torch_threads", "critic_warmup", "exploit_every"), 0)
+        check_ints(self, ("snapshot_every", "torch_threads", "critic_warmup", "exploit_every",
+                          "average_net"), 0)
         check_unit(self, ("critic_warmup_lr",))
         if isinstance(self.magnet_coef, bool) or not isinstance(self.magnet_coef, int | float) \
                 or not self.magnet_coef >= 0:
@@ -292,6 +297,8 @@ class TrainConfig(PPOKnobs):
         if self.policy == "card" and self.critic_warmup:
             raise ValueError("critic_warmup holds an MLP actor; the card policy shares one "
                              "network between actor and critic")
+        if self.average_net and not self.snapshot_every:
+            raise ValueError("average_net fits the snapshots' mix: it needs snapshot_every > 0")
         if self.policy == "card" and self.magnet_coef:
             raise ValueError("the magnet is the MLP policy's numpy copy: magnet_coef needs "
                              "policy 'mlp'")

@@ -39,6 +39,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import torch
 from sb3_contrib import MaskablePPO
@@ -50,6 +51,7 @@ from tqdm import tqdm
 from envs.batched import BatchedGames
 from envs.files import write_atomic
 from train import plugins
+from train.average import collect_mix, fit_average
 from train.cardnet import CardActor, CardPolicy, card_table
 from train.cardnet import policy_kwargs as card_policy_kwargs
 from train.config import CONFIG_FILE, PPO_KNOBS, TrainConfig
@@ -66,6 +68,7 @@ from train.selfplay import SelfPlayVecEnv
 CHECKPOINT = "checkpoint.zip"
 STATE = "state.json"
 MAGNET = "magnet.npz"
+AVERAGE_ONNX = "average.onnx"  # the average network (``average_net``)
 TB_NAME = "tb"
 
 
@@ -278,11 +281,15 @@ class Trainer:
         record = {"step": step, "wall_time_s": round(self.wall_time(), 1),
                   **measure_exploitability(cfg, policy_weights(self.model.policy),
                                            self._average_policies)}
+        if cfg.average_net and self._average_policies:
+            net, fitted = self.average_network(step)
+            record["average_net"] = {**measure_exploitability(
+                cfg, policy_weights(net), ())["current"], **fitted}
         record["seconds"] = round(time.monotonic() - t0, 1)
         with open(self.run_dir / EXPLOIT, "a") as f:
             f.write(json.dumps(record) + "\n")
         if logger is not None:
-            for who in ("current", "greedy", "average"):
+            for who in ("current", "greedy", "average", "average_net"):
                 if "exploitability" in record.get(who, {}):
                     logger.record(f"exploit/{who}", record[who]["exploitability"])
             logger.dump(step)
@@ -291,6 +298,17 @@ class Trainer:
                 f"{who} {r['exploitability']:.3f}" for who, r in record.items()
                 if isinstance(r, dict) and "exploitability" in r), file=sys.stderr)
         return record
+
+    def average_network(self, step: int) -> tuple[Any, dict]:
+        """One network fitted to the mix of the ``average`` reservoir's snapshots
+        (``train.average``), and how: decisions, games, held-out KL from the mix."""
+        cfg = self.cfg
+        games = BatchedGames(cfg.game, cfg.n_games, preset=cfg.preset, **cfg.env_options(),
+                             **cfg.env_rule_changes())
+        data = collect_mix(games, self._average_policies, cfg.average_net,
+                           seed=cfg.seed * 1_000_003 + step)
+        net, fitted = fit_average(self.model.policy, data, seed=cfg.seed + step)
+        return net, {**fitted, "snapshots": len(self._average_policies)}
 
     def _last_exploit(self) -> int | None:
         path = self.run_dir / EXPLOIT
@@ -404,6 +422,9 @@ class Trainer:
         if not interrupted and cfg.exploit_every and self._last_exploit() != step:
             self.exploitability(step, model.logger)
         onnx = None if interrupted else self.export(self.run_dir / "policy.onnx")
+        if not interrupted and cfg.average_net and self._average_policies:
+            net, fitted = self.average_network(step)
+            self.export(self.run_dir / AVERAGE_ONNX, net, {"average_of_snapshots": fitted})
         return TrainResult(self.run_dir, step, self.wall_time(), onnx, evals, interrupted)
 
     # ------------------------------------------------------------------ 6: export
@@ -414,18 +435,20 @@ class Trainer:
                              "run": str(self.run_dir), "config": cfg.to_dict()},
                 "evaluation": evaluation or {}}
 
-    def export(self, path: Path | str) -> Path:
-        """The policy as ONNX at ``path``, with its card (the last evaluation included); a
-        game's training plug-in (``train.plugins``) may add a module after
-        the policy in the same graph, and fields to the card."""
-        evals = read_evals(self.run_dir)
+    def export(self, path: Path | str, policy: Any = None, note: dict | None = None) -> Path:
+        """The policy (or ``policy``, e.g. the average network) as ONNX at ``path``, with
+        its card (the last evaluation, which played the run's policy, not another one;
+        and ``note``); a game's training plug-in (``train.plugins``) may add a module
+        after the policy in the same graph, and fields to the card."""
+        evals = read_evals(self.run_dir) if policy is None else []
         last = evals[-1] if evals else None
         evaluation = ({"step": last["step"], "deals": last["deals"], "results": last["results"]}
                       if last else None)
         card = self.card(self.model.num_timesteps, evaluation)
         switch, extra = plugins.export_switch(self.cfg.game, self.run_dir)
         card.update(extra)
-        export_onnx(self.model.policy, path, card, switch)
+        card.update(note or {})
+        export_onnx(self.model.policy if policy is None else policy, path, card, switch)
         return Path(path)
 
 

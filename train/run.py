@@ -69,6 +69,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "descent); 0 = off")
     p.add_argument("--magnet-every", type=int, default=d.magnet_every,
                    help="steps between replacing the magnet by the current policy")
+    p.add_argument("--average-net", type=int, default=d.average_net,
+                   help="fit one network to this many decisions of the snapshots' mix "
+                        "(NFSP's average network): average.onnx, and its exploitability "
+                        "beside the mix's; 0 = none")
     p.add_argument("--exploit-every", type=int, default=d.exploit_every,
                    help="steps between exact exploitability measures, where the game has "
                         "them (Blind Auction, 2 players, small decks); 0 = never")
