@@ -217,6 +217,7 @@ class Trainer:
         else:
             self.model = new_model(self.cfg, self.env)
         self._resume_average_and_magnet()
+        self._average_net: tuple[int, tuple[Any, dict]] | None = None  # average_network's
         self._start = time.monotonic()
         self._wall0 = self.state.wall_time_s
         if not resume and self.cfg.imitate:
@@ -301,14 +302,18 @@ class Trainer:
 
     def average_network(self, step: int) -> tuple[Any, dict]:
         """One network fitted to the mix of the ``average`` reservoir's snapshots
-        (``train.average``), and how: decisions, games, held-out KL from the mix."""
+        (``train.average``), and how (decisions, games, held-out excess cross-entropy);
+        fitted once per step (the last measure and the export share it)."""
+        if self._average_net is not None and self._average_net[0] == step:
+            return self._average_net[1]
         cfg = self.cfg
         games = BatchedGames(cfg.game, cfg.n_games, preset=cfg.preset, **cfg.env_options(),
                              **cfg.env_rule_changes())
         data = collect_mix(games, self._average_policies, cfg.average_net,
                            seed=cfg.seed * 1_000_003 + step)
         net, fitted = fit_average(self.model.policy, data, seed=cfg.seed + step)
-        return net, {**fitted, "snapshots": len(self._average_policies)}
+        self._average_net = (step, (net, {**fitted, "snapshots": len(self._average_policies)}))
+        return self._average_net[1]
 
     def _last_exploit(self) -> int | None:
         path = self.run_dir / EXPLOIT
