@@ -164,14 +164,15 @@ RECIPES.update({
         game="gin_rummy", preset="standard", steps=1_000_000, episode="hand",
         observation="features", eval_every=500_000, eval_deals=50),
     # the default observation (gin_rummy_v8: deadwood and look-ahead blocks): 1M steps, the
-    # learning rate falling to 0, then resumed to 4M (the rate back at 3/4); whole games paid
-    # the points less the other's (a knock undercut costs what it pays) and the win
+    # learning rate falling to 0, then resumed to 4M (the rate back at 3/4) and to 8M (at
+    # 1/2); whole games paid the points less the other's (a knock undercut costs what it
+    # pays) and the win
     "gin_rummy-standard-scratch-infostate": scratch(
         "self-play from scratch on the information state, 1M steps of whole games paid "
-        "the points less the other's, then resumed to 4M", 500, game="gin_rummy",
+        "the points less the other's, then resumed to 4M and to 8M", 500, game="gin_rummy",
         preset="standard", steps=1_000_000, episode="game", relative_score=True,
         eval_every=250_000, eval_deals=50, eval_bots=("gin_rummy/expert", "gin_rummy/simple"),
-        then=({"steps": 4_000_000, "eval_every": 500_000},)),
+        then=({"steps": 4_000_000, "eval_every": 500_000}, {"steps": 8_000_000})),
     "spades-killer-scratch": scratch(
         "self-play from scratch, 3M steps of hand episodes", 50, game="spades",
         preset="killer", steps=3_000_000, episode="hand", eval_every=1_000_000, eval_deals=20),
