@@ -46,14 +46,16 @@ def everything(app) -> tuple:
 
 
 def marker_bot(tmp_path):
-    """A bot file that leaves a marker when imported, and a path that does not exist."""
+    """A bot file that leaves a marker when imported, and a path that does not exist, of
+    the same length (an error names a spec only up to 80 characters: the two must read
+    alike whatever the length of the temporary folder)."""
     marker = tmp_path / "imported"
     bot = tmp_path / "evil.py"
     bot.write_text("from pathlib import Path\n"
                    f"Path({str(marker)!r}).write_text('ran')\n"
                    "from agents.base import RandomBot as Bot\n")
     (tmp_path / "evil.onnx").write_bytes(b"not a network")
-    return marker, str(bot), str(tmp_path / "missing.py")
+    return marker, str(bot), str(tmp_path / "gone.py")
 
 
 def test_a_file_named_as_a_bot_is_never_imported(tmp_path):
