@@ -23,6 +23,7 @@ import numpy as np
 import torch
 
 from envs.batched import BatchedGames
+from train.exploit import sampling
 
 
 @dataclass
@@ -31,12 +32,6 @@ class MixDecisions:
     masks: np.ndarray  # bool (N, actions)
     probs: np.ndarray  # float32 (N, actions): the acting snapshot's masked softmax
     games: int  # whole games played
-
-
-def _softmax(z: np.ndarray) -> np.ndarray:
-    z = np.asarray(z, np.float64)
-    p = np.exp(z - z.max(axis=1, keepdims=True))
-    return p / p.sum(axis=1, keepdims=True)
 
 
 def collect_mix(games: BatchedGames, policies: Sequence[Any], decisions: int,
@@ -59,11 +54,9 @@ def collect_mix(games: BatchedGames, policies: Sequence[Any], decisions: int,
         actions = np.zeros(n, dtype=np.int64)
         for k in np.unique(who):
             idx = np.flatnonzero(who == k)
-            pr = _softmax(policies[k].logits(batch.obs[idx], batch.masks[idx])) * batch.masks[idx]
-            pr /= pr.sum(axis=1, keepdims=True)
-            cum = pr.cumsum(axis=1)
-            u = rng.random(len(idx))[:, None] * cum[:, -1:]
-            actions[idx] = np.minimum((cum <= u).sum(axis=1), pr.shape[1] - 1)
+            pr = sampling(policies[k])(batch.obs[idx], batch.masks[idx])
+            cum = pr.cumsum(axis=1)  # one draw per row: the first action past a uniform
+            actions[idx] = (cum > rng.random(len(idx))[:, None] * cum[:, -1:]).argmax(axis=1)
             obs.append(batch.obs[idx])
             masks.append(batch.masks[idx])
             probs.append(pr.astype(np.float32))
