@@ -40,6 +40,9 @@ CHECKPOINTS = Path("checkpoints")
 # steps between points of the learning curve; about four minutes each on two cores
 DEMO = {"dmc": (5_000_000, (256, 256), 1_000_000), "ppo": (1_200_000, (128, 128), 200_000)}
 DEMO_OPPONENTS = "self@0.6,snapshot@0.2,rules@0.2"  # PPO's
+# DMC's: points less the others' mean (setting another's bid then pays), and the rate
+# falling to 0 so that the last Q averages over more deals (docs/results.md, "The main job")
+DEMO_DMC = {"relative_score": True, "lr_decay": True}
 
 
 def shipped_bot(game: str, preset: str) -> str | None:
@@ -108,7 +111,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                       eval_deals=10, eval_bots=tuple(rules[:2]),
                       name=f"demo-{args.game}-{preset}-{time.strftime('%Y%m%d-%H%M%S')}")
         if args.algo == "dmc":
-            cfg = DMCConfig(checkpoint_every=1_000_000, **common)
+            cfg = DMCConfig(checkpoint_every=1_000_000, **DEMO_DMC, **common)
         else:
             cfg = TrainConfig(opponents=DEMO_OPPONENTS, snapshot_every=100_000,
                               checkpoint_every=200_000, **common)
