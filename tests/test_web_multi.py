@@ -267,3 +267,42 @@ def test_quick_match_clocks_and_a_gentle_stop_across_servers(servers):
         m = person.read()
     assert set(range(4, m["ply"])) <= set(person.seen)
     person.ws.close()
+
+
+def test_a_server_reaped_while_it_stalled_stores_its_people_again(servers):
+    """Another server forgets a server silent past its lease (its heartbeat row and the
+    people at tables through it, ``Store.reap_servers``). If that server was only stalled,
+    it must come back: else the table's owner thinks nobody is at the table, and no clock
+    runs and no stand-in plays for good."""
+    url, procs = servers
+    ann = signup(procs[0].url, "ann")
+    table = post(procs[0].url, "/api/tables", {"game": "spades",
+                                               "seats": ["me", BOT, BOT, BOT]}, ann)[0]["table"]
+    through = (runner(url, table) + 1) % 3  # a server that does not run the table
+    person = Person(procs[through], ann, table, 0)
+    person.read()
+
+    def online() -> list[bool]:
+        return [get(s.url, "/api/lobby", ann)["mine"][0]["players"][0]["online"] for s in procs]
+
+    def rows(conn) -> tuple[int, int]:
+        server = conn.execute("SELECT count(*) FROM servers WHERE id LIKE %s",
+                              (f"s{through}/%",)).fetchone()[0]
+        here = conn.execute("SELECT count(*) FROM presence WHERE server LIKE %s AND "
+                            "table_id = %s", (f"s{through}/%", table)).fetchone()[0]
+        return server, here
+
+    with psycopg.connect(url) as conn:
+        assert rows(conn) == (1, 1) and online() == [True] * 3
+        # what another server's reap does to a server it heard nothing from for a lease
+        conn.execute("DELETE FROM presence WHERE server LIKE %s", (f"s{through}/%",))
+        conn.execute("DELETE FROM servers WHERE id LIKE %s", (f"s{through}/%",))
+        conn.commit()
+        assert rows(conn) == (0, 0)
+    deadline = time.monotonic() + 3 * float(LEASE)
+    with psycopg.connect(url, autocommit=True) as conn:
+        while rows(conn) != (1, 1) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert rows(conn) == (1, 1), "the stalled server did not come back"
+    assert online() == [True] * 3
+    person.ws.close()

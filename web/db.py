@@ -498,9 +498,11 @@ class Store:
 
     def heartbeat(self, server: str, lease: float) -> set[int]:
         """Renew the server's heartbeat and its leases; the ids of the tables it still holds
-        (one taken by another server while this one stalled is missing)."""
+        (one taken by another server while this one stalled is missing). A server another
+        reaped while it stalled is alive again: ``Hub.keep_leases`` stores its presence anew."""
         with self.transaction():
-            self.db.execute(f"UPDATE servers SET beat = {NOW} WHERE id = ?", (server,))
+            self.db.execute(f"INSERT INTO servers (id, beat) VALUES (?, {NOW}) "
+                            f"ON CONFLICT (id) DO UPDATE SET beat = excluded.beat", (server,))
             return {r["table_id"] for r in self.db.rows(
                 f"UPDATE leases SET expires = {NOW} + ? WHERE owner = ? RETURNING table_id",
                 (lease, server))}
@@ -569,6 +571,14 @@ class Store:
         else:
             self.db.execute("DELETE FROM presence WHERE table_id = ? AND user_id = ? AND "
                             "server = ?", (table_id, user_id, server))
+
+    def presence_of(self, server: str) -> dict[int, set[int]]:
+        """table id -> the users stored as following it through ``server``."""
+        out: dict[int, set[int]] = {}
+        for r in self.db.rows("SELECT table_id, user_id FROM presence WHERE server = ?",
+                              (server,)):
+            out.setdefault(r["table_id"], set()).add(r["user_id"])
+        return out
 
     def present(self, table_id: int | None = None, besides: str | None = None) \
             -> dict[int, set[int]]:

@@ -709,6 +709,7 @@ class Hub:
         for table_id in self.store.reap_servers(self.lease):
             if (table := self.tables.get(table_id)) is not None:
                 self._presence(table)
+        self._restore_presence()
         taken = self.store.take_leases(self.server_id, self.lease)
         for table_id in taken:
             self._take(table_id)
@@ -717,6 +718,20 @@ class Hub:
                 self.tables.pop(table.id, None)
                 self.remote_clock.pop(table.id, None)
         return taken
+
+    def _restore_presence(self) -> None:
+        """Store again who follows a table through this server, where the database lost it:
+        another server reaped this one while it stalled past its lease. Else the owner
+        would think nobody is at the table, and its clocks and stand-ins would wait."""
+        stored = self.store.presence_of(self.server_id)
+        for table in list(self.tables.values()):
+            missing = {c.user_id for c in table.subscribers} - stored.get(table.id, set())
+            for user in missing:
+                self.store.set_present(table.id, user, self.server_id, True)
+            if missing:
+                log.warning("table %d: the people here stored again (this server was taken "
+                            "for dead while it stalled)", table.id)
+                self._note("p", table.id)
 
     def _take(self, table_id: int) -> None:
         """Run a table whose lease this server just took, from exactly its stored moves."""
