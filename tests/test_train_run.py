@@ -4,12 +4,14 @@ learning curve, game metrics follow their definitions, the command line checks i
 from __future__ import annotations
 
 import json
+import os
 from collections import Counter
 
 import pytest
 import torch
 
 from envs.games import get_game
+from train import demo
 from train import run as run_cli
 from train.config import TrainConfig
 from train.demo import lineups
@@ -291,6 +293,40 @@ def test_demo_lineups_fill_the_table():
     assert lineups("fresh", None, [], 2) == [("fresh", "random")]
     assert lineups("fresh", None, rules[:2], 2) == [("fresh", "g/best"), ("fresh", "g/next")]
     assert lineups("fresh", "shipped", rules, 3) == [("fresh", "shipped", "g/best")]
+
+
+def test_demo_trains_candidates_side_by_side_and_keeps_the_better(tmp_path, monkeypatch,
+                                                                   capsys):
+    monkeypatch.chdir(tmp_path)
+    assert demo.main(["--game", "blind_auction", "--steps", "1024", "--eval-every", "1024",
+                      "--deals", "1", "--deals-select", "3", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    dirs = sorted((tmp_path / "runs").iterdir())
+    assert [d.name.rsplit("-", 1)[1] for d in dirs] == ["seed0", "seed1"]
+    configs = [json.loads((d / "config.json").read_text()) for d in dirs]
+    assert [c["seed"] for c in configs] == [0, 1]  # each its own run, a core each
+    assert {c["torch_threads"] for c in configs} == {max(1, (os.cpu_count() or 1) // 2)}
+    assert (dirs[0] / "policy.onnx").read_bytes() != (dirs[1] / "policy.onnx").read_bytes()
+    # the selection match: the same deals for both, not the tournament's; the lower rank kept
+    ranks = {}
+    for d in dirs:
+        line = next(x for x in out.splitlines() if x.startswith("selection") and d.name in x)
+        ranks[d.name] = float(line.split("average rank ")[1].split()[0])
+        assert {json.loads(p.read_text())["seed"] for p in (d / "selection").glob(
+            "*/tournament.json")} == {demo.SELECT_SEED}
+    kept = min(ranks, key=ranks.get)
+    assert f"kept {kept}" in out
+    assert [d.name for d in dirs if (d / "tournament").is_dir()] == [kept]
+    assert {json.loads(p.read_text())["seed"] for p in (tmp_path / "runs" / kept / "tournament")
+            .glob("*/tournament.json")} == {0}
+    assert (tmp_path / "runs" / kept / "learning_curve.png").is_file()
+
+
+def test_demo_refuses_bad_input(capsys):
+    assert demo.main(["--candidates", "0"]) == 2
+    assert "--candidates must be at least 1, got 0" in capsys.readouterr().err
+    assert demo.main(["--deals-select", "0"]) == 2
+    assert "--deals-select must be at least 1, got 0" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("argv, message", [
