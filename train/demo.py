@@ -9,8 +9,8 @@ It trains with Deep Monte Carlo (``train.dmc``): on the same minutes it learned 
 than PPO (docs/results.md, "The main job"). It trains two candidates side by side on
 seeds S and S+1, a core each (a DMC run of this size uses little more than one), and
 keeps the one that ranks better in a selection match on deals of their own, not the
-tournament's: about one run in five ends in a worse basin (in Spades, bidding nil that
-the rule bots set), and two runs both end there about one time in 25.
+tournament's: in Spades four runs in ten ended in a worse basin (bidding nil that the
+rule bots set) and the selection match told them apart every time (docs/results.md).
 
 Prints the tournament table (95% intervals), where the tensorboard logs are,
 and writes a learning-curve PNG (win rate against the best rule bots over
