@@ -322,6 +322,46 @@ def test_demo_trains_candidates_side_by_side_and_keeps_the_better(tmp_path, monk
     assert (tmp_path / "runs" / kept / "learning_curve.png").is_file()
 
 
+def test_sigterm_to_the_demo_stops_both_candidates_with_their_checkpoints(tmp_path):
+    """``kill`` of the demo (SIGTERM to it alone) reaches the runs training beside it: each
+    checkpoints and says how to resume, and none goes on orphaned."""
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "train.demo", "--game", "blind_auction", "--steps", "50000000",
+         "--eval-every", "0", "--deals", "1", "--quiet"], cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(root)}, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while len(list(tmp_path.glob("runs/*/tb_0"))) < 2 and time.monotonic() < deadline:
+        time.sleep(0.2)
+    time.sleep(2)  # some updates into the runs
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    dirs = sorted((tmp_path / "runs").iterdir())
+    assert len(dirs) == 2
+    for d in dirs:
+        assert f"python -m train.dmc --resume {d.name}" in err
+        assert json.loads((d / STATE).read_text())["steps"] > 0
+        assert (d / "checkpoint.pt").is_file()
+    time.sleep(1)
+    left = [p for p in Path("/proc").glob("[0-9]*") if _cwd(p) == tmp_path]
+    assert not left, "a candidate went on training after the demo stopped"
+
+
+def _cwd(proc_dir):
+    try:
+        return proc_dir.joinpath("cwd").resolve(strict=True)
+    except OSError:  # gone meanwhile, or not ours to read
+        return None
+
+
 def test_demo_refuses_bad_input(capsys):
     assert demo.main(["--candidates", "0"]) == 2
     assert "--candidates must be at least 1, got 0" in capsys.readouterr().err

@@ -24,7 +24,9 @@ from __future__ import annotations
 import argparse
 import multiprocessing
 import os
+import signal
 import sys
+import threading
 import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -115,17 +117,30 @@ def _train_candidate(algo: str, cfg: TrainConfig, quiet: bool) -> TrainResult:
 def train_candidates(algo: str, cfgs: list[TrainConfig], progress: bool,
                      quiet: bool) -> list[TrainResult]:
     """Train each config, side by side in processes of their own when there are several.
-    Ctrl-C stops every run the way it stops one: each checkpoints and says so."""
+    Ctrl-C or SIGTERM stops every run the way it stops one: each checkpoints and says so
+    (SIGTERM to this process alone is passed on, so that no run goes on orphaned)."""
     if len(cfgs) == 1:
         return [_train(algo, cfgs[0], progress, quiet)]
     with ProcessPoolExecutor(len(cfgs), mp_context=multiprocessing.get_context("spawn")) \
             as pool:
         futures = [pool.submit(_train_candidate, algo, cfg, quiet) for cfg in cfgs]
-        while True:
-            try:
-                return [f.result() for f in futures]
-            except KeyboardInterrupt:  # the runs heard it too: wait for their checkpoints
-                continue
+
+        def pass_on(signum, frame) -> None:
+            for worker in list((getattr(pool, "_processes", None) or {}).values()):
+                worker.terminate()  # a run takes SIGTERM as Ctrl-C: it checkpoints
+            raise KeyboardInterrupt
+
+        main = threading.current_thread() is threading.main_thread()
+        old_term = signal.signal(signal.SIGTERM, pass_on) if main else None
+        try:
+            while True:
+                try:
+                    return [f.result() for f in futures]
+                except KeyboardInterrupt:  # the runs heard it too: wait for their checkpoints
+                    continue
+        finally:
+            if main:
+                signal.signal(signal.SIGTERM, old_term)
 
 
 def select(results: list[TrainResult], cfg: TrainConfig, deals: int, seed: int,
