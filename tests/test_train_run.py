@@ -299,7 +299,8 @@ def test_demo_trains_candidates_side_by_side_and_keeps_the_better(tmp_path, monk
                                                                    capsys):
     monkeypatch.chdir(tmp_path)
     assert demo.main(["--game", "blind_auction", "--steps", "1024", "--eval-every", "1024",
-                      "--deals", "1", "--deals-select", "3", "--quiet"]) == 0
+                      "--deals", "1", "--deals-select", "3", "--candidates", "2",
+                      "--quiet"]) == 0
     out = capsys.readouterr().out
     dirs = sorted((tmp_path / "runs").iterdir())
     assert [d.name.rsplit("-", 1)[1] for d in dirs] == ["seed0", "seed1"]
@@ -334,7 +335,7 @@ def test_sigterm_to_the_demo_stops_both_candidates_with_their_checkpoints(tmp_pa
     root = Path(__file__).resolve().parents[1]
     proc = subprocess.Popen(
         [sys.executable, "-m", "train.demo", "--game", "blind_auction", "--steps", "50000000",
-         "--eval-every", "0", "--deals", "1", "--quiet"], cwd=tmp_path,
+         "--eval-every", "0", "--deals", "1", "--candidates", "2", "--quiet"], cwd=tmp_path,
         env={**os.environ, "PYTHONPATH": str(root)}, stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 120
