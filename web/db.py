@@ -572,18 +572,13 @@ class Store:
             self.db.execute("DELETE FROM presence WHERE table_id = ? AND user_id = ? AND "
                             "server = ?", (table_id, user_id, server))
 
-    def presence_of(self, server: str) -> dict[int, set[int]]:
-        """table id -> the users stored as following it through ``server``."""
-        out: dict[int, set[int]] = {}
-        for r in self.db.rows("SELECT table_id, user_id FROM presence WHERE server = ?",
-                              (server,)):
-            out.setdefault(r["table_id"], set()).add(r["user_id"])
-        return out
-
-    def present(self, table_id: int | None = None, besides: str | None = None) \
-            -> dict[int, set[int]]:
-        """table id -> the users following it (through servers other than ``besides``)."""
+    def present(self, table_id: int | None = None, besides: str | None = None,
+                through: str | None = None) -> dict[int, set[int]]:
+        """table id -> the users following it (through servers other than ``besides``; or,
+        given ``through``, through that server alone)."""
         sql, params = "SELECT table_id, user_id FROM presence WHERE server <> ?", (besides or "",)
+        if through is not None:
+            sql, params = "SELECT table_id, user_id FROM presence WHERE server = ?", (through,)
         if table_id is not None:
             sql, params = sql + " AND table_id = ?", (*params, table_id)
         out: dict[int, set[int]] = {}

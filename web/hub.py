@@ -723,7 +723,7 @@ class Hub:
         """Store again who follows a table through this server, where the database lost it:
         another server reaped this one while it stalled past its lease. Else the owner
         would think nobody is at the table, and its clocks and stand-ins would wait."""
-        stored = self.store.presence_of(self.server_id)
+        stored = self.store.present(through=self.server_id)
         for table in list(self.tables.values()):
             missing = {c.user_id for c in table.subscribers} - stored.get(table.id, set())
             for user in missing:
