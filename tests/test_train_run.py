@@ -306,6 +306,7 @@ def test_demo_trains_candidates_side_by_side_and_keeps_the_better(tmp_path, monk
     assert [d.name.rsplit("-", 1)[1] for d in dirs] == ["seed0", "seed1"]
     configs = [json.loads((d / "config.json").read_text()) for d in dirs]
     assert [c["seed"] for c in configs] == [0, 1]  # each its own run, a core each
+    assert all(c[k] == v for c in configs for k, v in demo.DEMO_DMC.items())  # its rewards
     assert {c["torch_threads"] for c in configs} == {max(1, (os.cpu_count() or 1) // 2)}
     assert (dirs[0] / "policy.onnx").read_bytes() != (dirs[1] / "policy.onnx").read_bytes()
     # the selection match: the same deals for both, not the tournament's; the lower rank kept
