@@ -149,9 +149,9 @@ def scratch(summary: str, deals: int, judge_bots: tuple[str, ...] = (),
                   judge_bots=judge_bots, ships=False, stages=tuple(stages))
 
 
-# DMC on Spades: 20M decisions evaluated every 5M, then resumed to the full length
-# the main job's rewards (train.demo): points less the others' mean, half the bonus for
-# leading after the hand, the rate falling to 0 over the run
+# DMC on Spades: one stage of 60M decisions evaluated every 5M, with the main job's rewards
+# (train.demo, written out so that a change there does not move a measured recipe): points
+# less the others' mean, half the bonus for leading after the hand, the rate falling to 0
 SPADES_DMC = DMCConfig(game="spades", preset="killer", episode="hand", steps=60_000_000,
                        relative_score=True, win_reward=0.5, lr_decay=True,
                        eval_every=5_000_000, eval_deals=20)
