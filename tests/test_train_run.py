@@ -5,7 +5,12 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import subprocess
+import sys
+import time
 from collections import Counter
+from pathlib import Path
 
 import pytest
 import torch
@@ -327,12 +332,6 @@ def test_demo_trains_candidates_side_by_side_and_keeps_the_better(tmp_path, monk
 def test_sigterm_to_the_demo_stops_both_candidates_with_their_checkpoints(tmp_path):
     """``kill`` of the demo (SIGTERM to it alone) reaches the runs training beside it: each
     checkpoints and says how to resume, and none goes on orphaned."""
-    import signal
-    import subprocess
-    import sys
-    import time
-    from pathlib import Path
-
     root = Path(__file__).resolve().parents[1]
     proc = subprocess.Popen(
         [sys.executable, "-m", "train.demo", "--game", "blind_auction", "--steps", "50000000",
@@ -473,12 +472,6 @@ def test_the_current_policy_and_snapshots_reach_the_self_and_snapshot_seats(tmp_
 def test_sigterm_saves_a_checkpoint_like_ctrl_c(tmp_path):
     """A background run stopped with ``kill`` keeps its progress (SIGINT is ignored there)."""
     import os
-    import signal
-    import subprocess
-    import sys
-    import time
-    from pathlib import Path
-
     root = Path(__file__).resolve().parents[1]
     env = {**os.environ, "PYTHONPATH": str(root)}
     proc = subprocess.Popen(

@@ -576,9 +576,9 @@ class Store:
                 through: str | None = None) -> dict[int, set[int]]:
         """table id -> the users following it (through servers other than ``besides``; or,
         given ``through``, through that server alone)."""
-        sql, params = "SELECT table_id, user_id FROM presence WHERE server <> ?", (besides or "",)
-        if through is not None:
-            sql, params = "SELECT table_id, user_id FROM presence WHERE server = ?", (through,)
+        sql, params = ("SELECT table_id, user_id FROM presence WHERE server = ?", (through,)) \
+            if through is not None else \
+            ("SELECT table_id, user_id FROM presence WHERE server <> ?", (besides or "",))
         if table_id is not None:
             sql, params = sql + " AND table_id = ?", (*params, table_id)
         out: dict[int, set[int]] = {}
