@@ -32,7 +32,7 @@ setup-bench: $(VENV)/.bench
 ## main job: train a Spades killer bot for a few minutes, export it to ONNX, and play it
 ## against the shipped bot and the rule bots (train.demo; the rule-bot tournament is eval.demo)
 demo: setup-dev
-	$(BIN)/python -m train.demo
+	$(BIN)/python -m cardrl.train.demo
 
 ## Debian's chromium for the web browser test (playwright drives it; no browser download)
 chromium:

@@ -50,7 +50,7 @@ class Bot:
         """A game begins: this bot's seat and the game's public parameters (JSON-ready)."""
 
     def receive_cards(self, cards: list[int]) -> None:
-        """The cards dealt to this bot (card ids as in ``envs.cards``)."""
+        """The cards dealt to this bot (card ids as in ``cardrl.envs.cards``)."""
 
     def observe_move(self, seat: int, action: int) -> None:
         """Another player, at ``seat``, played ``action``."""

@@ -1,13 +1,16 @@
 """Trained bots: an exported ONNX policy plus its JSON card, run with onnxruntime and numpy.
 
-    import agents
-    bot = agents.load("checkpoints/spades-killer.onnx")      # or the .json card
-    bot = agents.make("checkpoints/spades-killer.onnx")   # the same, as a registry spec
-    bot = agents.make("checkpoints/spades-killer.onnx:worlds=0")   # the network alone
+    from cardrl import agents
+    bot = agents.load("cardrl/spades-killer")              # a shipped bot, wherever cardrl is
+    bot = agents.load("runs/mine/bot.onnx")                 # a file of yours (or its .json card)
+    bot = agents.make("cardrl/spades-killer:worlds=0")      # as a registry spec: the network alone
+
+``cardrl/<name>`` names a bot shipped inside the package (``cardrl.checkpoints``, found
+through ``importlib.resources``); anything else is a path.
 
 The card (``<file>.json`` beside the ``.onnx``) names the game, the env version
 (``env_name``: the action table and rules) and the observation the network was
-trained on (``observation``: kind and version, ``envs.encoding``); loading builds
+trained on (``observation``: kind and version, ``cardrl.envs.encoding``); loading builds
 that encoder and refuses a card whose env or observation version differs from the
 installed one, naming both. The network maps (observation, action mask) to masked
 logits; the bot plays their argmax, the deterministic action of the policy in
@@ -18,18 +21,22 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Sequence
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from agents.base import Bot
-from agents.search import SearchBot
-from envs.encoding import Encoder
-from envs.games import game_names, get_game
+from cardrl.agents.base import Bot
+from cardrl.agents.search import SearchBot
+from cardrl.envs.encoding import Encoder
+from cardrl.envs.games import game_names, get_game
 
 CARD_FORMAT = "cardrl-bot-card/1"
+SHIPPED = "cardrl/"  # the spec of a shipped bot: cardrl/<name>, <name>.onnx in cardrl.checkpoints
+_SHIPPED_NAME = re.compile(r"[a-z0-9][a-z0-9_-]*")
 _SESSIONS: dict[tuple, Any] = {}  # (path, mtime, size) -> onnxruntime session
 
 
@@ -37,8 +44,49 @@ class BotLoadError(ValueError):
     """A bot file that cannot be used: missing, malformed, or for another game version."""
 
 
+def shipped_folder() -> Path:
+    """Where the shipped bots are: the package data of ``cardrl.checkpoints``."""
+    folder = resources.files("cardrl.checkpoints")
+    if not isinstance(folder, Path):  # a zipped install: onnxruntime needs real files
+        raise BotLoadError(f"cardrl's shipped bots are not files here ({folder!r}); install "
+                           f"cardrl unzipped")
+    return folder
+
+
+def shipped_bots(game: str | None = None) -> list[str]:
+    """The specs of the shipped bots (``cardrl/spades-killer``, ...), of one game or all."""
+    out = []
+    for path in sorted(shipped_folder().glob("*.onnx")):
+        if game is not None:
+            try:
+                if json.loads(path.with_suffix(".json").read_text()).get("game") != game:
+                    continue
+            except (OSError, ValueError):
+                continue
+        out.append(SHIPPED + path.stem)
+    return out
+
+
+def is_shipped(spec: str | os.PathLike) -> bool:
+    """Whether ``spec`` is ``cardrl/<name>`` (a shipped bot) rather than a path."""
+    return isinstance(spec, str) and spec.startswith(SHIPPED) \
+        and _SHIPPED_NAME.fullmatch(spec.removeprefix(SHIPPED)) is not None
+
+
+def resolve(path: str | os.PathLike) -> Path:
+    """The file a bot spec names: a shipped bot's ``.onnx`` for ``cardrl/<name>`` (an error
+    listing them for an unknown name), else the path itself."""
+    if not is_shipped(path):
+        return Path(path)
+    file = shipped_folder() / f"{str(path).removeprefix(SHIPPED)}.onnx"
+    if not file.is_file():
+        raise BotLoadError(f"no shipped bot {str(path)!r}; the shipped bots are "
+                           f"{', '.join(shipped_bots()) or 'none'}")
+    return file
+
+
 def card_path(path: str | Path) -> Path:
-    path = Path(path)
+    path = resolve(path)
     return path if path.suffix == ".json" else path.with_suffix(".json")
 
 
@@ -126,6 +174,7 @@ class OnnxBot(Bot):
     def __init__(self, path: str | Path, seed: int | None = None,
                  sample: bool | None = None) -> None:
         super().__init__(seed)
+        path = resolve(path)
         self.card = read_card(path)
         if sample is None:
             sample = self.card.get("sample", False)
@@ -208,7 +257,7 @@ def load(path: str | Path, seed: int | None = None, sample: bool | None = None,
     """A ``Bot`` from an exported file (``.onnx`` or its ``.json`` card).
 
     A card with a ``search`` entry (``{"worlds": 16, "top_k": 3}``) ships the
-    network inside ``agents.search.SearchBot``: the policy proposes, determinized
+    network inside ``cardrl.agents.search.SearchBot``: the policy proposes, determinized
     play-outs decide. Keywords override the card's knobs; ``worlds=0`` loads the
     bare network. ``sample=1`` (``x.onnx:sample=1``, or ``"sample": true`` in the card)
     draws each move from the network's softmax instead of playing its argmax; ``sample=0``

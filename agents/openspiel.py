@@ -13,7 +13,7 @@ rest of OpenSpiel run on them:
   is chosen, the move is replayed from the state before it with the draws so far.
 * **information**: the information state of a seat is its ``PlayerView``
   (``information_state_string``: the view as JSON; ``information_state_tensor``:
-  the game's default observation, ``envs.games.DEFAULT_OBSERVATION``, the env's
+  the game's default observation, ``cardrl.envs.games.DEFAULT_OBSERVATION``, the env's
   vector); the observation string is the rendered table.
 * **dynamics**: sequential, or simultaneous for a game whose declaration says its
   rounds are (``Game.simultaneous``); ``turn_based=True`` gives such a game
@@ -24,7 +24,7 @@ rest of OpenSpiel run on them:
   (the winners share 1, less 1/n); both zero-sum. ``episode="hand"`` ends the game
   when the first hand does, paying what the hand was worth (``hand_points``).
 * **parameters**: ``preset``, and every rules field the declaration lets a user
-  change (``envs.rules_base.editable_fields``): -1 (or "" for a text field) keeps
+  change (``cardrl.envs.rules_base.editable_fields``): -1 (or "" for a text field) keeps
   the preset's value, -2 means none for a field that may be none; a yes/no field
   takes 0 or 1.
 * ``resample_from_infostate``: a world from the declaration's ``sample_worlds``
@@ -45,9 +45,9 @@ import numpy as np
 import pyspiel
 from open_spiel.python.algorithms import ismcts, mcts
 
-from agents.base import Bot
-from envs.games import DEFAULT_OBSERVATION, Game, game_names, get_game
-from envs.rules_base import editable_fields
+from cardrl.agents.base import Bot
+from cardrl.envs.games import DEFAULT_OBSERVATION, Game, game_names, get_game
+from cardrl.envs.rules_base import editable_fields
 
 PREFIX = "cardrl_"
 BUCKETS = 1000  # a uniform float draw: this many equal slices, each drawn at its middle

@@ -5,9 +5,9 @@ bool or left as strings, and passed to the bot's constructor.
 
 Where the names come from: ``random`` (any game); each game's rule bots, the
 ``BOTS`` table (name -> (factory, help)) of its package ``agents/<game>/``, found
-by the game's name (``envs.games.game_module``); ``<game>/search`` for every game
+by the game's name (``cardrl.envs.games.game_module``); ``<game>/search`` for every game
 that declares ``sample_worlds`` (and moves in turn), searching around its strongest rule
-bot; ``openspiel/ismcts``, OpenSpiel's IS-MCTS (``agents.openspiel``); and
+bot; ``openspiel/ismcts``, OpenSpiel's IS-MCTS (``cardrl.agents.openspiel``); and
 bots added with ``register`` (a bot defined elsewhere) or, for a while, ``registered``.
 
 A name ending in ``.py`` is a path to a Python file that defines a bot, the way
@@ -17,8 +17,9 @@ returning a ``Bot``; a ``Bot`` instance named ``BOT`` (no options); or exactly
 one ``Bot`` subclass, built with the options as keywords. Loading a file runs
 its code: tournaments load such files in a separate process (``eval``).
 
-A name ending in ``.onnx`` is an exported trained bot (``agents.learned.load``:
-the network and its JSON card beside it), e.g. ``make("checkpoints/spades-killer.onnx")``.
+A name ending in ``.onnx`` is an exported trained bot (``cardrl.agents.learned.load``:
+the network and its JSON card beside it), e.g. ``make("runs/mine/bot.onnx")``, and
+``cardrl/<name>`` a shipped one, e.g. ``make("cardrl/spades-killer:worlds=0")``.
 """
 
 from __future__ import annotations
@@ -31,19 +32,19 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
-from agents.base import Bot, RandomBot
-from agents.learned import load
-from agents.search import SearchBot
-from envs.games import Game, game_module, game_names, get_game
+from cardrl.agents.base import Bot, RandomBot
+from cardrl.agents.learned import is_shipped, load
+from cardrl.agents.search import SearchBot
+from cardrl.envs.games import Game, game_module, game_names, get_game
 
 Entry = tuple[Callable[..., Bot], str]  # (factory, help)
 
 
 def openspiel_ismcts(**options) -> Bot:
-    """OpenSpiel's IS-MCTS (``agents.openspiel``, the ``openspiel`` extra: imported here,
+    """OpenSpiel's IS-MCTS (``cardrl.agents.openspiel``, the ``openspiel`` extra: imported here,
     when such a bot is made, so that the registry needs no OpenSpiel)."""
     try:
-        module = importlib.import_module("agents.openspiel")
+        module = importlib.import_module("cardrl.agents.openspiel")
     except ModuleNotFoundError as err:
         raise ValueError(f"openspiel/ismcts needs OpenSpiel (pip install -e '.[openspiel]'): "
                          f"{err}") from None
@@ -71,7 +72,7 @@ def register(name: str, factory: Callable[..., Bot], help: str = "") -> None:
 @contextmanager
 def registered(bots: Mapping[str, Entry]) -> Iterator[None]:
     """The bots ``{name: (factory, help)}`` are registered inside the ``with`` block only
-    (a test's bots, e.g. for a toy game of ``envs.games.registered``)."""
+    (a test's bots, e.g. for a toy game of ``cardrl.envs.games.registered``)."""
     taken = [name for name in bots if name in _EXTRA or name in _bots_of_name(name)]
     if taken:
         raise ValueError(f"bot name(s) {taken} are already registered")
@@ -93,11 +94,12 @@ def game_bots(game: str) -> dict[str, Entry]:
     cached = _GAME_BOTS.get(game)
     if cached is not None and cached[0] is declaration:
         return cached[1]
-    package = game_module("agents", game)
+    package = game_module("cardrl.agents", game)
     bots = dict(getattr(package, "BOTS", {}))
     stray = [name for name in bots if not name.startswith(f"{game}/")]
     if stray:
-        raise ValueError(f"agents.{game}.BOTS names {stray}; its bots are named '{game}/...'")
+        raise ValueError(f"cardrl.agents.{game}.BOTS names {stray}; its bots are named "
+                         f"'{game}/...'")
     # determinized play-outs would see a round's simultaneous moves as if made in turn
     if declaration.sample_worlds is not None and declaration.strongest \
             and not declaration.simultaneous:
@@ -203,7 +205,7 @@ def make(spec: str, **kwargs) -> Bot:
         bot = load_file(name, **opts)
         bot.name = spec.strip()
         return bot
-    if name.endswith(".onnx"):  # an exported bot: onnxruntime and numpy, no torch
+    if name.endswith(".onnx") or is_shipped(name):  # a network: onnxruntime and numpy
         opts.update(kwargs)
         try:
             bot = load(name, **opts)

@@ -27,8 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Bot
-from envs.games import get_game
+from cardrl.agents.base import Bot
+from cardrl.envs.games import get_game
 
 # bumped when the same knobs start to choose other moves (a judged match names it):
 # 2 = hands weighed by Game.hand_points (Spades bags charged as they are made)

@@ -1,8 +1,8 @@
 """Serve any bot over stdin/stdout as JSON lines, so a program in any language can use it.
 
-    python -m agents.server spades/expert            # a registry bot
-    python -m agents.server checkpoints/spades-killer.onnx   # an exported bot
-    python -m agents.server --example spades         # print one request line for the game
+    python -m cardrl.agents.server spades/expert            # a registry bot
+    python -m cardrl.agents.server checkpoints/spades-killer.onnx   # an exported bot
+    python -m cardrl.agents.server --example spades         # print one request line for the game
 
 Protocol: one JSON object per line in, one JSON object per line out, in order.
 
@@ -49,9 +49,9 @@ import traceback
 from collections.abc import Sequence
 from typing import Any, TextIO
 
-import agents
-from agents.base import Bot
-from envs.games import game_names, get_game
+from cardrl import agents
+from cardrl.agents.base import Bot
+from cardrl.envs.games import game_names, get_game
 
 _NUM_ACTIONS: dict[str, int] = {}
 
@@ -201,7 +201,7 @@ def example(game: str, seed: int = 0) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m agents.server",
+    p = argparse.ArgumentParser(prog="cardrl serve",
                                 description="Serve a bot over JSON lines (see the module doc).")
     p.add_argument("bot", nargs="?", help="bot spec: spades/expert, a bot file x.py or an "
                                           "exported x.onnx")

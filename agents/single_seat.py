@@ -4,10 +4,9 @@ Single-agent libraries (SB3, CleanRL, Tianshou) want one learner and someone
 else at the other seats. ``SingleSeatEnv`` is a game's AEC env with one seat
 left to the learner and every other seat played by a bot of the registry (a
 name with options, or an exported ``.onnx``; by default the game's strongest
-rule bot at every other seat). Importing ``agents`` registers one id per game
-with Gymnasium, ``cardrl/<CamelName>-v<N>`` at the game's env version, once
-Gymnasium is imported (``envs.registry.after_import``, ``agents.gym_registry``);
-the entry point imports this module when an env is made.
+rule bot at every other seat). ``import cardrl`` registers one id per game with
+Gymnasium, ``cardrl/<CamelName>-v<N>`` at the game's env version
+(``cardrl/__init__.py``); the entry point imports this module when an env is made.
 
 * Observations: the seat's vector of the env's observation kind (a ``Box``);
   actions: ``Discrete(num_actions)``. The legal actions are ``action_masks()``
@@ -17,7 +16,7 @@ the entry point imports this module when an env is made.
   other seats' moves (most hands end on someone else's card), summed from its move
   up to its next decision or the episode's end; what a new episode pays before the
   learner's first move is added to that move. Over an episode that is what the AEC
-  env's ``last()`` reports to its agent (the accounting of ``train.selfplay``).
+  env's ``last()`` reports to its agent (the accounting of ``cardrl.train.selfplay``).
 * ``seat``: the learner's seat, fixed, or ``None`` to draw it per episode.
 * ``reset(seed)`` deals from ``seed``; later resets deal from seeds drawn from
   ``np_random``, which also draws the seat and reseeds the bots, so a seeded run
@@ -42,11 +41,12 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from agents.gym_registry import METADATA
-from agents.registry import check_bot
-from envs.games import get_game
+from cardrl.agents.registry import check_bot
+from cardrl.envs.games import get_game
 
 REDEALS = 1000  # deals tried for an episode in which the learner gets a move
+# the env's; text has no frame rate, but Gymnasium's checker asks for one
+METADATA = {"render_modes": ["ansi"], "render_fps": 1}
 
 
 class SingleSeatEnv(gymnasium.Env):

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import sys
 
-import agents
 from benchmarks.common import (
     NOT_INSTALLED,
     SEED_BASE,
@@ -29,11 +28,12 @@ from benchmarks.common import (
 )
 from benchmarks.common import main as bench_main
 from benchmarks.timing import RandomPicks, RowSpec
-from envs.batched import BatchedGames
-from envs.blind_auction import BlindAuctionState, env, get_rules, parallel_env
-from envs.blind_auction.actions import NUM_ACTIONS
-from envs.blind_auction.infostate import OBS_SIZE, encode
-from envs.encoding import mask_function
+from cardrl import agents
+from cardrl.envs.batched import BatchedGames
+from cardrl.envs.blind_auction import BlindAuctionState, env, get_rules, parallel_env
+from cardrl.envs.blind_auction.actions import NUM_ACTIONS
+from cardrl.envs.blind_auction.infostate import OBS_SIZE, encode
+from cardrl.envs.encoding import mask_function
 
 action_mask = mask_function(NUM_ACTIONS)
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import sys
 
-import agents
 from benchmarks.common import (
     NOT_INSTALLED,
     Peer,
@@ -29,13 +28,14 @@ from benchmarks.common import (
 )
 from benchmarks.common import main as bench_main
 from benchmarks.timing import RandomPicks, Row, RowSpec
-from envs.batched import BatchedGames
-from envs.encoding import mask_function
-from envs.gin_rummy import GinRummyState, get_rules
-from envs.gin_rummy.actions import NUM_ACTIONS
-from envs.gin_rummy.environment import env
-from envs.gin_rummy.features import obs_size as features_size
-from envs.gin_rummy.infostate import encode, layout
+from cardrl import agents
+from cardrl.envs.batched import BatchedGames
+from cardrl.envs.encoding import mask_function
+from cardrl.envs.gin_rummy import GinRummyState, get_rules
+from cardrl.envs.gin_rummy.actions import NUM_ACTIONS
+from cardrl.envs.gin_rummy.environment import env
+from cardrl.envs.gin_rummy.features import obs_size as features_size
+from cardrl.envs.gin_rummy.infostate import encode, layout
 
 action_mask = mask_function(NUM_ACTIONS)
 

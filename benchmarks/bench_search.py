@@ -1,4 +1,4 @@
-"""Cost of a search decision (``agents.search``) beside the bot it searches around.
+"""Cost of a search decision (``cardrl.agents.search``) beside the bot it searches around.
 
     python -m benchmarks.bench_search [--seconds 20] [--game spades|gin_rummy] [--json PATH]
 
@@ -14,10 +14,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Sequence
-from pathlib import Path
 
-import agents
-from agents.search import SearchBot
 from benchmarks.common import SEED_BASE
 from benchmarks.timing import (
     RowSpec,
@@ -28,11 +25,12 @@ from benchmarks.timing import (
     run_rows,
     write_json,
 )
-from envs.games import get_game
+from cardrl import agents
+from cardrl.agents.search import SearchBot
+from cardrl.envs.games import get_game
 
-CHECKPOINTS = Path(__file__).resolve().parent.parent / "checkpoints"
-GAMES = {"spades": ("killer", "spades-killer.onnx", "spades/expert"),
-         "gin_rummy": ("seed", "gin_rummy-seed.onnx", "gin_rummy/expert")}
+GAMES = {"spades": ("killer", "cardrl/spades-killer", "spades/expert"),
+         "gin_rummy": ("seed", "cardrl/gin_rummy-seed", "gin_rummy/expert")}
 
 
 def first_hand(game: str, preset: str, bot, others) -> Callable[[int], int]:
@@ -55,7 +53,7 @@ def first_hand(game: str, preset: str, bot, others) -> Callable[[int], int]:
 
 def rows_for(game: str) -> list[RowSpec]:
     preset, file, rule_bot = GAMES[game]
-    net = agents.load(CHECKPOINTS / file, worlds=0)
+    net = agents.load(file, worlds=0)
     expert = agents.make(rule_bot)
     specs = [RowSpec(f"{game} network alone", first_hand(game, preset, net, net))]
     for worlds in (8, 16, 32):

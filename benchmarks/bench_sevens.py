@@ -15,10 +15,10 @@ import sys
 from benchmarks.common import bar_line, bar_lines, batched_ticks, engine_episode, env_episode
 from benchmarks.common import main as bench_main
 from benchmarks.timing import RandomPicks, Row, RowSpec
-from envs.batched import BatchedGames
-from envs.sevens import SevensState, get_rules
-from envs.sevens.environment import env
-from envs.sevens.infostate import OBS_SIZE
+from cardrl.envs.batched import BatchedGames
+from cardrl.envs.sevens import SevensState, get_rules
+from cardrl.envs.sevens.environment import env
+from cardrl.envs.sevens.infostate import OBS_SIZE
 
 CONFIGS = (("random", 4), ("classic", 4), ("random", 2), ("random", 9))  # (preset, players)
 BATCHED = 256

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import sys
 
-import agents
 from benchmarks.common import (
     Peer,
     bar_line,
@@ -25,12 +24,13 @@ from benchmarks.common import (
 )
 from benchmarks.common import main as bench_main
 from benchmarks.timing import RandomPicks, RowSpec
-from envs.batched import BatchedGames
-from envs.encoding import mask_function
-from envs.spades import PRESETS, SpadesState, env
-from envs.spades.actions import NUM_ACTIONS
-from envs.spades.features import OBS_SIZE as FEATURES_SIZE
-from envs.spades.infostate import OBS_SIZE, encode
+from cardrl import agents
+from cardrl.envs.batched import BatchedGames
+from cardrl.envs.encoding import mask_function
+from cardrl.envs.spades import PRESETS, SpadesState, env
+from cardrl.envs.spades.actions import NUM_ACTIONS
+from cardrl.envs.spades.features import OBS_SIZE as FEATURES_SIZE
+from cardrl.envs.spades.infostate import OBS_SIZE, encode
 
 action_mask = mask_function(NUM_ACTIONS)
 

@@ -5,7 +5,7 @@ beside tables whose bots think for long.
                                         [--servers 3] [--server-tables 100]
                                         [--fast 16] [--slow 4] [--slow-bot spades/search]
 
-Each part starts ``python -m web`` on loopback (a fresh SQLite database in a
+Each part starts ``python -m cardrl.web`` on loopback (a fresh SQLite database in a
 temporary folder) and signs up its accounts.
 
 **Load**: ``--tables`` Spades tables with one account per seat (a rules cap of
@@ -55,9 +55,9 @@ from pathlib import Path
 import numpy as np
 from websockets.asyncio.client import connect
 
-import agents
-from envs.spades.view import SpadesView
-from web.testing import ROOT, ServerProcess, post, postgres_url, signup
+from cardrl import agents
+from cardrl.envs.spades.view import SpadesView
+from cardrl.web.testing import ROOT, ServerProcess, post, postgres_url, signup
 
 NAMES = ["north", "east", "south", "west"]
 PLY = re.compile(rb'"ply":\s*(\d+)')

@@ -2,14 +2,14 @@
 
 A game's ``raw_env`` is ``CardGameEnv`` with its declaration (``game = GAME``)
 and nothing else: rules, engine, encoders, action names and the score scale all
-come from the declaration (``envs.games.Game``), so terminal steps, illegal
+come from the declaration (``cardrl.envs.games.Game``), so terminal steps, illegal
 actions, rewards and option checks are written once for every game.
 
 Options (``env(**options)``; any other keyword is a rules field):
 
 * ``observation``: ``"infostate"`` (default: everything the seat's view holds,
   nothing estimated) or ``"features"`` (the information plus what the expert bots
-  reckon with); see ``envs.encoding``.
+  reckon with); see ``cardrl.envs.encoding``.
 * Rewards (docs/rules.md section 5): after each hand, each agent's score change for the
   hand divided by ``score_scale`` (``None``: the game's scale; ``0`` turns the term
   off); ``relative_score=True`` pays instead its change minus the mean of the other
@@ -24,7 +24,7 @@ Options (``env(**options)``; any other keyword is a rules field):
 * ``reset(seed, options={"deal": ...})`` replays a given deal (the game's format).
 
 Observations come from the encoder's *observer*, which keeps every seat's vector
-up to date move by move where the game has one (``envs.encoding.ViewObserver``
+up to date move by move where the game has one (``cardrl.envs.encoding.ViewObserver``
 otherwise); an observer that keeps masks too offers ``action_mask(state, seat)``,
 and one that builds the whole observation dict at once ``observe(state, seat)``.
 
@@ -40,16 +40,18 @@ before ``reset`` is a plain ``AttributeError``.
 from __future__ import annotations
 
 import numbers
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils.env_logger import EnvLogger
 
-from envs.encoding import mask_function
-from envs.games import DEFAULT_OBSERVATION, Game
-from envs.rewards import Payout
+from cardrl.envs.encoding import DEFAULT_OBSERVATION, mask_function
+from cardrl.envs.rewards import Payout
+
+if TYPE_CHECKING:  # the declaration makes envs (Game.env): no import back at run time
+    from cardrl.envs.games import Game
 
 RESET_OPTIONS = ("deal",)
 # PettingZoo's api_test and parallel_api_test call reset(options={"options": 1}) to check the
@@ -323,6 +325,6 @@ class CardGameEnv(AECEnv):
 
 def env_class(game: Game) -> type[CardGameEnv]:
     """The AEC env class of a game without an ``environment.py`` of its own (a test's toy
-    game; ``envs.games.Game.env``)."""
+    game; ``cardrl.envs.games.Game.env``)."""
     return type(f"{game.name}_raw_env", (CardGameEnv,),
                 {"game": game, "metadata": {**CardGameEnv.metadata, "name": game.env_name}})

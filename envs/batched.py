@@ -1,6 +1,6 @@
 """The batched API: N games of one kind stepped in one call, in one process.
 
-    from envs.batched import BatchedGames
+    from cardrl.envs.batched import BatchedGames
     games = BatchedGames("spades", 64, preset="killer")
     batch = games.reset(seed=0)           # game i's episodes are dealt from seed 0 + i, + 64, ...
     while training:
@@ -18,10 +18,10 @@ seed of the episode game i plays now. Given deals replay as in the AEC env
 (``reset(deals=...)``, or ``restart(i, seed, deal)`` for one game). Training,
 search and tournaments use it to make one network call per tick for all games.
 
-Options are the AEC env's (``envs.aec``), checked by the same code.
+Options are the AEC env's (``cardrl.envs.aec``), checked by the same code.
 
 Where the game has a compiled core for these rules and this observation kind
-(``envs/<game>/compiled.py``, ``envs.compiled``), the games are arrays stepped in
+(``envs/<game>/compiled.py``, ``cardrl.envs.compiled``), the games are arrays stepped in
 numba loops, with the same results; ``states[i]`` is then the engine state rebuilt
 on demand from the episode's actions. ``compiled=False`` keeps the Python engines;
 ``python_reason`` says why a game runs on them.
@@ -34,9 +34,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from envs.compiled import CompiledGames, find_core
-from envs.games import DEFAULT_OBSERVATION, Game, get_game
-from envs.rewards import Payout
+from cardrl.envs.compiled import CompiledGames, find_core
+from cardrl.envs.games import DEFAULT_OBSERVATION, Game, get_game
+from cardrl.envs.rewards import Payout
 
 
 class Batch(NamedTuple):

@@ -1,8 +1,8 @@
 """Compiled batched cores: the state of N games as arrays, stepped in numba loops.
 
-``envs.batched.BatchedGames`` serves a (game, rules, observation kind) from compiled
+``cardrl.envs.batched.BatchedGames`` serves a (game, rules, observation kind) from compiled
 code when the game's package has ``envs/<game>/compiled.py`` (found by its place,
-``envs.games.game_module``) defining ``CORE``, an instance of a ``Core`` subclass whose
+``cardrl.envs.games.game_module``) defining ``CORE``, an instance of a ``Core`` subclass whose
 ``supports(rules, kind)`` returns None; otherwise it steps the Python engines. Both
 give exactly the same observations, masks, seats, rewards and done flags on the same
 seeds and deals (tests/test_compiled.py checks every game with a core). The Python
@@ -44,7 +44,7 @@ What a game's ``compiled.py`` provides (the protocol)
   ``flags`` is the OR of ``python_start``'s and ``record``'s returns (``PYTHON``,
   ``HISTORY``): what the driver must do in Python after the call. At most one hand
   ends per step. Actions reach ``step`` checked (legal, ints); illegal actions are the
-  driver's business (``envs.rewards.Payout.resolve``, the Python path's code).
+  driver's business (``cardrl.envs.rewards.Payout.resolve``, the Python path's code).
 
 Episodes restart with the Python path's seeds (game ``i``'s k-th from
 ``seed + i + k * num_games``). ``BatchedGames.states[i]`` stays the engine state: the
@@ -75,9 +75,9 @@ import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from envs import compiled_rng
-from envs.games import Game, game_module
-from envs.rewards import Payout
+from cardrl.envs import compiled_rng
+from cardrl.envs.games import Game, game_module
+from cardrl.envs.rewards import Payout
 
 # how every kernel is compiled: cached on disk, and without numba's reference counting, which
 # otherwise increments and decrements every array of a tuple passed to a helper, atomically,
@@ -102,7 +102,7 @@ class Driver(NamedTuple):
     episodes: np.ndarray  # (N,) int64: episodes started per game since reset (seeds)
     starts: np.ndarray  # (N,) int64: every (re)start of the row, for the state cache
     live: np.ndarray  # (N,) bool: the game's episode goes on
-    rng: np.ndarray  # (N, 6) uint64: each game's generator (``envs.compiled_rng``)
+    rng: np.ndarray  # (N, 6) uint64: each game's generator (``cardrl.envs.compiled_rng``)
     hist: np.ndarray  # (N, capacity) int16: the actions of each episode so far
     hist_len: np.ndarray  # (N,) int64
     python: np.ndarray  # (N,) bool: the episode must be started by the Python engine
@@ -178,7 +178,7 @@ def clear(d, i):
 
 @njit(**INLINE)
 def settle(d, i, k, over, rewards, dones):
-    """Pay row ``i``'s scored hand into ``rewards[k]`` as ``envs.rewards.Payout.settle`` does
+    """Pay row ``i``'s scored hand into ``rewards[k]`` as ``cardrl.envs.rewards.Payout.settle`` does
     (the same float operations): each seat's points (``d.hand[0]``) over the scale (or,
     relative, less the others' mean), then, when the episode ends (``over``: the game's
     winners, ``d.hand[2]`` 1 or 0; by hand: the leaders on the totals, ``d.hand[1]``), the
@@ -298,7 +298,7 @@ def fresh_kernels(name: str, game: str, kernels: list) -> None:
 
 def find_core(game: Game, rules: Any, kind: str) -> tuple[Core | None, str]:
     """The game's ``CORE`` if it serves ``rules`` and ``kind``, and why not otherwise."""
-    module = game_module("envs", game.name, "compiled")
+    module = game_module("cardrl.envs", game.name, "compiled")
     core = getattr(module, "CORE", None)
     if core is None:
         return None, f"{game.name} has no compiled core (envs/{game.name}/compiled.py)"

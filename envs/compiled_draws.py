@@ -1,4 +1,5 @@
-"""``Generator.integers`` and ``Generator.random`` over ``envs.compiled_rng`` rows, bit for bit.
+"""``Generator.integers`` and ``Generator.random`` over ``cardrl.envs.compiled_rng`` rows,
+bit for bit.
 
 Engines draw more than a shuffle from their seed: Gin Rummy's random first dealer
 (``rng.integers(n)``), Sevens' game parameters (``integers`` and ``random``). These
@@ -13,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from envs.compiled_rng import next32, next64
+from cardrl.envs.compiled_rng import next32, next64
 
 _U = np.uint64
 _M32 = _U(0xFFFFFFFF)

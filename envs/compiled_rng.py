@@ -1,8 +1,8 @@
 """numpy's ``default_rng(seed)`` in numba, bit for bit: what the engines' deals draw.
 
-The engines deal from ``numpy.random.default_rng(seed)`` (``envs.states.generator``):
+The engines deal from ``numpy.random.default_rng(seed)`` (``cardrl.envs.states.generator``):
 a ``SeedSequence`` hashes the seed into a ``PCG64`` state, and ``cards.shuffled`` takes
-``Generator.permutation``. A compiled core (``envs.compiled``) starts thousands of
+``Generator.permutation``. A compiled core (``cardrl.envs.compiled``) starts thousands of
 episodes a second, where ``default_rng`` alone costs about 15 us in Python, so it
 replays the same three steps here: ``seed_state`` (SeedSequence + PCG64 seeding),
 ``next64`` / ``next32`` (PCG64's XSL-RR output and its 32-bit buffer) and
@@ -19,8 +19,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from envs import cards
-from envs.states import generator
+from cardrl.envs import cards
+from cardrl.envs.states import generator
 
 U = np.uint64
 M32 = U(0xFFFFFFFF)

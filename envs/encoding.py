@@ -27,6 +27,7 @@ import numpy as np
 
 Layout = Sequence[tuple[str, int]]
 KINDS = ("infostate", "features")
+DEFAULT_OBSERVATION = "infostate"  # the kind an env observes unless told otherwise
 
 
 def offsets(layout: Layout) -> tuple[dict[str, int], int]:
@@ -113,7 +114,7 @@ def no_action_features(num_players: int) -> tuple[tuple[int, int, int], ...]:
 
 @dataclass(frozen=True)
 class CardTable:
-    """An observation read card by card, for card-structured networks (``train.cardnet``).
+    """An observation read card by card, for card-structured networks (``cardrl.train.cardnet``).
 
     Most of a card game's information state is sets of cards (the hand, each seat's
     plays, the pile); a network that reads every card through one shared embedding
@@ -170,7 +171,7 @@ class Encoder:
     ``observer(n)`` makes the env's per-env observer for ``n`` players (its
     vectors equal ``encode`` of the view at every step); ``action_features(n)``
     lists the ``(observation offset, first action, length)`` blocks that
-    describe one action each (``train.policy`` scores them directly), and
+    describe one action each (``cardrl.train.policy`` scores them directly), and
     ``cards(n)`` how the vector reads card by card (``CardTable``), where it does.
     """
 

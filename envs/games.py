@@ -7,7 +7,7 @@ bot registry, training metrics, tournaments and the web table read it.
 
 The other layers find a game by its name, not by strings in the declaration
 (``game_module``): its PettingZoo module is ``envs/<game>/environment.py`` (a
-game without one gets ``envs.aec.env_class(game)``), its rule bots the ``BOTS``
+game without one gets ``cardrl.envs.aec.env_class(game)``), its rule bots the ``BOTS``
 table of ``agents/<game>/__init__.py``, its web table ``web/adapters/<game>.py``.
 Adding a game is a package under ``envs/`` (and ``agents/``) and one line in
 ``GAMES`` (docs/design.md, "Adding a game"); a game declared elsewhere, like a
@@ -29,11 +29,10 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
 
-from envs.encoding import KINDS, Encoder
+from cardrl.envs.encoding import DEFAULT_OBSERVATION, KINDS, Encoder
 
 # the games: ``envs/<name>/game.py`` declares each as ``GAME``; one line per game
 GAMES = ("spades", "gin_rummy", "sevens", "blind_auction")
-DEFAULT_OBSERVATION = "infostate"
 _REGISTERED: dict[str, Game] = {}  # games declared outside envs/ (``registered``)
 
 
@@ -64,7 +63,7 @@ class Game:
     num_actions: int
     action_name: Callable[[int], str]
     render: Callable[[Any], str]  # view -> a text table (the env's render_mode="ansi")
-    encoders: Mapping[str, Encoder]  # kind -> encoder, every kind of ``envs.encoding.KINDS``
+    encoders: Mapping[str, Encoder]  # kind -> encoder, every kind of ``cardrl.envs.encoding.KINDS``
     score_scale: Callable[[Any], float]  # rules -> points per unit of hand reward
     strongest: tuple[str, ...]  # the strongest rule bots, best first (``agents/<game>``)
     # hand result (``to_dict`` form) and seat -> counts; rates: name -> (numerator, denominator)
@@ -78,17 +77,17 @@ class Game:
     public_parameters: Callable[[Any], dict] = nothing_public
     # (rules, encoder, policies, weights) -> {"exploitability": ...}: the exact exploitability
     # of network policies ((obs, masks) -> probabilities) mixed by weights, for training
-    # curves (``train.exploit``); no policies: only check the rules. None: not known
+    # curves (``cardrl.train.exploit``); no policies: only check the rules. None: not known
     exploitability: Callable[..., dict] | None = None
     # a tournament's default for a failing bot: disqualify it and rerun without it (True,
-    # the Sevens seed's tournament), or stop (False); ``eval.tournament --[no-]disqualify``
+    # the Sevens seed's tournament), or stop (False); ``cardrl.eval.tournament --[no-]disqualify``
     disqualify_failing_bots: bool = False
     # whether ``envs/<game>/environment.py`` has a ``parallel_env`` (PettingZoo's Parallel
-    # API): said here so that the PettingZoo registry (``envs.registry``) need not import it
+    # API): said here so that the PettingZoo registry (``cardrl.envs.registry``) need not import it
     parallel: bool = False
     # each round, every seat moves once in seat order from seat 0, and no view shows a move
     # of the round before the round ends: the moves are simultaneous (Blind Auction's bids;
-    # its Parallel env, and OpenSpiel's simultaneous dynamics in ``agents.openspiel``)
+    # its Parallel env, and OpenSpiel's simultaneous dynamics in ``cardrl.agents.openspiel``)
     simultaneous: bool = False
 
     def __post_init__(self) -> None:
@@ -120,17 +119,18 @@ class Game:
 
     def env(self, **kwargs) -> Any:
         """The game's PettingZoo AEC env (imports PettingZoo on first use): its
-        ``envs/<game>/environment.py``'s, else the generic one (``envs.aec.env_class``)."""
-        module = game_module("envs", self.name, "environment")
+        ``envs/<game>/environment.py``'s, else the generic one (``cardrl.envs.aec.env_class``)."""
+        module = game_module("cardrl.envs", self.name, "environment")
         if module is None:
-            module = importlib.import_module("envs.aec")  # PettingZoo only when an env is made
+            from cardrl.envs import aec as module  # PettingZoo only when an env is made
             return module.env_class(self)(**kwargs)
         return module.env(**kwargs)
 
 
 def game_module(layer: str, game: str, suffix: str = "") -> ModuleType | None:
     """A game's module in another layer, found by its place: ``<layer>.<game>[.<suffix>]``
-    (``agents.spades``, ``web.adapters.sevens``, ``envs.gin_rummy.environment``), or None
+    (``cardrl.agents.spades``, ``cardrl.web.adapters.sevens``,
+    ``cardrl.envs.gin_rummy.environment``), or None
     where the game has none. An import error inside the module is not swallowed."""
     name = ".".join(filter(None, (layer, game, suffix)))
     try:
@@ -147,7 +147,7 @@ def get_game(name: str) -> Game:
         return _REGISTERED[name]
     if not isinstance(name, str) or name not in GAMES:
         raise ValueError(f"unknown game {name!r}; choose from {game_names()}")
-    return importlib.import_module(f"envs.{name}.game").GAME
+    return importlib.import_module(f"cardrl.envs.{name}.game").GAME
 
 
 def game_names() -> list[str]:

@@ -4,8 +4,8 @@ After each hand, each seat's score change for the hand divided by a scale (or,
 ``relative``, its change less the mean of the other seats'); when the episode
 ends, ``win_reward`` to the winner and ``-win_reward`` to the others, shared
 among tied winners. An illegal action raises an error naming it, or is
-replaced by a random legal one and charged ``illegal_penalty``. ``envs.aec``
-(the PettingZoo env) and ``envs.batched`` both check actions and pay through
+replaced by a random legal one and charged ``illegal_penalty``. ``cardrl.envs.aec``
+(the PettingZoo env) and ``cardrl.envs.batched`` both check actions and pay through
 ``Payout`` (``resolve``, ``settle``), so the two cannot drift apart.
 """
 
@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from envs.actions import as_action
+from cardrl.envs.actions import as_action
 
 
 def hand_rewards(points: tuple, score_scale: float, relative: bool) -> list[float]:

@@ -1,6 +1,6 @@
 """Sampling what a view hides: deals of the unseen cards that agree with what a seat saw.
 
-A search bot (``agents.search``) plays out many such *worlds* to judge a move;
+A search bot (``cardrl.agents.search``) plays out many such *worlds* to judge a move;
 each game's ``worlds.py`` turns a view plus a sampled deal into a full engine
 state. Here lives the piece they share: dealing the unseen cards to the other
 seats, each seat getting exactly as many as it holds and none of a suit it has

@@ -10,6 +10,6 @@
                    disqualifications and the void games of earlier rounds
     stats.py       ranks, win shares, duplicate-honest 95% intervals, head-to-head
     report.py      the summary dict and the aligned text table
-    tournament.py  run_tournament() and the CLI (python -m eval.tournament)
+    tournament.py  run_tournament() and the CLI (python -m cardrl.eval.tournament)
     demo.py        the main job: the Spades rule bots' tournament (make demo)
 """

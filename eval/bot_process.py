@@ -1,4 +1,4 @@
-"""A bot that runs in its own process, timed: the tournament's side of ``agents.server``.
+"""A bot that runs in its own process, timed: the tournament's side of ``cardrl.agents.server``.
 
 ``ProcessBot`` is a ``Bot`` whose every call goes to a child process. Calls
 that need no answer (``reset`` and the hooks ``start_game``, ``receive_cards``,
@@ -24,16 +24,14 @@ import subprocess
 import sys
 import time
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
-from agents.base import Bot
+from cardrl.agents.base import Bot
 
 LOAD_TIME_LIMIT = 60.0  # seconds to start Python, import the bot and build it
 # bytes of address space a bot process may map (None: no limit); a process that sets it
 # (the web arena's match worker) limits every bot it starts
 MEMORY_LIMIT: int | None = None
-_ROOT = str(Path(__file__).resolve().parent.parent)  # so the child imports this project
 
 
 class ProcessBotError(RuntimeError):
@@ -60,11 +58,9 @@ class ProcessBot(Bot):
         self.time_limit = time_limit
         self._queue: list[list] = []
         self._buffer = b""
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [_ROOT, env.get("PYTHONPATH")]))
-        self._proc = subprocess.Popen(
-            [sys.executable, "-m", "agents.server", spec, "--ready"], stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE, env=env, cwd=os.getcwd(),
+        self._proc = subprocess.Popen(  # the installed cardrl; a bot file's path from here
+            [sys.executable, "-m", "cardrl.agents.server", spec, "--ready"], stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, cwd=os.getcwd(),
             preexec_fn=_limit_memory(memory_limit or MEMORY_LIMIT))
         self._load_limit = load_limit
         self._loaded = False  # the server's first line says whether the bot was built

@@ -18,10 +18,10 @@ from typing import Any
 
 import numpy as np
 
-import agents
-from agents.registry import parse_value
-from envs.games import Game, game_names, get_game
-from eval.schedule import balanced_tables, seat_entries
+from cardrl import agents
+from cardrl.agents.registry import parse_value
+from cardrl.envs.games import Game, game_names, get_game
+from cardrl.eval.schedule import balanced_tables, seat_entries
 
 
 class ConfigError(ValueError):

@@ -1,11 +1,11 @@
-"""A Monte Carlo tournament of the Spades rule bots (``python -m eval.demo``).
+"""A Monte Carlo tournament of the Spades rule bots (``python -m cardrl.eval.demo``).
 
 Requirement A1.4 of the killer requirements: play the rule-based strategies
 against each other over many deals and report how they do. For each preset
 (killer, then cutthroat) two duplicate tournaments are played: the four rule
 bots against each other, and the two strongest against two random players
 (the floor every bot must clear). ``--deals`` trades time for narrower
-intervals. (The project's main job, ``make demo``, is ``train.demo``.)
+intervals. (The project's main job, ``make demo``, is ``cardrl.train.demo``.)
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ import sys
 import time
 from pathlib import Path
 
-from eval.config import ConfigError, TournamentConfig
-from eval.play import BotError
-from eval.tournament import RUNS_DIR, default_workers, run_tournament
+from cardrl.eval.config import ConfigError, TournamentConfig
+from cardrl.eval.play import BotError
+from cardrl.eval.tournament import RUNS_DIR, default_workers, run_tournament
 
 PRESETS = ("killer", "cutthroat")
 LINEUPS = {
@@ -29,7 +29,8 @@ DEFAULT_DEALS = 200
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m eval.demo", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="python -m cardrl.eval.demo",
+                                description=__doc__.splitlines()[0])
     p.add_argument("--deals", type=int, default=DEFAULT_DEALS,
                    help="deals per tournament (each played in all 4 seat rotations)")
     p.add_argument("--seed", type=int, default=0, help="tournament seed")

@@ -7,7 +7,7 @@
     <out>/voided/round-<k>/        games played before the (k+1)-th disqualification,
                                    and failed-<deal>-<rot>.json, the game the bot failed in
 
-Every file is written atomically (``envs.files.write_atomic``), so an
+Every file is written atomically (``cardrl.envs.files.write_atomic``), so an
 interrupted run never leaves a half-written log: a log that exists is a
 finished game, which is what makes resuming safe.
 """
@@ -19,9 +19,9 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from envs.files import TMP_SUFFIX, write_atomic
-from eval.config import ConfigError, TournamentConfig
-from eval.play import game_header
+from cardrl.envs.files import TMP_SUFFIX, write_atomic
+from cardrl.eval.config import ConfigError, TournamentConfig
+from cardrl.eval.play import game_header
 
 GAMES_DIR = "games"
 VOIDED_DIR = "voided"

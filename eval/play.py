@@ -1,10 +1,10 @@
 """Play one tournament game and describe it as a JSON-ready log.
 
-Only the generic game API is used (``envs.games``: new_state, action_name,
+Only the generic game API is used (``cardrl.envs.games``: new_state, action_name,
 public_parameters; the state's current_player, legal_actions, apply, view, is_over, winners, scores,
 results), so any registered game can be played. Bots are built here from their
 specs, which keeps this function safe to run in a spawned worker process. The
-bots' optional hooks (``agents.base.Bot``: start_game, receive_cards,
+bots' optional hooks (``cardrl.agents.base.Bot``: start_game, receive_cards,
 observe_move, report_score) are called where a bot overrides them.
 """
 
@@ -15,13 +15,13 @@ from typing import Any
 
 import numpy as np
 
-import agents
-from agents.base import Bot
-from envs import cards
-from eval import bot_process
-from eval.bot_process import ProcessBot, ProcessBotError
-from eval.config import TournamentConfig, as_json, rules_dict
-from eval.stats import average_ranks, win_shares
+from cardrl import agents
+from cardrl.agents.base import Bot
+from cardrl.envs import cards
+from cardrl.eval import bot_process
+from cardrl.eval.bot_process import ProcessBot, ProcessBotError
+from cardrl.eval.config import TournamentConfig, as_json, rules_dict
+from cardrl.eval.stats import average_ranks, win_shares
 
 LOG_FORMAT = "cardrl-game-log/1"
 HOOKS = ("start_game", "receive_cards", "observe_move", "report_score")

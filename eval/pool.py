@@ -15,9 +15,9 @@ import signal
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from eval.config import TournamentConfig, as_json
-from eval.logs import write_game_log
-from eval.play import game_record, play_game
+from cardrl.eval.config import TournamentConfig, as_json
+from cardrl.eval.logs import write_game_log
+from cardrl.eval.play import game_record, play_game
 
 Task = tuple[int, int, tuple[int, ...]]  # (deal, rotation, the deal's table)
 

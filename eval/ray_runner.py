@@ -1,29 +1,29 @@
-"""Tournament games as Ray tasks across a cluster (``python -m eval.tournament ... --ray``).
+"""Tournament games as Ray tasks across a cluster (``python -m cardrl.eval.tournament ... --ray``).
 
 A duplicate tournament with a search bot takes hours on one machine; every game
 is fixed by (config, deal, rotation), so games spread over a cluster exactly as
-over the local pool (``eval.pool``), and the results are the same.
+over the local pool (``cardrl.eval.pool``), and the results are the same.
 
 * **Players**: ``--workers`` Ray actors (one CPU each; default one per CPU of the
-  cluster) play games with ``eval.play.play_game``, two calls queued per actor.
+  cluster) play games with ``cardrl.eval.play.play_game``, two calls queued per actor.
   An actor keeps its bots' processes from game to game, as a pool worker does, so
   a bot file still runs in its own process under its per-move time limit
-  (``eval.bot_process``), on whichever node the actor lives.
+  (``cardrl.eval.bot_process``), on whichever node the actor lives.
 * **Logs**: an actor returns the game's whole log and the driver writes it
-  (``eval.logs``, atomically): nothing assumes a shared filesystem, and resume,
+  (``cardrl.eval.logs``, atomically): nothing assumes a shared filesystem, and resume,
   voiding and the summary read the driver's logs as locally.
 * **Files**: the bot files (``x.py``) and exported bots (``x.onnx`` with their
   cards) that the lineup names, as bots or option values, are copied into a
   staging directory that travels as the job's runtime-env ``working_dir``; the
-  project's packages (``envs``, ``agents``, ``eval``) travel as ``py_modules``, so
-  workers run the driver's code. On a worker the lineup names the copies; every
-  log and error that comes back names the original paths again. Ray uploads local
-  directories only for a job (``ray.init``), so a tournament connects to Ray
-  itself: not from a process already connected.
+  whole cardrl package travels as ``py_modules`` (``cardrl.runtime_env``), so
+  workers run the driver's code, installed there or not. On a worker the lineup
+  names the copies; every log and error that comes back names the original paths
+  again. Ray uploads local directories only for a job (``ray.init``), so a
+  tournament connects to Ray itself: not from a process already connected.
 * **Failures**: a ``BotError`` comes back as a value. The driver stops handing out
   games, waits for the games before the failed one (in the local runner's order),
   and raises the earliest failure, so disqualification and its reruns
-  (``eval.tournament``) go as they do locally.
+  (``cardrl.eval.tournament``) go as they do locally.
 """
 
 from __future__ import annotations
@@ -42,15 +42,13 @@ from typing import Any
 
 import ray
 
-import agents
-import envs
-import eval as cardrl_eval
-from agents.registry import parse_spec
-from eval import bot_process
-from eval.bot_process import ProcessBotError
-from eval.config import ConfigError, TournamentConfig, as_json
-from eval.logs import write_game_log
-from eval.play import BotError, game_record, play_game
+from cardrl.agents.registry import parse_spec
+from cardrl.eval import bot_process
+from cardrl.eval.bot_process import ProcessBotError
+from cardrl.eval.config import ConfigError, TournamentConfig, as_json
+from cardrl.eval.logs import write_game_log
+from cardrl.eval.play import BotError, game_record, play_game
+from cardrl.runtime_env import py_modules
 
 SHIP_DIR = "_cardrl_shipped"  # in the working_dir: <k>/<name>, one k per source directory
 SHIPPED_SUFFIXES = (".py", ".onnx")
@@ -185,11 +183,6 @@ class GamePlayer:
 
 
 # ----------------------------------------------------------------- driver
-def project_modules() -> list[str]:
-    """The packages a game player imports, shipped so workers run this code."""
-    return [str(Path(m.__file__).parent) for m in (envs, agents, cardrl_eval)]
-
-
 class RaySession:
     """A tournament's link to Ray: the staged files, the game players, the restorer."""
 
@@ -210,7 +203,7 @@ class RaySession:
         try:
             ray.init(address=address or None, logging_level=logging.WARNING,
                      log_to_driver=not quiet,
-                     runtime_env={"working_dir": self._tmp, "py_modules": project_modules()})
+                     runtime_env={"working_dir": self._tmp, "py_modules": py_modules()})
         except (ConnectionError, RuntimeError, ValueError) as err:
             shutil.rmtree(self._tmp, ignore_errors=True)
             raise ConfigError(f"cannot start or reach Ray at {address or 'a local Ray'}: "

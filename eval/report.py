@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from eval.config import TournamentConfig
-from eval.stats import bot_stats, head_to_head, seating_balance
+from cardrl.eval.config import TournamentConfig
+from cardrl.eval.stats import bot_stats, head_to_head, seating_balance
 
 
 def summarize(cfg: TournamentConfig, deals: int, games: Sequence[dict],

@@ -1,8 +1,8 @@
 """Duplicate tournaments of bots at any registered game, resumable, on several cores.
 
-    python -m eval.tournament spades --preset killer \\
+    python -m cardrl.eval.tournament spades --preset killer \\
         --bots spades/count-bid,spades/spade-count,random,random --deals 200
-    python -m eval.tournament sevens --seats 2-9 --disqualify --time-limit 2 \\
+    python -m cardrl.eval.tournament sevens --seats 2-9 --disqualify --time-limit 2 \\
         --bots sevens/lookahead,sevens/greedy,random,teams/red.py,... --deals 100
 
 Each deal is one engine seed, so it fixes the cards of every hand of the game.
@@ -10,17 +10,17 @@ It is played once per cyclic rotation of the lineup (every bot in every seat),
 so the luck of the cards cancels. Every finished game is logged as JSON under
 ``<out>/games``; running the same command again reads those logs instead of
 replaying, so an interrupted run loses nothing it finished, and a larger
-``--deals`` extends an earlier run. See ``eval.stats`` for the intervals.
+``--deals`` extends an earlier run. See ``cardrl.eval.stats`` for the intervals.
 
-``--seats`` draws each deal's table from a larger lineup (``eval.schedule``),
+``--seats`` draws each deal's table from a larger lineup (``cardrl.eval.schedule``),
 for games of 2-9 players. Bot files run in their own process, timed, as every
-bot does with ``--isolate`` (``eval.bot_process``); with ``--disqualify`` a bot
+bot does with ``--isolate`` (``cardrl.eval.bot_process``); with ``--disqualify`` a bot
 that raises, plays an illegal action, fails to load or answers too late is
 disqualified, the reason reported, and the tournament rerun without it (the
 course seed's section 5); the void games are kept under ``<out>/voided``.
 
 ``--ray [ADDRESS]`` plays the games as Ray tasks across a cluster instead of the
-local pool, with the same logs, resume and disqualification (``eval.ray_runner``;
+local pool, with the same logs, resume and disqualification (``cardrl.eval.ray_runner``;
 Ray is imported only then).
 """
 
@@ -37,23 +37,23 @@ from typing import TYPE_CHECKING
 
 from tqdm import tqdm
 
-from envs.files import write_atomic
-from envs.games import game_names, get_game
-from eval import bot_process, logs
-from eval.bot_process import ProcessBotError
-from eval.config import (
+from cardrl.envs.files import write_atomic
+from cardrl.envs.games import game_names, get_game
+from cardrl.eval import bot_process, logs
+from cardrl.eval.bot_process import ProcessBotError
+from cardrl.eval.config import (
     ConfigError,
     TournamentConfig,
     parse_rule_changes,
     split_bot_list,
 )
-from eval.play import BotError, game_record
-from eval.pool import play_games
-from eval.report import summarize, summary_text
-from eval.schedule import parse_seat_counts
+from cardrl.eval.play import BotError, game_record
+from cardrl.eval.pool import play_games
+from cardrl.eval.report import summarize, summary_text
+from cardrl.eval.schedule import parse_seat_counts
 
 if TYPE_CHECKING:  # Ray is imported only with --ray
-    from eval.ray_runner import RaySession
+    from cardrl.eval.ray_runner import RaySession
 
 RUNS_DIR = Path("runs/tournaments")
 
@@ -86,7 +86,7 @@ def run_tournament(cfg: TournamentConfig, deals: int, out: str | Path | None = N
     ``<out>/disqualified.json`` and the tournament rerun without it, until one
     round finishes with no failure; otherwise the error is raised. With ``ray``
     (a cluster's address, "" for a local Ray) the games are Ray tasks
-    (``eval.ray_runner``) and ``workers`` the number of game players (None: one
+    (``cardrl.eval.ray_runner``) and ``workers`` the number of game players (None: one
     per CPU of the cluster).
     """
     if not isinstance(deals, int) or deals < 1:
@@ -103,7 +103,7 @@ def run_tournament(cfg: TournamentConfig, deals: int, out: str | Path | None = N
     session = None
     try:
         if ray is not None:
-            from eval.ray_runner import RaySession
+            from cardrl.eval.ray_runner import RaySession
 
             session = RaySession(cfg, ray, workers, quiet)
         while True:
@@ -224,7 +224,7 @@ def _run_round(cfg: TournamentConfig, deals: int, out: Path, workers: int | None
 def build_parser() -> argparse.ArgumentParser:
     disqualifying = [g for g in game_names() if get_game(g).disqualify_failing_bots]
     p = argparse.ArgumentParser(
-        prog="python -m eval.tournament",
+        prog="cardrl tournament",
         description="Duplicate tournament: every deal is replayed with the lineup rotated "
                     "through every seat; reports mean score, win rate and average rank with "
                     "95% intervals, and a head-to-head table.")

@@ -15,7 +15,7 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-from web.testing import ROOT
+from cardrl.web.testing import ROOT
 
 CARD = json.loads((ROOT / "checkpoints" / "blind_auction-2p.json").read_text())
 OBS, ACTIONS = CARD["obs_size"], CARD["num_actions"]

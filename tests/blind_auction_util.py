@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs import cards
-from envs.blind_auction.actions import parse_action
-from envs.blind_auction.engine import BlindAuctionState
+from cardrl.envs import cards
+from cardrl.envs.blind_auction.actions import parse_action
+from cardrl.envs.blind_auction.engine import BlindAuctionState
 
 
 def bid_round(state: BlindAuctionState, *ranks: str) -> None:

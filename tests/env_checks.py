@@ -12,8 +12,8 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
-from envs.games import game_names, get_game
-from envs.rules_base import editable_fields
+from cardrl.envs.games import game_names, get_game
+from cardrl.envs.rules_base import editable_fields
 
 # rule changes each game is also tested with, beyond its presets and player counts
 # (``examples``); a game without an entry is tested on what it declares

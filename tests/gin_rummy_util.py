@@ -7,8 +7,8 @@ from itertools import combinations
 
 import numpy as np
 
-from envs import cards
-from envs.gin_rummy.actions import DISCARD_OFFSET, DRAW_STOCK, KNOCK_OFFSET, TAKE_DISCARD
+from cardrl.envs import cards
+from cardrl.envs.gin_rummy.actions import DISCARD_OFFSET, DRAW_STOCK, KNOCK_OFFSET, TAKE_DISCARD
 
 C = cards.parse
 ACE_LOW = {r: i for i, r in enumerate(["A", "2", "3", "4", "5", "6", "7", "8", "9", "10",
@@ -115,7 +115,7 @@ def look_ahead_by_search(view, limit: int) -> dict[str, np.ndarray]:
     draw with the solver: per held card (discarding) the mean least deadwood / 100 after
     one more draw of each unseen card to the hand kept and its best discard, the shares at
     most ``limit`` and at 0; drawing, the mean over the hand as held."""
-    from envs.gin_rummy.melds import deadwood, least_deadwood_after_discard, mask_of
+    from cardrl.envs.gin_rummy.melds import deadwood, least_deadwood_after_discard, mask_of
 
     others = {c for s, k in enumerate(view.known) if s != view.seat for c in k}
     draws = [c for c in range(52) if c not in view.hand and c not in view.pile

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs import cards
-from envs.sevens.rules import SevensRules
+from cardrl.envs import cards
+from cardrl.envs.sevens.rules import SevensRules
 
 # Every symbol has two values here, so every card has two actions.
 TWO_VALUES = tuple((r + 2, -(r + 2)) for r in range(13))

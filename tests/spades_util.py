@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs import cards
-from envs.spades.actions import CARD_OFFSET
-from envs.spades.engine import SUIT_TABLE, SpadesState
+from cardrl.envs import cards
+from cardrl.envs.spades.actions import CARD_OFFSET
+from cardrl.envs.spades.engine import SUIT_TABLE, SpadesState
 
 SPADE_NAMES = [r + "S" for r in cards.RANKS]
 

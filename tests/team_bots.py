@@ -10,7 +10,7 @@ from pathlib import Path
 KEEPER = '''
 import time
 
-from agents.base import Bot
+from cardrl.agents.base import Bot
 
 class Keeper(Bot):
     def start_game(self, seat, num_players, parameters):
@@ -41,7 +41,7 @@ class Keeper(Bot):
         return self.moves
 '''
 RAISER = '''
-from agents.base import Bot
+from cardrl.agents.base import Bot
 
 class Raiser(Bot):
     def act(self, view, legal):
@@ -50,7 +50,7 @@ class Raiser(Bot):
         return legal[0]
 '''
 ILLEGAL = '''
-from agents.base import Bot
+from cardrl.agents.base import Bot
 
 class Illegal(Bot):
     pass
@@ -62,7 +62,7 @@ def make_bot():
 '''
 SLEEPER = '''
 import time
-from agents.base import Bot
+from cardrl.agents.base import Bot
 
 class Sleeper(Bot):
     def act(self, view, legal):

@@ -2,8 +2,8 @@
 
 import pytest
 
-import agents
-from envs.games import game_names
+from cardrl import agents
+from cardrl.envs.games import game_names
 
 
 @pytest.mark.parametrize("game", game_names())

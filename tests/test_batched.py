@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from envs import cards
-from envs.batched import BatchedGames
-from envs.encoding import KINDS
-from envs.games import get_game
+from cardrl.envs import cards
+from cardrl.envs.batched import BatchedGames
+from cardrl.envs.encoding import KINDS
+from cardrl.envs.games import get_game
 from tests.env_checks import examples
 
 CONFIGS = examples(player_counts=False, extra=False)  # every declared game and preset

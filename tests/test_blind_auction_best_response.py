@@ -7,15 +7,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import agents
-from agents.blind_auction.equilibrium import solution
-from agents.blind_auction.exploit import exploitability as bot_exploitability
-from agents.blind_auction.exploit import history_value
-from envs.blind_auction import best_response
-from envs.blind_auction.engine import BlindAuctionState
-from envs.blind_auction.infostate import INFOSTATE, OFFSETS, R
-from envs.blind_auction.rules import get_rules
-from envs.games import get_game
+from cardrl import agents
+from cardrl.agents.blind_auction.equilibrium import solution
+from cardrl.agents.blind_auction.exploit import exploitability as bot_exploitability
+from cardrl.agents.blind_auction.exploit import history_value
+from cardrl.envs.blind_auction import best_response
+from cardrl.envs.blind_auction.engine import BlindAuctionState
+from cardrl.envs.blind_auction.infostate import INFOSTATE, OFFSETS, R
+from cardrl.envs.blind_auction.rules import get_rules
+from cardrl.envs.games import get_game
 
 
 def _mask(row: np.ndarray, offset: int) -> int:

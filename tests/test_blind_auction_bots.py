@@ -4,20 +4,20 @@ import json
 
 import pytest
 
-import agents
-from agents.blind_auction.exploit import (
+from cardrl import agents
+from cardrl.agents.blind_auction.exploit import (
     bot_policy,
     policy_tables,
     profile_value,
     representative_states,
 )
-from agents.blind_auction.tree import PublicTree
-from envs import cards
-from envs.blind_auction.engine import BlindAuctionState
-from envs.blind_auction.rules import get_rules
-from eval.config import TournamentConfig
-from eval.tournament import main as tournament_main
-from eval.tournament import run_tournament
+from cardrl.agents.blind_auction.tree import PublicTree
+from cardrl.envs import cards
+from cardrl.envs.blind_auction.engine import BlindAuctionState
+from cardrl.envs.blind_auction.rules import get_rules
+from cardrl.eval.config import TournamentConfig
+from cardrl.eval.tournament import main as tournament_main
+from cardrl.eval.tournament import run_tournament
 from tests.blind_auction_util import bid_round
 
 HEURISTICS = ["match", "high-early", "save-high", "mirror"]

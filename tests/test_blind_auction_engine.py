@@ -7,12 +7,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from envs import cards
-from envs.blind_auction.actions import action_name, parse_action
-from envs.blind_auction.engine import BlindAuctionState, IllegalActionError
-from envs.blind_auction.rules import RulesError, get_rules
-from envs.blind_auction.scoring import resolve
-from envs.blind_auction.view import BlindAuctionView
+from cardrl.envs import cards
+from cardrl.envs.blind_auction.actions import action_name, parse_action
+from cardrl.envs.blind_auction.engine import BlindAuctionState, IllegalActionError
+from cardrl.envs.blind_auction.rules import RulesError, get_rules
+from cardrl.envs.blind_auction.scoring import resolve
+from cardrl.envs.blind_auction.view import BlindAuctionView
 from tests.blind_auction_util import bid_round, oracle_legal, random_actions
 
 PRIZES = ["4D", "2D", "3D"]  # the prize order of the table games (3 cards a suit: 2, 3, 4)

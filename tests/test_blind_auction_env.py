@@ -12,13 +12,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from envs import cards
-from envs.blind_auction import env, parallel_env, raw_env
-from envs.blind_auction import infostate as encode
-from envs.blind_auction.engine import BlindAuctionState
-from envs.blind_auction.rules import get_rules
-from envs.encoding import KINDS
-from envs.games import get_game
+from cardrl.envs import cards
+from cardrl.envs.blind_auction import env, parallel_env, raw_env
+from cardrl.envs.blind_auction import infostate as encode
+from cardrl.envs.blind_auction.engine import BlindAuctionState
+from cardrl.envs.blind_auction.rules import get_rules
+from cardrl.envs.encoding import KINDS
+from cardrl.envs.games import get_game
 from tests.blind_auction_util import oracle_legal, random_actions
 from tests.env_checks import check_illegal_action_refused, random_episode, reward_totals
 
@@ -265,8 +265,8 @@ def test_parallel_step_refuses_a_bid_that_is_not_an_action_and_changes_nothing(b
 
 _OBSERVER_PROBE = """
 import json
-from envs.blind_auction import env
-from envs.blind_auction.observer import observe
+from cardrl.envs.blind_auction import env
+from cardrl.envs.blind_auction.observer import observe
 e = env(num_players=3, tie_rule="carry")
 e.reset(seed=2)
 for agent in e.agent_iter():
@@ -285,8 +285,8 @@ def test_the_compiled_observer_is_cached_and_recompiled_when_the_core_changes():
     import sys
     from pathlib import Path
 
-    from envs.blind_auction.observer import observe
-    from envs.compiled import sources_digest
+    from cardrl.envs.blind_auction.observer import observe
+    from cardrl.envs.compiled import sources_digest
 
     def probe():
         return json.loads(subprocess.run([sys.executable, "-c", _OBSERVER_PROBE], check=True,

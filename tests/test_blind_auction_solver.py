@@ -4,14 +4,14 @@ exploitability of every bot, and the command that prints it."""
 import numpy as np
 import pytest
 
-import agents
-from agents.blind_auction.equilibrium import EquilibriumBot, solution
-from agents.blind_auction.exploit import exploitability, history_value
-from agents.blind_auction.exploitability import main as exploitability_main
-from agents.blind_auction.tree import PublicTree, best_response, solve_matrix_game
-from envs import cards
-from envs.blind_auction.engine import BlindAuctionState
-from envs.blind_auction.rules import get_rules
+from cardrl import agents
+from cardrl.agents.blind_auction.equilibrium import EquilibriumBot, solution
+from cardrl.agents.blind_auction.exploit import exploitability, history_value
+from cardrl.agents.blind_auction.exploitability import main as exploitability_main
+from cardrl.agents.blind_auction.tree import PublicTree, best_response, solve_matrix_game
+from cardrl.envs import cards
+from cardrl.envs.blind_auction.engine import BlindAuctionState
+from cardrl.envs.blind_auction.rules import get_rules
 from tests.blind_auction_util import bid_round
 
 RPS = np.array([[0, -0.5, 0.5], [0.5, 0, -0.5], [-0.5, 0.5, 0]])

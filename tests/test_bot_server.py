@@ -11,9 +11,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.server import answer, make_bot
-from envs.games import game_names, get_game
-from train.export import export_untrained
+from cardrl.agents.server import answer, make_bot
+from cardrl.envs.games import game_names, get_game
+from cardrl.train.export import export_untrained
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -33,7 +33,7 @@ def requests(game: str, count: int, seed: int = 0) -> list[tuple[dict, list[int]
 
 def serve(bot: str, lines: list[str]) -> list[dict]:
     """Run the server process on ``lines``; its replies, one per non-blank line."""
-    out = subprocess.run([sys.executable, "-m", "agents.server", bot], cwd=ROOT, timeout=120,
+    out = subprocess.run([sys.executable, "-m", "cardrl.agents.server", bot], cwd=ROOT, timeout=120,
                          input="\n".join(lines) + "\n", capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     return [json.loads(line) for line in out.stdout.splitlines()]
@@ -103,13 +103,13 @@ def test_a_bot_of_another_game_refuses_the_view():
 
 
 def test_unknown_bot_exits_with_a_clear_error():
-    out = subprocess.run([sys.executable, "-m", "agents.server", "nobody/bot"], cwd=ROOT,
+    out = subprocess.run([sys.executable, "-m", "cardrl.agents.server", "nobody/bot"], cwd=ROOT,
                          input="", capture_output=True, text=True, timeout=60)
     assert out.returncode == 2 and "unknown bot 'nobody/bot'" in out.stderr
 
 
 def test_example_request_is_answerable():
-    out = subprocess.run([sys.executable, "-m", "agents.server", "--example", "spades"],
+    out = subprocess.run([sys.executable, "-m", "cardrl.agents.server", "--example", "spades"],
                          cwd=ROOT, capture_output=True, text=True, timeout=60)
     request = out.stdout.splitlines()[0]
     reply = answer(make_bot("spades/expert"), request)
@@ -168,7 +168,8 @@ def test_a_failing_call_answers_its_error_and_traceback_and_stops_the_batch():
 
 def test_ready_line_says_whether_the_bot_was_built():
     def first_line(spec):
-        out = subprocess.run([sys.executable, "-m", "agents.server", spec, "--ready"], cwd=ROOT,
+        out = subprocess.run([sys.executable, "-m", "cardrl.agents.server", spec, "--ready"],
+                             cwd=ROOT,
                              input="", capture_output=True, text=True, timeout=60)
         return out.returncode, json.loads(out.stdout.splitlines()[0])
 

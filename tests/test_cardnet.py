@@ -1,4 +1,4 @@
-"""The card-structured network (``train.cardnet``) and the encoders' card tables it reads.
+"""The card-structured network (``cardrl.train.cardnet``) and the encoders' card tables it reads.
 
 The tables must say the truth about the vector (a legal card action's card is in the own
 hand, read in the table's first column), and the network must score a card action from
@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 import torch
 
-from envs.games import game_names, get_game
+from cardrl.envs.games import game_names, get_game
+from cardrl.train.cardnet import CardActor, CardNet, card_table
 from tests.env_checks import decision_points
-from train.cardnet import CardActor, CardNet, card_table
 
 GAMES = game_names()
 
@@ -108,7 +108,7 @@ def test_the_frozen_actor_plays_legal_moves_and_survives_save_and_load(game, tmp
 
 
 def test_a_game_without_a_card_table_is_refused_by_name():
-    from train.config import TrainConfig
+    from cardrl.train.config import TrainConfig
     cfg = TrainConfig(game="gin_rummy", observation="features", policy="card")
     with pytest.raises(ValueError, match="no card table"):
         cfg.validate()

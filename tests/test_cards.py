@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from envs import cards
+from cardrl.envs import cards
 
 
 def test_documented_ids():

@@ -17,15 +17,15 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from envs import cards, compiled_rng
-from envs.batched import BatchedGames
-from envs.compiled import find_core, sources_digest
-from envs.encoding import KINDS
-from envs.games import game_module, game_names, get_game
-from envs.rules_base import editable_fields
+from cardrl.envs import cards, compiled_rng
+from cardrl.envs.batched import BatchedGames
+from cardrl.envs.compiled import find_core, sources_digest
+from cardrl.envs.encoding import KINDS
+from cardrl.envs.games import game_module, game_names, get_game
+from cardrl.envs.rules_base import editable_fields
 from tests.env_checks import DEAL_OF, examples
 
-CORE_GAMES = [g for g in game_names() if game_module("envs", g, "compiled") is not None]
+CORE_GAMES = [g for g in game_names() if game_module("cardrl.envs", g, "compiled") is not None]
 # rules fields a table cannot change, which a core must play too
 MORE_RULES = {
     "spades": [("killer", {"first_dealer": None, "max_hands": 3})],
@@ -242,7 +242,7 @@ def test_bad_input_is_refused_naming_it_and_changes_nothing(game):
 
 _CACHE_PROBE = """
 import json, numpy as np
-from envs.batched import BatchedGames
+from cardrl.envs.batched import BatchedGames
 out = {}
 for game in %r:
     games = BatchedGames(game, 2)

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from numba import njit
 
-from envs import compiled_draws, compiled_rng
+from cardrl.envs import compiled_draws, compiled_rng
 
 
 @njit(cache=True)

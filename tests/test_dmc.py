@@ -11,12 +11,11 @@ import numpy as np
 import pytest
 import torch
 
-import agents
-from envs.batched import BatchedGames
-from envs.games import game_names, get_game
-from tests.env_checks import decision_points
-from train import dmc
-from train.dmc import (
+from cardrl import agents
+from cardrl.envs.batched import BatchedGames
+from cardrl.envs.games import game_names, get_game
+from cardrl.train import dmc
+from cardrl.train.dmc import (
     DMCConfig,
     DMCTrainer,
     MaskedQ,
@@ -27,8 +26,9 @@ from train.dmc import (
     epsilon_greedy,
     q_network,
 )
-from train.export import base_card, write_onnx
-from train.numpy_policy import MASKED
+from cardrl.train.export import base_card, write_onnx
+from cardrl.train.numpy_policy import MASKED
+from tests.env_checks import decision_points
 
 GAMES = game_names()
 POLICIES = ("mlp", "card")
@@ -317,8 +317,8 @@ def test_card_policy_with_a_skip_path_is_refused():
 def test_skip_path_adds_each_block_onto_its_own_action():
     """Q - body = gain x (w_0 x tops_trick + w_1 x master) on the card actions, 0 on bids:
     a card's block entry moves that card's Q and no other action's."""
-    from envs.spades.actions import CARD_OFFSET
-    from envs.spades.infostate import MASTER, TOPS
+    from cardrl.envs.spades.actions import CARD_OFFSET
+    from cardrl.envs.spades.infostate import MASTER, TOPS
 
     cfg = DMCConfig(game="spades", net=(8,), skip_gain=10.0).resolved()
     net = q_network(cfg, 805, 68)

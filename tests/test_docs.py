@@ -9,7 +9,7 @@
 * Every ``python -m MODULE`` the pages show names a module that exists and can be run
   (found without importing or running it; a package needs a ``__main__``).
 * Every ```json block of docs/bots.md that is a bot-server request gets an action from
-  the server (``agents.server.answer``): the protocol examples are real views.
+  the server (``cardrl.agents.server.answer``): the protocol examples are real views.
 * Every relative link of the pages names a file of the repository, and its anchor a
   heading of the page it points to.
 * No file of the repository refers to the engineers' shared folder, which users do not
@@ -183,8 +183,8 @@ REQUESTS = [b for b in (blocks(BOTS_PAGE) if BOTS_PAGE.is_file() else []) if b.l
 
 @pytest.mark.parametrize("block", REQUESTS, ids=[b.where for b in REQUESTS])
 def test_protocol_examples_get_an_action(block: Block):
-    from agents import make
-    from agents.server import answer
+    from cardrl.agents import make
+    from cardrl.agents.server import answer
 
     request = json.loads(block.code)  # one request, laid out on several lines for reading
     if not isinstance(request, dict) or "view" not in request:

@@ -2,7 +2,7 @@
 
 PettingZoo's own tests (api, seed, and the parallel ones for Blind Auction); the
 observer's vectors equal the encoder's and lie in the space; masks are the legal
-set; and the rules ``envs.aec`` applies once for every game: a bool is not an
+set; and the rules ``cardrl.envs.aec`` applies once for every game: a bool is not an
 action, penalty mode never raises, reset options are checked, packages export
 their env functions and engines load no PettingZoo.
 """
@@ -12,14 +12,17 @@ from __future__ import annotations
 import importlib
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, seed_test
 
-from envs.encoding import KINDS
-from envs.games import game_names, get_game
+from cardrl.envs.encoding import KINDS
+from cardrl.envs.games import game_names, get_game
 from tests.env_checks import example_id, examples
+
+ROOT = Path(__file__).resolve().parents[1]
 
 # (game, preset, rule changes): every declared game's presets, player counts and extra
 # examples (``tests.env_checks.examples``)
@@ -41,7 +44,7 @@ def test_pettingzoo_api_and_seed_tests(game, preset, changes, kind):
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("players", [2, 3])
 def test_blind_auction_parallel_api_and_seed_tests(players, kind):
-    from envs.blind_auction import parallel_env
+    from cardrl.envs.blind_auction import parallel_env
 
     parallel_api_test(parallel_env(num_players=players, observation=kind), num_cycles=100)
     parallel_seed_test(lambda: parallel_env(num_players=players, observation=kind))
@@ -188,24 +191,28 @@ def test_every_package_exports_its_env_functions_not_its_modules():
     """``from envs.<game> import env`` is the env constructor, also after the module that
     defines it was imported (a submodule called ``env`` used to shadow it)."""
     for game in game_names():
-        importlib.import_module(f"envs.{game}.environment")
-        package = importlib.import_module(f"envs.{game}")
+        importlib.import_module(f"cardrl.envs.{game}.environment")
+        package = importlib.import_module(f"cardrl.envs.{game}")
         for name in ("env", "raw_env"):
             assert callable(getattr(package, name)) and not isinstance(getattr(package, name),
                                                                        type(sys))
         e = package.env()
         assert isinstance(e, package.raw_env) and e.metadata["name"] == get_game(game).env_name
-    from envs.blind_auction import parallel_env, parallel_raw_env
+    from cardrl.envs.blind_auction import parallel_env, parallel_raw_env
     assert isinstance(parallel_env(), parallel_raw_env)
 
 
-def test_engines_and_declarations_load_neither_pettingzoo_nor_gymnasium():
+def test_engines_and_declarations_load_no_env_bot_numba_or_torch_module():
+    """An engine and its declaration are plain Python: a web server or a bot process loads
+    them without the env, the bots, numba or torch. (``import cardrl`` runs first and
+    registers the ids, which loads PettingZoo's and Gymnasium's registries.)"""
     code = ("import sys\n"
-            "import envs.games\n"
-            "for g in envs.games.game_names():\n"
-            "    __import__(f'envs.{g}.engine'); envs.games.get_game(g)\n"
-            "print(sorted(m for m in sys.modules if m.split('.')[0] in "
-            "('pettingzoo', 'gymnasium', 'torch', 'agents')))\n")
+            "import cardrl.envs.games as games\n"
+            "for g in games.game_names():\n"
+            "    __import__(f'cardrl.envs.{g}.engine'); games.get_game(g)\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('numba', 'torch')\n"
+            "             or m.startswith(('cardrl.agents', 'cardrl.train',\n"
+            "                              'cardrl.envs.aec'))))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout
+                         check=True, cwd=ROOT / "tests").stdout
     assert out.strip() == "[]"

@@ -5,19 +5,19 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-import agents
-from agents.gin_rummy.expert import ExpertBot, defender_favoured
-from envs.gin_rummy import SEED, STANDARD, GinRummyState, GinRummyView
-from envs.gin_rummy.actions import (
+from cardrl import agents
+from cardrl.agents.gin_rummy.expert import ExpertBot, defender_favoured
+from cardrl.envs.gin_rummy import SEED, STANDARD, GinRummyState, GinRummyView
+from cardrl.envs.gin_rummy.actions import (
     DRAW_STOCK,
     KNOCK_OFFSET,
     TAKE_DISCARD,
     discard_action,
     knock_action,
 )
-from envs.gin_rummy.melds import CARD_BIT
-from envs.gin_rummy.rules import get_rules
-from envs.gin_rummy.tracking import Knowledge
+from cardrl.envs.gin_rummy.melds import CARD_BIT
+from cardrl.envs.gin_rummy.rules import get_rules
+from cardrl.envs.gin_rummy.tracking import Knowledge
 from tests.gin_rummy_util import C, brute_force_deadwood, full_deal, hands_of
 
 SEAT1 = "5C 6C 7C 8H 8S 8D KH QS 3H 2D"  # [567C] [888], KH QS 3H 2D dead: 25

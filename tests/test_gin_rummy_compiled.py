@@ -11,10 +11,10 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from envs import cards
-from envs.gin_rummy import compiled, meld_kernels, melds
-from envs.gin_rummy.rules import get_rules
-from envs.gin_rummy.scoring import settle_knock
+from cardrl.envs import cards
+from cardrl.envs.gin_rummy import compiled, meld_kernels, melds
+from cardrl.envs.gin_rummy.rules import get_rules
+from cardrl.envs.gin_rummy.scoring import settle_knock
 
 # hands from few ranks, so that sets, runs and their overlaps are common
 RICH = st.lists(st.integers(0, 51).filter(lambda c: c % 13 < 6 or c % 13 == 12),

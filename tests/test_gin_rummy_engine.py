@@ -7,9 +7,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from envs import cards
-from envs.gin_rummy import SEED, STANDARD, GinRummyState, GinRummyView, IllegalActionError
-from envs.gin_rummy.actions import (
+from cardrl.envs import cards
+from cardrl.envs.gin_rummy import SEED, STANDARD, GinRummyState, GinRummyView, IllegalActionError
+from cardrl.envs.gin_rummy.actions import (
     DRAW_STOCK,
     TAKE_DISCARD,
     action_name,
@@ -17,7 +17,7 @@ from envs.gin_rummy.actions import (
     knock_action,
     parse_action,
 )
-from envs.gin_rummy.rules import RulesError, get_rules
+from cardrl.envs.gin_rummy.rules import RulesError, get_rules
 from tests.gin_rummy_util import C, full_deal, hands_of, oracle_legal, play_random
 
 DEAL3 = hands_of("AC 2C 3C 4D 4H 4S 9S 10S JS 5H",

@@ -13,15 +13,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pettingzoo.test import api_test
 
-from envs import cards
-from envs.encoding import KINDS
-from envs.games import get_game
-from envs.gin_rummy import features, infostate
-from envs.gin_rummy.actions import DRAW_STOCK, NUM_ACTIONS, TAKE_DISCARD, knock_action
-from envs.gin_rummy.engine import GinRummyState
-from envs.gin_rummy.environment import env, raw_env
-from envs.gin_rummy.features import encode, layout
-from envs.gin_rummy.rules import RulesError, get_rules
+from cardrl.envs import cards
+from cardrl.envs.encoding import KINDS
+from cardrl.envs.games import get_game
+from cardrl.envs.gin_rummy import features, infostate
+from cardrl.envs.gin_rummy.actions import DRAW_STOCK, NUM_ACTIONS, TAKE_DISCARD, knock_action
+from cardrl.envs.gin_rummy.engine import GinRummyState
+from cardrl.envs.gin_rummy.environment import env, raw_env
+from cardrl.envs.gin_rummy.features import encode, layout
+from cardrl.envs.gin_rummy.rules import RulesError, get_rules
 from tests.env_checks import check_illegal_action_refused, episode_with_penalties, random_moves
 from tests.gin_rummy_util import C, full_deal, hands_of, look_ahead_by_search, oracle_legal
 
@@ -397,7 +397,7 @@ def test_decision_features_are_the_meld_solvers_answers_for_the_seat_to_act(seed
     """discard_deadwood[c] = deadwood of the hand without c (discarding); take_deadwood =
     the least deadwood after taking the top card and discarding another (drawing); both
     zero in every other seat's observation."""
-    from envs.gin_rummy.melds import deadwood, mask_of
+    from cardrl.envs.gin_rummy.melds import deadwood, mask_of
 
     state = random_moves(GinRummyState(get_rules(preset), seed), seed, moves)
     lay = layout(2)
@@ -468,8 +468,8 @@ def test_look_ahead_blocks_are_the_trackers_numbers_for_the_seat_to_act(seed, mo
     """discard_outlook / discard_ready / discard_danger per held card and stock_outlook
     are what ``Knowledge`` (the expert's tracker) computes from the same view; every
     other seat's blocks are zero."""
-    from envs.gin_rummy.melds import CARD_BIT, mask_of
-    from envs.gin_rummy.tracking import Knowledge
+    from cardrl.envs.gin_rummy.melds import CARD_BIT, mask_of
+    from cardrl.envs.gin_rummy.tracking import Knowledge
 
     state = random_moves(GinRummyState(get_rules(preset), seed), seed, moves)
     lay = layout(2)
@@ -498,7 +498,7 @@ def test_look_ahead_blocks_are_the_trackers_numbers_for_the_seat_to_act(seed, mo
 def expert_moves(state, moves: int):
     """``state`` after up to ``moves`` moves of ``gin_rummy/expert`` in every seat, stopping
     at the end of the first hand (the expert's hands reach knocks, random ones rarely do)."""
-    import agents
+    from cardrl import agents
 
     bot = agents.make("gin_rummy/expert")
     for _ in range(moves):
@@ -517,9 +517,16 @@ def test_knock_block_is_worked_out_from_the_view_of_the_seat_to_act(seed, moves,
     the best look-ahead shares of the plain discards, the unseen cards that join a meld of
     the knocking hand's best split, and the next player's picks and discards; zero for
     the other seat and whenever no knock is legal."""
-    from envs.gin_rummy.features import KNOCK_FEATURES
-    from envs.gin_rummy.melds import CARD_BIT, CARD_VALUE, best_split, deadwood, mask_of, meldable
-    from envs.gin_rummy.tracking import Knowledge
+    from cardrl.envs.gin_rummy.features import KNOCK_FEATURES
+    from cardrl.envs.gin_rummy.melds import (
+        CARD_BIT,
+        CARD_VALUE,
+        best_split,
+        deadwood,
+        mask_of,
+        meldable,
+    )
+    from cardrl.envs.gin_rummy.tracking import Knowledge
 
     state = expert_moves(GinRummyState(get_rules(preset), seed), moves)
     lay = layout(2)
@@ -555,7 +562,7 @@ def test_knock_block_is_worked_out_from_the_view_of_the_seat_to_act(seed, moves,
 
 
 def test_knock_block_on_a_dealt_hand():
-    from envs.gin_rummy.features import KNOCK_FEATURES
+    from cardrl.envs.gin_rummy.features import KNOCK_FEATURES
 
     # seat 1 holds 2-3-4 and 9-10-J of clubs and three 7s; it draws 5H and may knock
     deal = full_deal(hands_of("2D 3S 5D 6S 8D 10D JD QH KH AH",

@@ -7,18 +7,18 @@ import numpy as np
 import pytest
 import torch
 
-import agents
-from envs.gin_rummy.actions import KNOCK_OFFSET, NUM_ACTIONS
-from envs.gin_rummy.engine import GinRummyState
-from envs.gin_rummy.features import KNOCK_FEATURES, encode, layout
-from envs.gin_rummy.features import VERSION as FEATURES_VERSION
-from envs.gin_rummy.rules import get_rules
-from train import plugins
-from train.config import TrainConfig
-from train.numpy_policy import MASKED
-from train.plugins import gin_rummy
-from train.plugins.gin_rummy import knock as kh
-from train.plugins.gin_rummy.__main__ import main as knock_main
+from cardrl import agents
+from cardrl.envs.gin_rummy.actions import KNOCK_OFFSET, NUM_ACTIONS
+from cardrl.envs.gin_rummy.engine import GinRummyState
+from cardrl.envs.gin_rummy.features import KNOCK_FEATURES, encode, layout
+from cardrl.envs.gin_rummy.features import VERSION as FEATURES_VERSION
+from cardrl.envs.gin_rummy.rules import get_rules
+from cardrl.train import plugins
+from cardrl.train.config import TrainConfig
+from cardrl.train.numpy_policy import MASKED
+from cardrl.train.plugins import gin_rummy
+from cardrl.train.plugins.gin_rummy import knock as kh
+from cardrl.train.plugins.gin_rummy.__main__ import main as knock_main
 
 LAY = layout(2)
 
@@ -192,8 +192,8 @@ def expert_views(preset: str, games: int):
 
 def test_exported_bot_with_a_head_plays_what_torch_plays(tmp_path, monkeypatch):
     pytest.importorskip("onnxruntime")
-    from train.export import MaskedLogits
-    from train.ppo import Trainer
+    from cardrl.train.export import MaskedLogits
+    from cardrl.train.ppo import Trainer
 
     monkeypatch.chdir(tmp_path)
     cfg = TrainConfig(game="gin_rummy", preset="standard", observation="features", net=(32,),

@@ -5,9 +5,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from envs import cards
-from envs.gin_rummy import melds
-from envs.gin_rummy.melds import (
+from cardrl.envs import cards
+from cardrl.envs.gin_rummy import melds
+from cardrl.envs.gin_rummy.melds import (
     best_split,
     best_splits,
     cards_of,

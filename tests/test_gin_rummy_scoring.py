@@ -2,11 +2,11 @@
 
 import pytest
 
-from envs import cards
-from envs.gin_rummy import SEED, STANDARD, GinRummyState
-from envs.gin_rummy.actions import DRAW_STOCK, discard_action, knock_action
-from envs.gin_rummy.melds import mask_of
-from envs.gin_rummy.scoring import HandResult, settle_knock
+from cardrl.envs import cards
+from cardrl.envs.gin_rummy import SEED, STANDARD, GinRummyState
+from cardrl.envs.gin_rummy.actions import DRAW_STOCK, discard_action, knock_action
+from cardrl.envs.gin_rummy.melds import mask_of
+from cardrl.envs.gin_rummy.scoring import HandResult, settle_knock
 from tests.gin_rummy_util import C, full_deal, hands_of
 
 # ten-card hands with known deadwood (melds in brackets)

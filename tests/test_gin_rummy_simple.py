@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
-import agents
-from agents.gin_rummy.simple import SimpleBot
-from envs import cards
-from envs.gin_rummy import GinRummyState
-from envs.gin_rummy.actions import (
+from cardrl import agents
+from cardrl.agents.gin_rummy.simple import SimpleBot
+from cardrl.envs import cards
+from cardrl.envs.gin_rummy import GinRummyState
+from cardrl.envs.gin_rummy.actions import (
     DRAW_STOCK,
     KNOCK_OFFSET,
     TAKE_DISCARD,
@@ -28,10 +28,10 @@ from envs.gin_rummy.actions import (
     discard_action,
     knock_action,
 )
-from envs.gin_rummy.melds import CARD_BIT, CARD_VALUE, deadwood, mask_of, meldable, rank_low
-from envs.gin_rummy.rules import get_rules
-from eval.config import TournamentConfig
-from eval.play import play_game
+from cardrl.envs.gin_rummy.melds import CARD_BIT, CARD_VALUE, deadwood, mask_of, meldable, rank_low
+from cardrl.envs.gin_rummy.rules import get_rules
+from cardrl.eval.config import TournamentConfig
+from cardrl.eval.play import play_game
 from tests.gin_rummy_util import C, full_deal, hands_of
 
 DATA = json.loads((Path(__file__).parent / "data" / "gin_rummy_neller_simple.json").read_text())

@@ -13,13 +13,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import agents
-from agents.learned import BotLoadError
-from envs.encoding import KINDS
-from envs.games import game_names, get_game
-from eval.config import TournamentConfig
-from eval.tournament import run_tournament
-from train.export import export_untrained
+from cardrl import agents
+from cardrl.agents.learned import BotLoadError
+from cardrl.envs.encoding import KINDS
+from cardrl.envs.games import game_names, get_game
+from cardrl.eval.config import TournamentConfig
+from cardrl.eval.tournament import run_tournament
+from cardrl.train.export import export_untrained
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -45,7 +45,7 @@ def first_decisions(game: str, count: int) -> list[tuple]:
 def test_loading_and_playing_imports_no_torch(exported):
     code = f"""
 import sys, agents
-from envs.games import get_game
+from cardrl.envs.games import get_game
 bot = agents.load({str(exported)!r})
 g = get_game("spades")
 state = g.new_state(g.get_rules("killer"), 1)
@@ -54,7 +54,7 @@ while not state.is_over and moves < 60:
     a = bot.act(state.view(state.current_player), state.legal_actions())
     assert a in state.legal_actions()
     state.apply(a); moves += 1
-print(moves, "torch" in sys.modules, "train" in sys.modules)
+print(moves, "torch" in sys.modules, "cardrl.train" in sys.modules)
 """
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                          text=True, timeout=120)

@@ -1,4 +1,4 @@
-"""Our games as OpenSpiel games (``agents.openspiel``): OpenSpiel's own random simulation
+"""Our games as OpenSpiel games (``cardrl.agents.openspiel``): OpenSpiel's own random simulation
 test, the information state against the env's observation, resampling, IS-MCTS as a bot,
 and OpenSpiel's solvers against our Blind Auction LP."""
 
@@ -8,10 +8,10 @@ import numpy as np
 import pyspiel  # the openspiel extra, which `make test` installs: no skip
 import pytest
 
-import agents
-from agents import openspiel as ops
-from agents.blind_auction.equilibrium import EquilibriumBot, solution
-from envs.games import game_names, get_game
+from cardrl import agents
+from cardrl.agents import openspiel as ops
+from cardrl.agents.blind_auction.equilibrium import EquilibriumBot, solution
+from cardrl.envs.games import game_names, get_game
 
 # every preset, as the parameters name it; one hand where a game has many (the test's speed)
 CASES = [(name, {"preset": p, **({"episode": "hand"} if "max_hands" in ops.parameter_specification(
@@ -141,8 +141,8 @@ def test_ismcts_finishes_a_game_against_random_players(name, rules):
 
 
 def test_ismcts_plays_a_duplicate_tournament_by_its_spec(tmp_path):
-    from eval.config import TournamentConfig
-    from eval.tournament import run_tournament
+    from cardrl.eval.config import TournamentConfig
+    from cardrl.eval.tournament import run_tournament
 
     spec = "openspiel/ismcts:simulations=8,uct_c=1"
     cfg = TournamentConfig(game="blind_auction", bots=(spec, "blind_auction/high-early"),

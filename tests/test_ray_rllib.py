@@ -1,6 +1,6 @@
 """RLlib training on a local Ray cluster (2 CPUs, started and stopped here): a tiny self-play
 run per observation kind (one sampling in the driver, one on a remote env runner) exports a
-bot that ``agents.load`` plays through a whole tournament game, whose ONNX actions are the
+bot that ``cardrl.agents.load`` plays through a whole tournament game, whose ONNX actions are the
 RLlib module's greedy actions, and whose run logged to tensorboard."""
 
 from __future__ import annotations
@@ -13,15 +13,14 @@ import numpy as np
 import pytest
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
-import agents
-from agents.learned import OnnxBot, observation_encoder
-from envs.games import get_game
-from eval.config import TournamentConfig
-from eval.tournament import run_tournament
-from tests.env_checks import decision_points
-from train import run as sb3_cli
-from train.config import PPOKnobs, TrainConfig
-from train.rllib import (
+from cardrl import agents
+from cardrl.agents.learned import OnnxBot, observation_encoder
+from cardrl.envs.games import get_game
+from cardrl.eval.config import TournamentConfig
+from cardrl.eval.tournament import run_tournament
+from cardrl.train import run as sb3_cli
+from cardrl.train.config import PPOKnobs, TrainConfig
+from cardrl.train.rllib import (
     MAIN,
     RllibConfig,
     SeatMapping,
@@ -30,6 +29,7 @@ from train.rllib import (
     main,
     train,
 )
+from tests.env_checks import decision_points
 
 CASES = [("blind_auction", "infostate", 0), ("sevens", "features", 1)]  # game, kind, runners
 

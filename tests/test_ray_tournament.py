@@ -9,16 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from envs.games import get_game
-from eval.config import ConfigError, TournamentConfig
-from eval.ray_runner import RaySession, Restorer, spec_paths, stage_files
-from eval.tournament import main, run_tournament
+from cardrl.envs.games import get_game
+from cardrl.eval.config import ConfigError, TournamentConfig
+from cardrl.eval.ray_runner import RaySession, Restorer, spec_paths, stage_files
+from cardrl.eval.tournament import main, run_tournament
+from cardrl.train.export import base_card
+from cardrl.train.rllib import MaskedMLPModule, export_module
 from tests.team_bots import ILLEGAL, KEEPER, RAISER, SLEEPER, write_bots
-from train.export import base_card
-from train.rllib import MaskedMLPModule, export_module
 
 WHERE = '''
-from agents.base import Bot
+from cardrl.agents.base import Bot
 
 class Where(Bot):
     def act(self, view, legal):

@@ -13,9 +13,9 @@ import pettingzoo
 import pytest
 from pettingzoo.test import api_test, parallel_api_test
 
-import envs  # noqa: F401 - registers the games with PettingZoo
-from envs.games import GAMES, get_game
-from envs.registry import after_import, env_id, split_env_name
+import cardrl  # noqa: F401 - registers the games with PettingZoo
+from cardrl.envs.games import GAMES, get_game
+from cardrl.envs.registry import env_id, split_env_name
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -59,7 +59,7 @@ def test_every_game_with_a_parallel_env_is_in_the_parallel_registry():
     parallel = [g for g in GAMES if get_game(g).parallel]
     assert parallel, "no game declares a parallel env"
     for game in GAMES:
-        module = __import__(f"envs.{game}.environment", fromlist=["*"])
+        module = __import__(f"cardrl.envs.{game}.environment", fromlist=["*"])
         assert hasattr(module, "parallel_env") == get_game(game).parallel, game
         if game not in parallel:
             with pytest.raises(pettingzoo.env_registry.exceptions.NameNotFound):
@@ -80,64 +80,35 @@ def test_a_wrong_version_or_option_is_refused_by_name():
 
 
 IMPORT_ORDERS = {
-    "envs first": "import envs, pettingzoo",
-    "pettingzoo first": "import pettingzoo, envs",
-    "the env module first": "import envs.aec, pettingzoo",
-    "a game's env first": f"import envs.{GAMES[-1]}.environment, pettingzoo",
-    "agents, then gymnasium": "import agents, gymnasium, pettingzoo",
-    "gymnasium, then agents": "import gymnasium, pettingzoo, agents",
-    "the single-seat env first": "import agents.single_seat, gymnasium, pettingzoo",
+    "cardrl first": "import cardrl, pettingzoo",
+    "pettingzoo first": "import pettingzoo, gymnasium, cardrl",
+    "the env layer": "import cardrl.envs, pettingzoo",
+    "a game's env module": f"import cardrl.envs.{GAMES[-1]}.environment, pettingzoo",
+    "the single-seat env": "import cardrl.agents.single_seat, gymnasium, pettingzoo",
 }
 
 
 @pytest.mark.parametrize("imports", IMPORT_ORDERS.values(), ids=IMPORT_ORDERS.keys())
-def test_every_id_is_registered_whatever_the_import_order(imports):
+def test_every_id_is_registered_whatever_the_import_order_and_without_import_hooks(imports):
+    """Any import of cardrl registers every id, as Gymnasium's add-ons do, with no finder
+    left on ``sys.meta_path``; run outside the checkout (cwd), so only the package counts."""
     code = textwrap.dedent(f"""
-        import warnings
+        import sys, warnings
         warnings.simplefilter("error")
+        finders = list(sys.meta_path)
         {imports}
         import gymnasium
+        gymnasium.register_envs(cardrl)
         print(sorted(i for i in pettingzoo.aec_registry if i.startswith("cardrl/")))
         print(sorted(i for i in pettingzoo.parallel_registry if i.startswith("cardrl/")))
         print(sorted(i for i in gymnasium.registry if i.startswith("cardrl/")))
+        print(sys.meta_path == finders)
     """)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         cwd=ROOT, check=True).stdout.splitlines()
+                         cwd=ROOT / "tests", check=True).stdout.splitlines()
+    from cardrl.envs.registry import gym_id
+
     assert out[0] == str(sorted(env_id(g) for g in GAMES))
     assert out[1] == str(sorted(env_id(g) for g in GAMES if get_game(g).parallel))
-    if "agents" in imports:
-        from agents.gym_registry import gym_id
-        assert out[2] == str(sorted(gym_id(g) for g in GAMES))
-    else:
-        assert out[2] == "[]"  # the Gymnasium ids come with agents, which envs never imports
-
-
-def test_after_import_calls_back_once_after_the_modules_own_import(tmp_path, monkeypatch):
-    (tmp_path / "cardrl_fake_lib.py").write_text("VALUE = 41\nVALUE += 1\n")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    calls = []
-    after_import("cardrl_fake_lib", lambda m: calls.append(m.VALUE))
-    assert calls == []  # not imported yet: nothing is imported for it
-    import cardrl_fake_lib  # noqa: F401
-
-    assert calls == [42]  # called once the module had run to its end
-    import importlib
-    importlib.reload(cardrl_fake_lib)
-    assert calls == [42]  # once only
-    after_import("cardrl_fake_lib", lambda m: calls.append(-m.VALUE))
-    assert calls == [42, -42]  # already imported: at once
-    monkeypatch.delitem(sys.modules, "cardrl_fake_lib")
-
-
-def test_a_failing_registration_warns_and_the_import_goes_on(tmp_path, monkeypatch):
-    (tmp_path / "cardrl_fake_lib2.py").write_text("VALUE = 1\n")
-    monkeypatch.syspath_prepend(str(tmp_path))
-
-    def fail(module):
-        raise KeyError("boom")
-
-    after_import("cardrl_fake_lib2", fail)
-    with pytest.warns(UserWarning, match="could not register .*boom"):
-        import cardrl_fake_lib2
-    assert cardrl_fake_lib2.VALUE == 1
-    monkeypatch.delitem(sys.modules, "cardrl_fake_lib2")
+    assert out[2] == str(sorted(gym_id(g) for g in GAMES))
+    assert out[3] == "True"

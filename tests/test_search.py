@@ -10,12 +10,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import agents
-from agents.learned import BotLoadError, OnnxBot
-from agents.search import SearchBot, hand_value
-from envs.games import get_game, registered
+from cardrl import agents
+from cardrl.agents.learned import BotLoadError, OnnxBot
+from cardrl.agents.search import SearchBot, hand_value
+from cardrl.envs.games import get_game, registered
+from cardrl.train.export import export_untrained
 from tests.env_checks import random_moves
-from train.export import export_untrained
 
 
 @pytest.fixture(scope="module")
@@ -64,8 +64,8 @@ def test_a_hand_pays_relative_points_over_the_scale_and_the_win(points, over, wi
 ])
 def test_cutthroat_bags_cost_their_share_of_the_penalty_when_made(points, before, after,
                                                                   expected):
-    from envs.spades.rules import get_rules
-    from envs.spades.scoring import points_with_bags
+    from cardrl.envs.spades.rules import get_rules
+    from cardrl.envs.spades.scoring import points_with_bags
 
     assert points_with_bags(get_rules("cutthroat"), points, before, after) == expected
     assert points_with_bags(get_rules("killer"), points, before, after) == points  # no bags

@@ -6,13 +6,13 @@ import math
 import numpy as np
 import pytest
 
-import agents
-from envs import cards
-from envs.sevens import SevensState, get_rules
-from envs.sevens.actions import card_action
-from envs.sevens.engine import RANK, playable_cards
-from envs.sevens.reply import expected_best_reply
-from envs.sevens.scoring import points_for_total
+from cardrl import agents
+from cardrl.envs import cards
+from cardrl.envs.sevens import SevensState, get_rules
+from cardrl.envs.sevens.actions import card_action
+from cardrl.envs.sevens.engine import RANK, playable_cards
+from cardrl.envs.sevens.reply import expected_best_reply
+from cardrl.envs.sevens.scoring import points_for_total
 from tests.sevens_util import fixed_rules
 
 C = cards.parse

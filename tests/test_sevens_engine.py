@@ -7,11 +7,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from envs import cards
-from envs.sevens import IllegalActionError, SevensState, SevensView, get_rules
-from envs.sevens.actions import NUM_ACTIONS, action_name, card_action, parse_action
-from envs.sevens.rules import RulesError, SevensRules
-from envs.sevens.scoring import (
+from cardrl.envs import cards
+from cardrl.envs.sevens import IllegalActionError, SevensState, SevensView, get_rules
+from cardrl.envs.sevens.actions import NUM_ACTIONS, action_name, card_action, parse_action
+from cardrl.envs.sevens.rules import RulesError, SevensRules
+from cardrl.envs.sevens.scoring import (
     TOTAL_RANGE,
     contains_seven,
     divisible_by_seven,

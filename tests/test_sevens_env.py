@@ -9,12 +9,12 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from envs import cards
-from envs.encoding import KINDS
-from envs.games import get_game
-from envs.sevens import SevensState, env, features, get_rules, infostate, raw_env
-from envs.sevens import features as encode
-from envs.sevens.features import OFFSETS
+from cardrl.envs import cards
+from cardrl.envs.encoding import KINDS
+from cardrl.envs.games import get_game
+from cardrl.envs.sevens import SevensState, env, features, get_rules, infostate, raw_env
+from cardrl.envs.sevens import features as encode
+from cardrl.envs.sevens.features import OFFSETS
 from tests.env_checks import (
     check_illegal_action_refused,
     random_episode,
@@ -87,8 +87,8 @@ def test_masks_equal_the_oracle_and_observations_stay_in_bounds():
 def check_action_points(state) -> None:
     """play_points: the scoring table at total + value; reply_points: the best of the same
     table one unseen card further; zero for every action not of an own card."""
-    from envs.sevens.engine import RANK
-    from envs.sevens.scoring import points_for_total
+    from cardrl.envs.sevens.engine import RANK
+    from cardrl.envs.sevens.scoring import points_for_total
 
     view = state.view(state.current_player)
     obs = encode.encode(view)
@@ -106,7 +106,7 @@ def check_action_points(state) -> None:
     assert play == pytest.approx(np.clip(expect_play, -4, 4))
     assert reply == pytest.approx(np.clip(expect_reply, -4, 4))
     # reply_expected: the next player's expected best reply (held cards drawn from unseen)
-    from envs.sevens.reply import expected_best_reply
+    from cardrl.envs.sevens.reply import expected_best_reply
 
     nxt = (view.seat + 1) % view.num_players
     held = view.hand_sizes[nxt] if nxt != view.seat else 0
@@ -134,7 +134,7 @@ def test_lookahead_plays_the_best_points_now_less_expected_reply_from_the_observ
         seed, n, moves):
     """The observation holds both terms of sevens/lookahead's score, so a network can
     play it exactly: its choice maximises play_points - reply_expected over legal plays."""
-    import agents
+    from cardrl import agents
 
     state = random_moves(SevensState(get_rules("random", num_players=n), seed), seed, moves)
     assume(not state.is_over)

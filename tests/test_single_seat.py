@@ -1,4 +1,4 @@
-"""The single-seat Gymnasium envs: one learner against bots (``agents.single_seat``)."""
+"""The single-seat Gymnasium envs: one learner against bots (``cardrl.agents.single_seat``)."""
 
 from __future__ import annotations
 
@@ -13,10 +13,11 @@ import pytest
 from gymnasium.utils.env_checker import check_env as gym_check_env
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
-import agents  # noqa: F401 - registers the single-seat envs with Gymnasium
-from agents.gym_registry import gym_id
-from agents.single_seat import SingleSeatEnv
-from envs.games import GAMES, get_game
+import cardrl  # noqa: F401 - registers the single-seat envs with Gymnasium
+from cardrl import agents
+from cardrl.agents.single_seat import SingleSeatEnv
+from cardrl.envs.games import GAMES, get_game
+from cardrl.envs.registry import gym_id
 
 ROOT = Path(__file__).resolve().parents[1]
 ONNX = ROOT / "checkpoints" / "blind_auction-2p.onnx"  # a shipped 2-player bot
@@ -244,10 +245,10 @@ def test_maskable_ppo_trains_and_never_plays_an_illegal_move(game):
 
 def test_the_single_seat_env_loads_no_torch():
     code = ("import sys, numpy as np\n"
-            "from agents.single_seat import SingleSeatEnv\n"
+            "from cardrl.agents.single_seat import SingleSeatEnv\n"
             f"e = SingleSeatEnv('blind_auction', opponents={str(ONNX)!r})\n"
             "e.reset(seed=0); e.step(int(np.flatnonzero(e.action_masks())[0]))\n"
-            "print(sorted(m for m in ('torch', 'train', 'stable_baselines3')\n"
+            "print(sorted(m for m in ('torch', 'cardrl.train', 'stable_baselines3')\n"
             "             if m in sys.modules))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          cwd=ROOT, check=True).stdout.strip()

@@ -7,14 +7,14 @@ import dataclasses
 import numpy as np
 import pytest
 
-import agents
-from agents.spades.bidding import bid_contract, count_points, legal_bid
-from envs import cards
-from envs.spades.actions import CARD_OFFSET, action_card, card_action
-from envs.spades.engine import SpadesState
-from envs.spades.rules import CUTTHROAT, KILLER
-from envs.spades.strength import estimate_tricks, nil_chance
-from envs.spades.tracking import Knowledge
+from cardrl import agents
+from cardrl.agents.spades.bidding import bid_contract, count_points, legal_bid
+from cardrl.envs import cards
+from cardrl.envs.spades.actions import CARD_OFFSET, action_card, card_action
+from cardrl.envs.spades.engine import SpadesState
+from cardrl.envs.spades.rules import CUTTHROAT, KILLER
+from cardrl.envs.spades.strength import estimate_tricks, nil_chance
+from cardrl.envs.spades.tracking import Knowledge
 
 # the search bot plays out every candidate move: kept to two worlds and two moves here
 SPADES_BOTS = [f"{n}:worlds=2,top_k=2" if n == "spades/search" else n

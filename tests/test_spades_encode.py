@@ -1,8 +1,8 @@
 """Spades encoders: both observation kinds' blocks, and the env's incremental observer.
 
 ``encode(view)`` of each kind is the definition of its observation: the
-information state (``envs.spades.infostate``, the env's default) and the
-``features`` the shipped bots read (``envs.spades.features``: the same information
+information state (``cardrl.envs.spades.infostate``, the env's default) and the
+``features`` the shipped bots read (``cardrl.envs.spades.features``: the same information
 blocks without ``trick_number``, with the last trick, then the expert's numbers for
 the seat to act). The env keeps every seat's vector up to date move by move
 (``SpadesObserver``), so the property test checks the two agree for every seat at
@@ -17,14 +17,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from envs import cards
-from envs.encoding import KINDS
-from envs.games import get_game
-from envs.spades import CUTTHROAT, KILLER, env, features, infostate, raw_env
-from envs.spades.actions import CARD_OFFSET, card_action
-from envs.spades.engine import SpadesState
-from envs.spades.features import OBS_SIZE, OFFSETS, encode
-from envs.spades.infostate import SCORE_CLIP
+from cardrl.envs import cards
+from cardrl.envs.encoding import KINDS
+from cardrl.envs.games import get_game
+from cardrl.envs.spades import CUTTHROAT, KILLER, env, features, infostate, raw_env
+from cardrl.envs.spades.actions import CARD_OFFSET, card_action
+from cardrl.envs.spades.engine import SpadesState
+from cardrl.envs.spades.features import OBS_SIZE, OFFSETS, encode
+from cardrl.envs.spades.infostate import SCORE_CLIP
 from tests.env_checks import episode_with_penalties, random_moves
 from tests.spades_util import MIXED_DEAL, deal_of
 
@@ -415,8 +415,8 @@ def test_env_checks_the_call_order_itself():
 @given(seed=st.integers(0, 2**32 - 1), moves=st.integers(0, 50), jokers=st.booleans())
 def test_seat_to_act_blocks_are_the_experts_numbers_and_only_the_actor_sees_them(
         seed, moves, jokers):
-    from envs.spades.strength import contract_tricks, estimate_tricks, nil_chance, nil_value
-    from envs.spades.tracking import Knowledge
+    from cardrl.envs.spades.strength import contract_tricks, estimate_tricks, nil_chance, nil_value
+    from cardrl.envs.spades.tracking import Knowledge
 
     state = random_moves(SpadesState(dataclasses.replace(KILLER, jokers=jokers), seed), seed, moves)
     for seat in range(4):
@@ -449,9 +449,9 @@ def test_seat_to_act_blocks_are_the_experts_numbers_and_only_the_actor_sees_them
 
 def expect_play_blocks(kn, expect, start):
     """Version 4's play blocks, from ``Knowledge`` and the expert's own danger measure."""
-    from agents.spades.play import ExpertPlay
-    from envs.spades.engine import POWER_TABLE, SUIT_TABLE
-    from envs.spades.tracking import SPADES, beats
+    from cardrl.agents.spades.play import ExpertPlay
+    from cardrl.envs.spades.engine import POWER_TABLE, SUIT_TABLE
+    from cardrl.envs.spades.tracking import SPADES, beats
 
     at = {name: OFFSETS[name] - start for name in SIZES if OFFSETS[name] >= OFFSETS["need"]}
     need = kn.need()
@@ -525,7 +525,7 @@ def test_bid_blocks_point_the_bidder_at_its_contract():
     """The second bidder bids after a 4: with the modified count m, the fit says
     4.1 + 0.64 m - 0.31 x (4 + 2 x 2.7) tricks. The nearest bid is the top of
     bid_distance; bid_excess rises by 1/6 a bid up to its clip; nil is never the nearest."""
-    from envs.spades.strength import estimate_tricks
+    from cardrl.envs.spades.strength import estimate_tricks
 
     state = SpadesState(KILLER, 0, deal=DEAL)
     bid(state, 4)

@@ -7,11 +7,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from envs import cards
-from envs.spades.actions import CARD_OFFSET, action_name, card_action, parse_action
-from envs.spades.engine import IllegalActionError, SpadesState
-from envs.spades.rules import CUTTHROAT, KILLER, RulesError, get_rules
-from envs.spades.view import SpadesView
+from cardrl.envs import cards
+from cardrl.envs.spades.actions import CARD_OFFSET, action_name, card_action, parse_action
+from cardrl.envs.spades.engine import IllegalActionError, SpadesState
+from cardrl.envs.spades.rules import CUTTHROAT, KILLER, RulesError, get_rules
+from cardrl.envs.spades.view import SpadesView
 from tests.spades_util import MIXED_DEAL, deal_of, oracle_legal, play_hand_with_bids
 
 C = cards.parse

@@ -10,11 +10,11 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from pettingzoo.test import api_test
 
-from envs import cards
-from envs.encoding import KINDS
-from envs.games import get_game
-from envs.spades import env, raw_env
-from envs.spades.actions import card_action
+from cardrl.envs import cards
+from cardrl.envs.encoding import KINDS
+from cardrl.envs.games import get_game
+from cardrl.envs.spades import env, raw_env
+from cardrl.envs.spades.actions import card_action
 from tests.env_checks import check_illegal_action_refused, random_episode, reward_totals
 from tests.spades_util import all_spades_deal, oracle_legal
 

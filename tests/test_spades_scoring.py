@@ -2,9 +2,9 @@
 
 import pytest
 
-from envs.spades.engine import SpadesState
-from envs.spades.rules import CUTTHROAT, KILLER
-from envs.spades.scoring import score_bid
+from cardrl.envs.spades.engine import SpadesState
+from cardrl.envs.spades.rules import CUTTHROAT, KILLER
+from cardrl.envs.spades.scoring import score_bid
 from tests.spades_util import all_spades_deal, play_hand_with_bids
 
 # (bid, tricks, bags before) -> (points, bags after, penalties)

@@ -7,14 +7,14 @@ import math
 
 import pytest
 
-import agents
-from agents.base import Bot
-from envs.files import write_atomic
-from envs.games import get_game
-from eval.config import ConfigError, TournamentConfig, split_bot_list
-from eval.play import BotError
-from eval.stats import average_ranks, bot_stats, head_to_head, win_shares
-from eval.tournament import main, run_tournament
+from cardrl import agents
+from cardrl.agents.base import Bot
+from cardrl.envs.files import write_atomic
+from cardrl.envs.games import get_game
+from cardrl.eval.config import ConfigError, TournamentConfig, split_bot_list
+from cardrl.eval.play import BotError
+from cardrl.eval.stats import average_ranks, bot_stats, head_to_head, win_shares
+from cardrl.eval.tournament import main, run_tournament
 
 
 class FirstLegalBot(Bot):

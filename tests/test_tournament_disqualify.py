@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-import agents
-from agents.base import Bot
-from eval.config import ConfigError, TournamentConfig
-from eval.play import BotError
-from eval.tournament import main, run_tournament
+from cardrl import agents
+from cardrl.agents.base import Bot
+from cardrl.eval.config import ConfigError, TournamentConfig
+from cardrl.eval.play import BotError
+from cardrl.eval.tournament import main, run_tournament
 from tests.team_bots import ILLEGAL, KEEPER, RAISER, SLEEPER, write_bots
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -78,7 +78,7 @@ def test_killing_the_tournament_process_and_rerunning_resumes_to_the_same_table(
     deals = 12
     clean = run_tournament(seven_bot_config(bots), deals=deals, out=tmp_path / "clean")
     out = tmp_path / "killed"
-    argv = [sys.executable, "-m", "eval.tournament", "sevens", "--seats", "2-4",
+    argv = [sys.executable, "-m", "cardrl.eval.tournament", "sevens", "--seats", "2-4",
             "--time-limit", "1", "--disqualify", "--bots", ",".join(bots),
             "--deals", str(deals), "--out", str(out), "--workers", "1", "--quiet"]
     proc = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.DEVNULL,
@@ -231,7 +231,7 @@ def test_bot_files_load_by_factory_instance_or_single_class(tmp_path):
     ("spades", "--disqualify", True),
 ])
 def test_the_cli_disqualifies_by_the_games_rule_unless_told(game, flag, expect):
-    from eval.tournament import build_parser, config_from_args
+    from cardrl.eval.tournament import build_parser, config_from_args
 
     bots = "random,random" if game == "sevens" else "random,random,random,random"
     argv = [game, "--bots", bots] + ([flag] if flag else [])

@@ -8,9 +8,9 @@ from collections import Counter
 
 import pytest
 
-from eval.config import TournamentConfig
-from eval.schedule import balanced_tables, parse_seat_counts, seat_entries
-from eval.tournament import run_tournament
+from cardrl.eval.config import TournamentConfig
+from cardrl.eval.schedule import balanced_tables, parse_seat_counts, seat_entries
+from cardrl.eval.tournament import run_tournament
 
 
 def test_drawn_tables_give_every_bot_about_as_many_games_and_meetings():

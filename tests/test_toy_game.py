@@ -19,18 +19,18 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-import agents
-from agents.base import Bot
-from envs.encoding import KINDS, Encoder, describe, offsets, unit_bounds
-from envs.games import Game, game_names, get_game, registered
-from envs.rules_base import GameRules, editable, editable_fields, lookup
-from envs.states import clone_state, generator
-from eval.config import TournamentConfig
-from eval.tournament import run_tournament
+from cardrl import agents
+from cardrl.agents.base import Bot
+from cardrl.envs.encoding import KINDS, Encoder, describe, offsets, unit_bounds
+from cardrl.envs.games import Game, game_names, get_game, registered
+from cardrl.envs.rules_base import GameRules, editable, editable_fields, lookup
+from cardrl.envs.states import clone_state, generator
+from cardrl.eval.config import TournamentConfig
+from cardrl.eval.tournament import run_tournament
+from cardrl.train.config import TrainConfig
+from cardrl.train.ppo import Trainer
 from tests import test_batched as batched_suite
 from tests import test_envs as env_suite
-from train.config import TrainConfig
-from train.ppo import Trainer
 
 NAME = "toy_highcard"
 RANKS = 6

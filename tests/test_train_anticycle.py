@@ -9,19 +9,19 @@ import json
 import numpy as np
 import pytest
 
-from envs.batched import BatchedGames
-from envs.blind_auction.best_response import exploitability as exact
-from envs.blind_auction.infostate import INFOSTATE, OBS_SIZE, OFFSETS
-from envs.blind_auction.rules import get_rules
-from train import run as run_cli
-from train.average import collect_mix, fit_average
-from train.config import TrainConfig
-from train.exploit import EXPLOIT, sampling
-from train.export import policy_weights
-from train.numpy_policy import NumpyPolicy
-from train.opponents import OpponentPool, Reservoir
-from train.ppo import Trainer
-from train.selfplay import SelfPlayVecEnv, TorchTwin
+from cardrl.envs.batched import BatchedGames
+from cardrl.envs.blind_auction.best_response import exploitability as exact
+from cardrl.envs.blind_auction.infostate import INFOSTATE, OBS_SIZE, OFFSETS
+from cardrl.envs.blind_auction.rules import get_rules
+from cardrl.train import run as run_cli
+from cardrl.train.average import collect_mix, fit_average
+from cardrl.train.config import TrainConfig
+from cardrl.train.exploit import EXPLOIT, sampling
+from cardrl.train.export import policy_weights
+from cardrl.train.numpy_policy import NumpyPolicy
+from cardrl.train.opponents import OpponentPool, Reservoir
+from cardrl.train.ppo import Trainer
+from cardrl.train.selfplay import SelfPlayVecEnv, TorchTwin
 
 TINY_DECK = {"cards_per_suit": 3, "tie_rule": "carry"}
 

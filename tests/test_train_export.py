@@ -1,8 +1,9 @@
 """Acceptance: train a few thousand steps from scratch on each game and observation kind (PPO
 in batched self-play: the current policy and its snapshots in the other seats, no imitation),
-export to ONNX, reload through ``agents.load``, check that the ONNX bot plays what the torch
+export to ONNX, reload through ``cardrl.agents.load``, check that the ONNX bot plays what the torch
 policy plays on 1000 views (encoded by the kind the card names) and a whole legal game. Every
-game also trains its information state with the card-structured network (``train.cardnet``)."""
+game also trains its information state with the card-structured network
+(``cardrl.train.cardnet``)."""
 
 from __future__ import annotations
 
@@ -12,15 +13,15 @@ import numpy as np
 import pytest
 import torch
 
-import agents
-from envs.encoding import KINDS
-from envs.games import game_names, get_game
+from cardrl import agents
+from cardrl.envs.encoding import KINDS
+from cardrl.envs.games import game_names, get_game
+from cardrl.train.cardnet import CardActor, CardPolicy
+from cardrl.train.config import TrainConfig
+from cardrl.train.export import policy_weights
+from cardrl.train.policy import game_action_features
+from cardrl.train.ppo import Trainer
 from tests.env_checks import INFOSTATE_ACTION_BLOCKS, decision_points
-from train.cardnet import CardActor, CardPolicy
-from train.config import TrainConfig
-from train.export import policy_weights
-from train.policy import game_action_features
-from train.ppo import Trainer
 
 GAMES = game_names()
 CASES = [(game, kind, "mlp") for game in GAMES for kind in KINDS] + [

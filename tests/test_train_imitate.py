@@ -7,10 +7,10 @@ import json
 import numpy as np
 import pytest
 
-from envs.batched import BatchedGames
-from train.config import TrainConfig
-from train.imitate import action_weights, collect
-from train.ppo import Trainer
+from cardrl.envs.batched import BatchedGames
+from cardrl.train.config import TrainConfig
+from cardrl.train.imitate import action_weights, collect
+from cardrl.train.ppo import Trainer
 
 
 def config(**changes) -> TrainConfig:

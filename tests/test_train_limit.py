@@ -1,4 +1,4 @@
-"""train.limit and train.bench: the torch-alone limit beside the loop's rate."""
+"""cardrl.train.limit and train.bench: the torch-alone limit beside the loop's rate."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ import math
 import pytest
 import torch
 
-from train.bench import ppo_row
-from train.config import TrainConfig
-from train.limit import dmc_limit, ppo_limit
-from train.ppo import make_env, new_model
+from cardrl.train.bench import ppo_row
+from cardrl.train.config import TrainConfig
+from cardrl.train.limit import dmc_limit, ppo_limit
+from cardrl.train.ppo import make_env, new_model
 
 
 @pytest.mark.parametrize("policy", ["mlp", "card"])

@@ -1,4 +1,4 @@
-"""train.masked: MaskablePPO's rollout and update passes without a distribution object
+"""cardrl.train.masked: MaskablePPO's rollout and update passes without a distribution object
 give sb3-contrib's own numbers."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import pytest
 import torch
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
-from train.config import TrainConfig
-from train.ppo import make_env, new_model
+from cardrl.train.config import TrainConfig
+from cardrl.train.ppo import make_env, new_model
 
 
 @pytest.mark.parametrize("policy", ["mlp", "card"])

@@ -1,4 +1,4 @@
-"""train.policy: per-action observation blocks scored straight onto their actions.
+"""cardrl.train.policy: per-action observation blocks scored straight onto their actions.
 
 Only the ``features`` observation has such blocks; the information state has none, so
 a policy over it is SB3's masked MLP alone."""
@@ -9,17 +9,17 @@ import numpy as np
 import pytest
 import torch
 
-from envs.encoding import KINDS
-from envs.games import game_names, get_game
-from tests.env_checks import INFOSTATE_ACTION_BLOCKS
-from train.export import policy_weights
-from train.numpy_policy import ACTIVATIONS
-from train.policy import (
+from cardrl.envs.encoding import KINDS
+from cardrl.envs.games import game_names, get_game
+from cardrl.train.export import policy_weights
+from cardrl.train.numpy_policy import ACTIVATIONS
+from cardrl.train.policy import (
     TORCH_ACTIVATIONS,
     ActionFeatureHead,
     ActionFeaturePolicy,
     game_action_features,
 )
+from tests.env_checks import INFOSTATE_ACTION_BLOCKS
 
 
 def test_each_block_adds_its_weight_times_its_features_to_its_own_actions():
@@ -104,9 +104,9 @@ def test_which_encoders_declare_action_blocks(game, kind):
 def test_the_policy_round_trips_through_save_and_load_with_its_head(tmp_path):
     from sb3_contrib import MaskablePPO
 
-    from envs.batched import BatchedGames
-    from train.opponents import OpponentPool
-    from train.selfplay import SelfPlayVecEnv
+    from cardrl.envs.batched import BatchedGames
+    from cardrl.train.opponents import OpponentPool
+    from cardrl.train.selfplay import SelfPlayVecEnv
 
     env = SelfPlayVecEnv(BatchedGames("sevens", 2, preset="random", observation="features"),
                          OpponentPool.parse("random", "sevens"))

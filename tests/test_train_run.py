@@ -15,16 +15,16 @@ from pathlib import Path
 import pytest
 import torch
 
-from envs.games import get_game
-from train import demo
-from train import run as run_cli
-from train.config import TrainConfig
-from train.demo import lineups
-from train.evaluate import beats, time_to_beat
-from train.metrics import hand_counts, rates
-from train.plots import curve_series, learning_curve, second_panel
-from train.ppo import EVALS, STATE, TrainCallback, Trainer, read_evals
-from train.selfplay import TorchTwin
+from cardrl.envs.games import get_game
+from cardrl.train import demo
+from cardrl.train import run as run_cli
+from cardrl.train.config import TrainConfig
+from cardrl.train.demo import lineups
+from cardrl.train.evaluate import beats, time_to_beat
+from cardrl.train.metrics import hand_counts, rates
+from cardrl.train.plots import curve_series, learning_curve, second_panel
+from cardrl.train.ppo import EVALS, STATE, TrainCallback, Trainer, read_evals
+from cardrl.train.selfplay import TorchTwin
 
 
 def tiny(**changes) -> TrainConfig:
@@ -69,7 +69,7 @@ def test_a_resumed_run_deals_new_games_not_the_ones_it_already_played(tmp_path, 
     """The collector's deals come from the run's seed and its step count at (re)start, so
     the second part of an interrupted run meets fresh deals and opponent draws instead of
     replaying the first part's games from the start."""
-    from envs.batched import BatchedGames
+    from cardrl.envs.batched import BatchedGames
 
     monkeypatch.chdir(tmp_path)
     dealt: list[list[int]] = [[]]
@@ -334,7 +334,8 @@ def test_sigterm_to_the_demo_stops_both_candidates_with_their_checkpoints(tmp_pa
     checkpoints and says how to resume, and none goes on orphaned."""
     root = Path(__file__).resolve().parents[1]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "train.demo", "--game", "blind_auction", "--steps", "50000000",
+        [sys.executable, "-m", "cardrl.train.demo", "--game", "blind_auction",
+         "--steps", "50000000",
          "--eval-every", "0", "--deals", "1", "--candidates", "2", "--quiet"], cwd=tmp_path,
         env={**os.environ, "PYTHONPATH": str(root)}, stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, text=True)
@@ -348,7 +349,7 @@ def test_sigterm_to_the_demo_stops_both_candidates_with_their_checkpoints(tmp_pa
     dirs = sorted((tmp_path / "runs").iterdir())
     assert len(dirs) == 2
     for d in dirs:
-        assert f"python -m train.dmc --resume {d.name}" in err
+        assert f"python -m cardrl.train.dmc --resume {d.name}" in err
         assert json.loads((d / STATE).read_text())["steps"] > 0
         assert (d / "checkpoint.pt").is_file()
     time.sleep(1)
@@ -419,8 +420,8 @@ def test_the_current_policy_and_snapshots_reach_the_self_and_snapshot_seats(tmp_
     those seats carry exactly the learner's weights of when they were pushed."""
     import numpy as np
 
-    from train.export import policy_weights
-    from train.numpy_policy import NumpyPolicy
+    from cardrl.train.export import policy_weights
+    from cardrl.train.numpy_policy import NumpyPolicy
 
     monkeypatch.chdir(tmp_path)
     trainer = Trainer(tiny(opponents="self@1,snapshot@1", n_games=8), progress=False,
@@ -475,7 +476,7 @@ def test_sigterm_saves_a_checkpoint_like_ctrl_c(tmp_path):
     root = Path(__file__).resolve().parents[1]
     env = {**os.environ, "PYTHONPATH": str(root)}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "train.run", "--game", "blind_auction", "--steps", "10000000",
+        [sys.executable, "-m", "cardrl.train.run", "--game", "blind_auction", "--steps", "10000000",
          "--n-games", "8", "--n-steps", "16", "--batch-size", "64", "--net", "8",
          "--eval-every", "0", "--torch-threads", "1",
          "--checkpoint-every", "10000000", "--snapshot-every", "0", "--name", "bg", "--quiet"],
@@ -488,6 +489,6 @@ def test_sigterm_saves_a_checkpoint_like_ctrl_c(tmp_path):
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 130, err
-    assert "python -m train.run --resume bg" in err
+    assert "python -m cardrl.train.run --resume bg" in err
     state = json.loads((run_dir / STATE).read_text())
     assert state["steps"] > 0 and (run_dir / "checkpoint.zip").is_file()

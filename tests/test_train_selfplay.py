@@ -10,14 +10,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import agents
-from envs.batched import BatchedGames
-from envs.encoding import KINDS
-from envs.games import game_names, get_game
-from train.config import TrainConfig
-from train.numpy_policy import NumpyPolicy
-from train.opponents import OpponentPool, parse_mix, rule_bots
-from train.selfplay import SelfPlayVecEnv, TorchTwin
+from cardrl import agents
+from cardrl.envs.batched import BatchedGames
+from cardrl.envs.encoding import KINDS
+from cardrl.envs.games import game_names, get_game
+from cardrl.train.config import TrainConfig
+from cardrl.train.numpy_policy import NumpyPolicy
+from cardrl.train.opponents import OpponentPool, parse_mix, rule_bots
+from cardrl.train.selfplay import SelfPlayVecEnv, TorchTwin
 
 GAMES = game_names()
 CAP = {"max_hands": 2}  # short games: several hands and the final bonus are still exercised
@@ -590,7 +590,7 @@ def test_a_policy_no_longer_used_takes_its_twin_with_it():
     import gc
     import weakref
 
-    from train import selfplay as module
+    from cardrl.train import selfplay as module
 
     games = BatchedGames("blind_auction", 2)
     policy = random_policy(games, 0)

@@ -1,4 +1,4 @@
-"""train.ship: the stages a recipe still needs, what a resumed stage may change, and its
+"""cardrl.train.ship: the stages a recipe still needs, what a resumed stage may change, and its
 recipes' sanity (each a valid config per stage of one run)."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from envs.games import get_game
-from train import plugins, ship
-from train.config import TrainConfig
+from cardrl.envs.games import get_game
+from cardrl.train import plugins, ship
+from cardrl.train.config import TrainConfig
 
 
 @pytest.fixture
@@ -85,7 +85,7 @@ def test_every_recipe_validates_and_lists(name, capsys):
         plugins.find(recipe.game).check(recipe.stages[-1], **recipe.extra)
     assert isinstance(recipe.summary, str) and recipe.summary.strip()
     assert ship.recipe_card(name) == {"name": name, "summary": recipe.summary,
-                                      "command": f"python -m train.ship {name}"}
+                                      "command": f"python -m cardrl.train.ship {name}"}
     assert ship.main(["--list"]) == 0
     listed = capsys.readouterr().out
     assert f"{name}: {recipe.summary}" in listed.splitlines()
@@ -99,7 +99,7 @@ def test_every_shipped_bot_loads_on_the_installed_env_and_plays_legally(name):
     recipe's checkpoint must be current (retrain it when an encoder changes)."""
     import numpy as np
 
-    import agents
+    from cardrl import agents
 
     recipe = ship.RECIPES[name]
     path = ship.bot_path(name)
@@ -130,8 +130,8 @@ def test_judging_a_search_recipe_ships_the_search_and_plays_the_network_alone_to
     interrupted match resumes them, and another bot (or other search settings) does not."""
     import shutil
 
-    import agents
-    from agents.search import SearchBot
+    from cardrl import agents
+    from cardrl.agents.search import SearchBot
 
     path = tmp_path / "spades-killer.onnx"
     shutil.copy(ship.CHECKPOINTS / "spades-killer.onnx", path)
@@ -170,7 +170,7 @@ def test_judging_a_sampling_recipe_marks_the_card_and_reports_the_time_to_beat(
     samples), and the final match carries when the run's evaluations first beat each bot."""
     import shutil
 
-    import agents
+    from cardrl import agents
 
     name = "blind_auction-2p-scratch"
     assert ship.RECIPES[name].sample
@@ -252,11 +252,11 @@ def test_ship_trains_each_stage_then_the_plugin_stage_and_exports(tmp_path, monk
 
 def test_a_dmc_recipe_trains_by_dmc_resumes_from_its_checkpoint_and_exports(tmp_path,
                                                                            monkeypatch):
-    """A recipe whose stage is a ``DMCConfig`` is trained by ``train.dmc``: its run holds
+    """A recipe whose stage is a ``DMCConfig`` is trained by ``cardrl.train.dmc``: its run holds
     DMC's checkpoint, a finished run is resumed changing nothing (and exports again), and
     the exported card says which trainer made it."""
-    from train.dmc import CHECKPOINT as DMC_CHECKPOINT
-    from train.dmc import DMCConfig
+    from cardrl.train.dmc import CHECKPOINT as DMC_CHECKPOINT
+    from cardrl.train.dmc import DMCConfig
 
     monkeypatch.chdir(tmp_path)
     stage = DMCConfig(game="blind_auction", preset="2p", steps=256, n_games=4, net=(8,),

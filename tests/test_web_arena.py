@@ -13,14 +13,14 @@ from dataclasses import replace
 import pytest
 from starlette.testclient import TestClient
 
-from eval.bot_process import ProcessBot, ProcessBotError
+from cardrl.eval.bot_process import ProcessBot, ProcessBotError
+from cardrl.web.app import create_app
+from cardrl.web.arena import ArenaSettings
+from cardrl.web.arena_check import Limits
+from cardrl.web.testing import ServerProcess, get, post, postgres_url
+from cardrl.web.testing import signup as signup_http
 from tests import arena_util as nets
 from tests.test_web_security import everything, signup
-from web.app import create_app
-from web.arena import ArenaSettings
-from web.arena_check import Limits
-from web.testing import ServerProcess, get, post, postgres_url
-from web.testing import signup as signup_http
 
 BOARD = "/api/arena/leaderboard?game=blind_auction&preset=2p&players=2"
 MAX_BYTES = 64 * 1024

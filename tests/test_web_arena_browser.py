@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from cardrl.web.testing import ServerProcess
 from tests import arena_util as nets
 from tests.test_web_browser import LAPTOP, PHONE, Page, game_over, names
-from web.testing import ServerProcess
 
 
 @pytest.fixture(scope="module")

@@ -33,9 +33,9 @@ import urllib.request
 
 import pytest
 
-from envs import cards
-from envs.gin_rummy.melds import deadwood, deadwood_after_discards, mask_of
-from web.testing import ROOT, ServerProcess
+from cardrl.envs import cards
+from cardrl.envs.gin_rummy.melds import deadwood, deadwood_after_discards, mask_of
+from cardrl.web.testing import ROOT, ServerProcess
 
 PHONE = {"width": 390, "height": 844}
 LAPTOP = {"width": 1366, "height": 768}

@@ -20,6 +20,7 @@ import time
 
 import pytest
 
+from cardrl.web.testing import ServerProcess, post, signup
 from tests.test_web_browser import (
     LAPTOP,
     LIMIT,
@@ -29,7 +30,6 @@ from tests.test_web_browser import (
     on_screen,
     tap,
 )
-from web.testing import ServerProcess, post, signup
 
 LANDSCAPE = {"width": 844, "height": 390}
 SCREENS = {"phone": PHONE, "landscape": LANDSCAPE, "laptop": LAPTOP}

@@ -7,9 +7,9 @@ from __future__ import annotations
 import asyncio
 import json
 
+from cardrl.web.db import Store
+from cardrl.web.lobby import Lobby
 from tests.web_util import T0, Clock, Person
-from web.db import Store
-from web.lobby import Lobby
 
 TURN, GRACE, ABANDON = 60.0, 20.0, 300.0
 

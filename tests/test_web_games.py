@@ -18,11 +18,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from envs import cards
-from envs.games import get_game
-from envs.gin_rummy.actions import DRAW_STOCK, TAKE_DISCARD, action_card, is_knock
+from cardrl.envs import cards
+from cardrl.envs.games import get_game
+from cardrl.envs.gin_rummy.actions import DRAW_STOCK, TAKE_DISCARD, action_card, is_knock
+from cardrl.web.adapters import adapter_for
 from tests import test_web_protocol as proto
-from web.adapters import adapter_for
 
 NAMES = {cards.name(c) for c in range(cards.NUM_CARDS)}
 Client = proto.Client

@@ -10,12 +10,12 @@ import pytest
 from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
+from cardrl.web.app import create_app
+from cardrl.web.db import Store
+from cardrl.web.hub import Conn
+from cardrl.web.lobby import WINDOW, Lobby
+from cardrl.web.table import RefusedError
 from tests.web_util import T0, Clock
-from web.app import create_app
-from web.db import Store
-from web.hub import Conn
-from web.lobby import WINDOW, Lobby
-from web.table import RefusedError
 
 
 def with_lobby(test):
@@ -273,8 +273,8 @@ def test_accounts_hash_passwords_and_keep_sessions(tmp_path):
 def test_the_lobby_offers_only_checkpoints_the_installed_game_can_load(tmp_path, monkeypatch):
     import json
 
-    from envs.games import get_game
-    from web import bots
+    from cardrl.envs.games import get_game
+    from cardrl.web import bots
 
     card = json.loads((bots.CHECKPOINTS / "gin_rummy-seed.json").read_text())
     for name, env_name in (("gin_rummy-new", get_game("gin_rummy").env_name),
@@ -289,7 +289,7 @@ def test_the_lobby_offers_only_checkpoints_the_installed_game_can_load(tmp_path,
 
 
 def test_the_operator_list_names_bots_never_files(tmp_path):
-    from web.bots import BotError, Bots
+    from cardrl.web.bots import BotError, Bots
 
     only = Bots(["spades/expert", "spades/search:worlds=2", "random"])
     assert only.specs("spades") == ["spades/expert", "spades/search:worlds=2", "random"]

@@ -1,4 +1,4 @@
-"""Many servers, one community: three real ``python -m web`` processes on one throwaway
+"""Many servers, one community: three real ``python -m cardrl.web`` processes on one throwaway
 PostgreSQL database.
 
 Accounts, sessions and the lobby are the same through every server; people at one
@@ -19,10 +19,10 @@ import psycopg
 import pytest
 from websockets.sync.client import connect
 
-from web.bots import Bots
-from web.db import Store
-from web.table import Table
-from web.testing import ServerProcess, get, post, postgres_url, signup
+from cardrl.web.bots import Bots
+from cardrl.web.db import Store
+from cardrl.web.table import Table
+from cardrl.web.testing import ServerProcess, get, post, postgres_url, signup
 
 BOT = "bot:spades/expert"
 LEASE = "2"  # seconds: a dead server's tables wait at most this (plus a tick) for another

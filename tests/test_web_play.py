@@ -11,14 +11,14 @@ import json
 import pytest
 from starlette.testclient import TestClient
 
-from envs.spades.rules import PRESETS
-from envs.spades.scoring import score_bid, score_parts
+from cardrl.envs.spades.rules import PRESETS
+from cardrl.envs.spades.scoring import score_bid, score_parts
+from cardrl.web.app import GUESTS_PER_ADDRESS, create_app
+from cardrl.web.db import Store
+from cardrl.web.http import COOKIE
+from cardrl.web.lobby import CHAT_RATE, CHAT_WINDOW, Lobby
+from cardrl.web.protocol import CHAT_MAX
 from tests.web_util import T0, Clock, Person
-from web.app import GUESTS_PER_ADDRESS, create_app
-from web.db import Store
-from web.http import COOKIE
-from web.lobby import CHAT_RATE, CHAT_WINDOW, Lobby
-from web.protocol import CHAT_MAX
 
 TURN = 60.0
 

@@ -15,10 +15,10 @@ import numpy as np
 import pytest
 from starlette.testclient import TestClient
 
-from envs import cards
-from envs.spades import SpadesState, get_rules
-from envs.spades.actions import CARD_OFFSET
-from web.app import create_app
+from cardrl.envs import cards
+from cardrl.envs.spades import SpadesState, get_rules
+from cardrl.envs.spades.actions import CARD_OFFSET
+from cardrl.web.app import create_app
 
 PLAYERS = ["ann", "bob", "cat", "dan"]
 OPEN: list[Client] = []  # sockets to close before the server stops

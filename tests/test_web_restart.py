@@ -1,7 +1,7 @@
 """Restart: kill the server in the middle of a hand, start it again, play on; and
 one server per SQLite database. Both on SQLite and on PostgreSQL (a throwaway cluster).
 
-A real ``python -m web`` process on loopback, two people and two bots at one
+A real ``python -m cardrl.web`` process on loopback, two people and two bots at one
 Spades table. The server is killed (SIGKILL, no chance to tidy up) while a
 person is to move; the new process must give both people their seats back
 with exactly the position they last saw, and the hand must go on to its end
@@ -18,7 +18,7 @@ import subprocess
 import pytest
 from websockets.sync.client import connect
 
-from web.testing import ServerProcess, get, post, postgres_url, signup
+from cardrl.web.testing import ServerProcess, get, post, postgres_url, signup
 
 BOT = "bot:spades/expert"
 

@@ -11,10 +11,10 @@ import time
 import pytest
 from starlette.testclient import TestClient
 
+from cardrl.web.app import MAX_BODY, SIGNIN_PER_ADDRESS, SIGNIN_PER_NAME, SIGNIN_WINDOW, create_app
+from cardrl.web.db import Store
+from cardrl.web.testing import postgres_url
 from tests.web_util import Clock
-from web.app import MAX_BODY, SIGNIN_PER_ADDRESS, SIGNIN_PER_NAME, SIGNIN_WINDOW, create_app
-from web.db import Store
-from web.testing import postgres_url
 
 SOON = time.time() + 3600  # a start time the schedule accepts
 
@@ -53,7 +53,7 @@ def marker_bot(tmp_path):
     bot = tmp_path / "evil.py"
     bot.write_text("from pathlib import Path\n"
                    f"Path({str(marker)!r}).write_text('ran')\n"
-                   "from agents.base import RandomBot as Bot\n")
+                   "from cardrl.agents.base import RandomBot as Bot\n")
     (tmp_path / "evil.onnx").write_bytes(b"not a network")
     return marker, str(bot), str(tmp_path / "gone.py")
 

@@ -9,8 +9,8 @@ import time
 
 import pytest
 
-from web.db import DatabaseBusyError, Store
-from web.testing import postgres_url
+from cardrl.web.db import DatabaseBusyError, Store
+from cardrl.web.testing import postgres_url
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

@@ -11,11 +11,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from envs import cards
-from envs.games import get_game
-from envs.sevens.engine import SUIT as SEVENS_SUIT
-from envs.spades.engine import SUIT_TABLE
-from envs.worlds import ANY_SUIT, ImpossibleDealError, deal_unseen
+from cardrl.envs import cards
+from cardrl.envs.games import get_game
+from cardrl.envs.sevens.engine import SUIT as SEVENS_SUIT
+from cardrl.envs.spades.engine import SUIT_TABLE
+from cardrl.envs.worlds import ANY_SUIT, ImpossibleDealError, deal_unseen
 from tests.env_checks import random_moves
 
 CLUBS, DIAMONDS = 1 << cards.CLUBS, 1 << cards.DIAMONDS
@@ -130,7 +130,7 @@ def test_worlds_come_from_the_view_alone(game, preset):
        players=st.integers(2, 6))
 def test_sevens_worlds_show_the_view_and_give_no_seat_a_suit_its_plays_ruled_out(
         seed, preset, players):
-    from envs.sevens.worlds import allowed_suits
+    from cardrl.envs.sevens.worlds import allowed_suits
 
     g, state = _states("sevens", preset, seed, num_players=players)
     if state.is_over:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from web.hub import Conn
+from cardrl.web.hub import Conn
 
 T0 = 1_000_000.0  # the tests' "now" at the start
 CHROMIUM = "/usr/bin/chromium"  # Debian's, which `make test` installs

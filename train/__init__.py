@@ -1,9 +1,10 @@
 """Training: batched self-play with MaskablePPO, tensorboard logging, checkpoints, ONNX export.
 
-    python -m train.run --game blind_auction --steps 2000000   # one run (train.ppo)
-    python -m train.demo                  # the main job: a Spades bot from scratch, a tournament
+    cardrl train --game blind_auction --steps 2000000   # one run (cardrl.train.ppo)
+    cardrl demo                  # the main job: a Spades bot from scratch, a tournament
 
-``train.ppo`` is the core, read top to bottom; ``train.selfplay`` the batched VecEnv.
+``cardrl.train.ppo`` is the core, read top to bottom; ``cardrl.train.selfplay`` the
+batched VecEnv.
 """
 
 import os

@@ -22,8 +22,8 @@ from typing import Any
 import numpy as np
 import torch
 
-from envs.batched import BatchedGames
-from train.exploit import sampling
+from cardrl.envs.batched import BatchedGames
+from cardrl.train.exploit import sampling
 
 
 @dataclass

@@ -1,9 +1,9 @@
 """Training throughput: learner steps per second of the PPO loop, and where the time goes.
 
-    python -m train.bench                          # every game, nets 128,128 and 256,256
-    python -m train.bench --game spades --steps 65536 --n-games 128
+    python -m cardrl.train.bench                          # every game, nets 128,128 and 256,256
+    python -m cardrl.train.bench --game spades --steps 65536 --n-games 128
 
-Each row runs ``MaskablePPO.learn`` exactly as ``train.ppo`` builds it (batched
+Each row runs ``MaskablePPO.learn`` exactly as ``cardrl.train.ppo`` builds it (batched
 self-play: ``n_games`` games in one process, every ``self`` seat decided by one
 forward pass per tick; the current policy pushed to those seats before each
 rollout), after one warm-up rollout, and splits its time into:
@@ -15,7 +15,7 @@ rollout), after one warm-up rollout, and splits its time into:
 * **update**: PPO's gradient epochs (``MaskablePPO.train``).
 
 Beside each row, **limit** is the same network work timed with torch alone on this
-machine (``train.limit.ppo_limit``: the learner's actor and critic forward at the
+machine (``cardrl.train.limit.ppo_limit``: the learner's actor and critic forward at the
 rollout batch, one actor forward per opponent seat, PPO's epochs of forward,
 backward and Adam in the run's minibatches; no env; the mean of a timing before and
 one after the loop), **ratio** the loop's rate over
@@ -43,11 +43,11 @@ from collections.abc import Sequence
 
 import torch
 
-from envs.games import game_names
-from train.config import POLICIES, TrainConfig
-from train.export import policy_weights
-from train.limit import ppo_limit
-from train.ppo import make_env, new_model, selfplay
+from cardrl.envs.games import game_names
+from cardrl.train.config import POLICIES, TrainConfig
+from cardrl.train.export import policy_weights
+from cardrl.train.limit import ppo_limit
+from cardrl.train.ppo import make_env, new_model, selfplay
 
 BARS = {("spades", (128, 128)): 5000, ("spades", (256, 256)): 2500}  # learner steps/s
 RATIO_BAR = 0.6  # of the torch-alone limit (issue 42), for the Spades 128,128 row
@@ -134,7 +134,7 @@ def cpu_name() -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m train.bench", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="cardrl bench", description=__doc__.splitlines()[0])
     p.add_argument("--game", action="append", choices=game_names(),
                    help="a game (repeatable; default: every game)")
     p.add_argument("--net", action="append", default=None,

@@ -3,7 +3,7 @@
 An MLP over the information state sees "the 7 of hearts is in my hand" and "the
 8 of hearts is in my hand" as unrelated inputs, and must learn what each card
 is worth 52 times over; from scratch it learned nothing in Gin Rummy or Sevens
-(docs/results.md). Here the encoder's card table (``envs.encoding.CardTable``)
+(docs/results.md). Here the encoder's card table (``cardrl.envs.encoding.CardTable``)
 gathers, for each card, its planes (in the hand, played by each seat, in the
 pile, ...): one shared per-card MLP, with a learned identity vector per card
 and a context vector from the scalar blocks (scores, the running total, the
@@ -30,10 +30,10 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
-from envs.encoding import CardTable
-from train.masked import FastMasking
-from train.numpy_policy import MASKED
-from train.policy import TORCH_ACTIVATIONS, game_encoder
+from cardrl.envs.encoding import CardTable
+from cardrl.train.masked import FastMasking
+from cardrl.train.numpy_policy import MASKED
+from cardrl.train.policy import TORCH_ACTIVATIONS, game_encoder
 
 
 def card_table(game: str, preset: str | None = None, rule_changes: dict | None = None,

@@ -3,8 +3,8 @@
 Every trainer reads one kind of config: ``RunConfig`` holds what any run has (the
 game, its rules and observation, what an episode is, the network, the seed, the run
 folder, the evaluations against the rule bots), ``PPOKnobs`` adds PPO's knobs under
-SB3's names, and each trainer's config adds its own: ``TrainConfig`` (``train.ppo``,
-SB3) here, ``RllibConfig`` in ``train.rllib``. ``add_run_arguments`` (and
+SB3's names, and each trainer's config adds its own: ``TrainConfig`` (``cardrl.train.ppo``,
+SB3) here, ``RllibConfig`` in ``cardrl.train.rllib``. ``add_run_arguments`` (and
 ``add_ppo_arguments``) give every trainer's command line the same flags for the same
 knobs, and ``from_args`` reads them back. A run is measured in steps, never in wall
 time, so a recipe makes the same bot on any machine. ``validate`` checks user input
@@ -23,11 +23,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Self
 
-from envs.files import write_atomic
-from envs.games import game_names, get_game
-from eval.config import parse_rule_changes, split_bot_list
-from train.numpy_policy import ACTIVATIONS
-from train.opponents import check_bot, parse_mix, rule_bots, strongest_bots
+from cardrl.envs.files import write_atomic
+from cardrl.envs.games import game_names, get_game
+from cardrl.eval.config import parse_rule_changes, split_bot_list
+from cardrl.train.numpy_policy import ACTIVATIONS
+from cardrl.train.opponents import check_bot, parse_mix, rule_bots, strongest_bots
 
 RUNS_DIR = Path("runs")  # every trainer's runs: runs/<name>/
 CONFIG_FILE = "config.json"
@@ -63,10 +63,10 @@ def check_unit(cfg: Any, keys: Collection[str]) -> None:
 @dataclass
 class RunConfig:
     """What every trainer's run has; a trainer's config subclasses it (``TrainConfig``,
-    ``train.rllib.RllibConfig``)."""
+    ``cardrl.train.rllib.RllibConfig``)."""
 
     TRAINER: ClassVar[str] = ""  # a trainer's tag in default run names ("" for train.ppo)
-    COMMAND: ClassVar[str] = "train.run"  # the module whose --resume goes on with a run
+    COMMAND: ClassVar[str] = "cardrl.train.run"  # the module whose --resume goes on with a run
     # old field names of saved configs -> today's (config.json of older runs still loads)
     RENAMED: ClassVar[dict[str, str]] = {}
 
@@ -245,7 +245,7 @@ class PPOKnobs(RunConfig):
 
 @dataclass
 class TrainConfig(PPOKnobs):
-    """A run of ``train.ppo``: SB3's MaskablePPO over batched self-play. ``steps`` counts
+    """A run of ``cardrl.train.ppo``: SB3's MaskablePPO over batched self-play. ``steps`` counts
     learner steps (decisions of the learner's seats, all games together)."""
 
     opponents: str = "self@0.8,snapshot@0.2"  # see train.opponents; self-play by default
@@ -317,7 +317,7 @@ class TrainConfig(PPOKnobs):
 # ----------------------------------------------------------------- command lines
 def add_knob(p: argparse.ArgumentParser, d: RunConfig, tunable: Collection[str], flag: str,
              kind: Any, name: str, text: str = "", **kw: Any) -> None:
-    """The flag of field ``name``; a field in ``tunable`` defaults to None (``train.run``:
+    """The flag of field ``name``; a field in ``tunable`` defaults to None (``cardrl.train.run``:
     given with ``--resume``, it changes the run from there)."""
     if name in tunable:
         note = f"(default {getattr(d, name)}; with --resume: changes the run)"

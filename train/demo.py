@@ -1,11 +1,11 @@
 """The main job (make demo): train a Spades bot from scratch for a few minutes, export it,
 and pit it against the shipped bot and the rule bots in a duplicate tournament.
 
-    python -m train.demo                          # Spades killer, 5M decisions of DMC
-    python -m train.demo --algo ppo               # 1.2M learner steps of PPO self-play
-    python -m train.demo --game spades --preset cutthroat --steps 3000000
+    python -m cardrl.train.demo                          # Spades killer, 5M decisions of DMC
+    python -m cardrl.train.demo --algo ppo               # 1.2M learner steps of PPO self-play
+    python -m cardrl.train.demo --game spades --preset cutthroat --steps 3000000
 
-It trains with Deep Monte Carlo (``train.dmc``): on the same minutes it learned more
+It trains with Deep Monte Carlo (``cardrl.train.dmc``): on the same minutes it learned more
 than PPO (docs/results.md, "The main job"). It trains two candidates side by side on
 seeds S and S+1, a core each (a DMC run of this size uses little more than one), and
 keeps the one that ranks better in a selection match on deals of their own, not the
@@ -31,21 +31,19 @@ import threading
 import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
-from pathlib import Path
 
-from agents.learned import BotLoadError, read_card
-from envs.games import game_names, get_game
-from eval.config import ConfigError, TournamentConfig
-from eval.play import BotError
-from eval.tournament import default_workers, run_tournament
-from train.config import TrainConfig
-from train.dmc import DMCConfig, DMCTrainer
-from train.evaluate import evaluate, onnx_spec
-from train.opponents import strongest_bots
-from train.plots import learning_curve
-from train.ppo import Trainer, TrainResult
+from cardrl.agents.learned import BotLoadError, read_card, shipped_folder
+from cardrl.envs.games import game_names, get_game
+from cardrl.eval.config import ConfigError, TournamentConfig
+from cardrl.eval.play import BotError
+from cardrl.eval.tournament import default_workers, run_tournament
+from cardrl.train.config import TrainConfig
+from cardrl.train.dmc import DMCConfig, DMCTrainer
+from cardrl.train.evaluate import evaluate, onnx_spec
+from cardrl.train.opponents import strongest_bots
+from cardrl.train.plots import learning_curve
+from cardrl.train.ppo import Trainer, TrainResult
 
-CHECKPOINTS = Path("checkpoints")
 # per trainer: steps (DMC's are decisions of every seat, PPO's the learner's), network,
 # steps between points of the learning curve, and candidates trained side by side (PPO's
 # updates use every core); about four minutes each on two cores
@@ -63,7 +61,7 @@ DEMO_DMC = {"relative_score": True, "lr_decay": True, "win_reward": 0.5}
 def shipped_bot(game: str, preset: str) -> str | None:
     """The committed bot of this game and preset, if there is one that loads here, as its
     network alone (no search)."""
-    path = CHECKPOINTS / f"{game}-{preset}.onnx"
+    path = shipped_folder() / f"{game}-{preset}.onnx"
     if not path.is_file():
         return None
     try:
@@ -165,7 +163,7 @@ def select(results: list[TrainResult], cfg: TrainConfig, deals: int, seed: int,
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m train.demo", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="cardrl demo", description=__doc__.splitlines()[0])
     p.add_argument("--game", default="spades")
     p.add_argument("--preset", default=None, help="default: the game's first preset")
     p.add_argument("--algo", choices=sorted(DEMO), default="dmc",
@@ -268,7 +266,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 1
         print(run.text)
     if shipped is None:
-        print(f"(no shipped bot {CHECKPOINTS}/{args.game}-{preset}.onnx to compare with)\n")
+        print(f"(no shipped bot cardrl/{args.game}-{preset} to compare with)\n")
     curve = learning_curve(result.evals, result.run_dir / "learning_curve.png",
                            title=f"{args.game} {preset}: fresh demo bot")
     print(f"learning curve: {curve}")

@@ -9,11 +9,11 @@ not: a network scores every (state, action) pair, trained by plain regression on
 the Monte Carlo return of self-play, with no critic, no bootstrapping and no
 search. Here:
 
-1. **Config**: a ``DMCConfig``, ``train.config.TrainConfig`` plus DMC's knobs, saved
+1. **Config**: a ``DMCConfig``, ``cardrl.train.config.TrainConfig`` plus DMC's knobs, saved
    as ``runs/<name>/config.json`` (``algo: "dmc"``). Steps are decisions collected,
    every seat's.
 2. **Network**: Q(s, .) in one forward pass, one score per action: an MLP
-   (``policy="mlp"``, PPO's knob), or the card network (``"card"``, ``train.cardnet``),
+   (``policy="mlp"``, PPO's knob), or the card network (``"card"``, ``cardrl.train.cardnet``),
    which scores an action about a card from that card's embedding. With ``skip_gain``
    the MLP's Q of an action also gets the observation's per-action blocks about it
    (``Encoder.action_features``), one learned weight per block: a straight path the
@@ -22,7 +22,7 @@ search. Here:
    legal action with chance ``exp_epsilon``, else the best legal Q.
 4. **Replay**: a FIFO of the most recent decisions (observation, action); a
    decision's target is filled in when its episode ends.
-5. **Self-play**: ``envs.batched.BatchedGames`` with EVERY seat played by the current
+5. **Self-play**: ``cardrl.envs.batched.BatchedGames`` with EVERY seat played by the current
    network, one forward pass per tick for all games. Each seat's decisions in an
    episode are kept with the seat; when the episode ends, a decision's target is
    what that seat received from that decision to the end (``gamma`` per own
@@ -30,19 +30,19 @@ search. Here:
    moves included, as the AEC env pays them.
 6. **The run**: every ``train_freq`` decisions, ``gradient_steps`` Adam steps on
    MSE(Q(s, a_taken), target) over ``batch_size`` decisions drawn from the replay;
-   evaluations against the rule bots (``train.evaluate``, ``evals.jsonl`` as
-   ``train.ppo`` writes it), checkpoints (network and optimizer; Ctrl-C or SIGTERM
+   evaluations against the rule bots (``cardrl.train.evaluate``, ``evals.jsonl`` as
+   ``cardrl.train.ppo`` writes it), checkpoints (network and optimizer; Ctrl-C or SIGTERM
    checkpoint first), ``--resume``, tensorboard (loss, mean Q, returns, epsilon,
    win rates).
 7. **Export**: ``runs/<name>/policy.onnx``: (observation, action_mask) -> masked Q
-   (illegal actions at ``MASKED``), so ``agents.load`` plays argmax Q; the card
+   (illegal actions at ``MASKED``), so ``cardrl.agents.load`` plays argmax Q; the card
    is PPO's, with ``"algo": "dmc"`` under ``training``.
 
 The replay is not checkpointed (it is refilled in a few ticks); a resumed run
-deals new games. The command line is ``train.run``'s, with DMC's knobs:
+deals new games. The command line is ``cardrl.train.run``'s, with DMC's knobs:
 
-    python -m train.dmc --game sevens --preset random --steps 2000000 --policy card --name sv
-    python -m train.dmc --resume sv --steps 4000000
+    python -m cardrl.train.dmc --game sevens --preset random --steps 2000000 --policy card --name sv
+    python -m cardrl.train.dmc --resume sv --steps 4000000
 """
 
 from __future__ import annotations
@@ -66,16 +66,16 @@ from torch import nn
 from torch.utils.tensorboard import SummaryWriter
 from tqdm import tqdm
 
-from envs.batched import BatchedGames
-from train import run as run_cli
-from train.cardnet import CardNet, card_table
-from train.config import RUNS_DIR, TrainConfig
-from train.evaluate import eval_scalars, evaluate_run
-from train.export import base_card, write_onnx
-from train.limit import dmc_limit
-from train.numpy_policy import MASKED
-from train.policy import ActionFeatures, game_action_features
-from train.ppo import RunState, TrainResult, eval_line, read_evals
+from cardrl.envs.batched import BatchedGames
+from cardrl.train import run as run_cli
+from cardrl.train.cardnet import CardNet, card_table
+from cardrl.train.config import RUNS_DIR, TrainConfig
+from cardrl.train.evaluate import eval_scalars, evaluate_run
+from cardrl.train.export import base_card, write_onnx
+from cardrl.train.limit import dmc_limit
+from cardrl.train.numpy_policy import MASKED
+from cardrl.train.policy import ActionFeatures, game_action_features
+from cardrl.train.ppo import RunState, TrainResult, eval_line, read_evals
 
 ALGO = "dmc"
 CHECKPOINT = "checkpoint.pt"
@@ -89,7 +89,7 @@ class DMCConfig(TrainConfig):
     (opponents, n_steps, n_epochs, gae_lambda, ent_coef, clip_range, target_kl, snapshots)
     are not read: every seat is the current network."""
 
-    COMMAND: ClassVar[str] = "train.dmc"
+    COMMAND: ClassVar[str] = "cardrl.train.dmc"
     algo: str = ALGO  # config.json says which trainer resumes it
     exp_epsilon: float = 0.05  # chance of a uniformly random legal action (DouZero: 0.01)
     buffer_size: int = 100_000  # the replay holds the most recent decisions (FIFO)
@@ -319,7 +319,7 @@ def discounted_returns(rewards: list[float], gamma: float) -> np.ndarray:
 # ---------------------------------------------------------------------- 6: the run
 class DMCTrainer:
     """One DMC run: builds or resumes it (``resume``), ``run()`` trains, ``export()`` writes;
-    the same run folder, results and command line as ``train.ppo.Trainer``."""
+    the same run folder, results and command line as ``cardrl.train.ppo.Trainer``."""
 
     def __init__(self, cfg: DMCConfig, resume: bool = False, progress: bool = True,
                  quiet: bool = False) -> None:
@@ -459,8 +459,8 @@ class DMCTrainer:
 
     def throughput(self) -> dict[str, float]:
         """This run's decisions per second (collecting and updating), the same network work
-        timed with torch alone (``train.limit.dmc_limit``) and their ratio, as
-        ``train.bench`` prints for PPO: to tensorboard (``time/limit``, ``time/limit_ratio``)
+        timed with torch alone (``cardrl.train.limit.dmc_limit``) and their ratio, as
+        ``cardrl.train.bench`` prints for PPO: to tensorboard (``time/limit``, ``time/limit_ratio``)
         and, unless quiet, to stderr."""
         decisions, seconds = self._loop
         if not decisions or not seconds:
@@ -489,7 +489,7 @@ class DMCTrainer:
         self.state.save(self.run_dir)
 
     def evaluate(self) -> dict:
-        """Duplicate matches of the current network against each eval bot, as ``train.ppo``
+        """Duplicate matches of the current network against each eval bot, as ``cardrl.train.ppo``
         runs them (same ``evals.jsonl`` record, same tensorboard tags)."""
         step = self.steps
         path = self.run_dir / "evals" / f"step-{step:09d}.onnx"
@@ -547,10 +547,10 @@ DMC_KNOBS = (("--exp-epsilon", float, "exp_epsilon", "chance of a random legal a
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """``train.run``'s command line with DMC's knobs; a knob left out takes
+    """``cardrl.train.run``'s command line with DMC's knobs; a knob left out takes
     ``DMCConfig``'s default (or, with ``--resume``, the run's own value)."""
     p = run_cli.build_parser()
-    p.prog = "python -m train.dmc"
+    p.prog = "python -m cardrl.train.dmc"
     p.description = __doc__.splitlines()[0]
     d = DMCConfig()
     for flag, kind, field, text in DMC_KNOBS:
@@ -563,12 +563,12 @@ def build_parser() -> argparse.ArgumentParser:
 def config_from_args(p: argparse.ArgumentParser, args: argparse.Namespace) -> DMCConfig:
     ppo_only = [k for k in PPO_ONLY if getattr(args, k) != p.get_default(k)]
     if ppo_only:
-        raise ValueError(f"{ppo_only} are PPO's knobs (python -m train.run); DMC plays every "
+        raise ValueError(f"{ppo_only} are PPO's knobs (cardrl train); DMC plays every "
                          "seat with the current network and has no critic")
     if args.resume:
         if json.loads(_config_text(args.resume)).get("algo") != ALGO:
             raise ValueError(f"run {args.resume!r} is not a DMC run; resume it with "
-                             "python -m train.run")
+                             "python -m cardrl.train.run")
         cfg = DMCConfig.load_run(args.resume)
         if args.steps != p.get_default("steps"):
             cfg.steps = args.steps
@@ -600,7 +600,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     result = trainer.run()
     if result.interrupted:
         print(f"\ninterrupted at {result.steps:,} steps; checkpoint saved. Continue with: "
-              f"python -m train.dmc --resume {trainer.cfg.name}", file=sys.stderr)
+              f"python -m cardrl.train.dmc --resume {trainer.cfg.name}", file=sys.stderr)
         return 130
     if args.export:
         trainer.export(args.export)

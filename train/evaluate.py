@@ -1,9 +1,9 @@
 """Small duplicate matches of an exported bot against each rule bot, as training runs them.
 
 The learner sits with ``n - 1`` copies of one rule bot; every deal is played
-in every seat rotation (``eval.tournament``), so the learner's win rate has a
+in every seat rotation (``cardrl.eval.tournament``), so the learner's win rate has a
 no-edge line at ``1 / n`` (25% in 4-player Spades) and a duplicate-honest 95%
-interval. The game's own metrics (``train.metrics``) are read from the logs.
+interval. The game's own metrics (``cardrl.train.metrics``) are read from the logs.
 """
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from envs.games import get_game
-from eval import logs
-from eval.config import TournamentConfig
-from eval.tournament import run_tournament
-from train.metrics import hand_counts, rates
+from cardrl.envs.games import get_game
+from cardrl.eval import logs
+from cardrl.eval.config import TournamentConfig
+from cardrl.eval.tournament import run_tournament
+from cardrl.train.metrics import hand_counts, rates
 
 
 def onnx_spec(path: str | Path) -> str:
@@ -32,7 +32,7 @@ def match(game: str, preset: str, bot: str, opponent: str, deals: int, out: Path
     """``bot`` against ``n - 1`` copies of ``opponent``; the bot's row plus game metrics.
 
     ``fresh=False`` resumes the games already logged in ``out`` (name ``out`` after
-    what the bot is, as ``train.ship`` does, so that another bot never reuses them).
+    what the bot is, as ``cardrl.train.ship`` does, so that another bot never reuses them).
     """
     g = get_game(game)
     n = g.num_players(g.get_rules(preset, **dict(rule_changes or {})))

@@ -23,20 +23,20 @@ import torch
 from sb3_contrib import MaskablePPO
 from torch import nn
 
-from envs.batched import BatchedGames
-from envs.files import write_atomic
-from envs.games import get_game
-from eval.config import rules_dict
-from train.cardnet import CardActor, CardLogits, CardPolicy
-from train.numpy_policy import MASKED, NumpyPolicy
-from train.opponents import OpponentPool
-from train.policy import (
+from cardrl.envs.batched import BatchedGames
+from cardrl.envs.files import write_atomic
+from cardrl.envs.games import get_game
+from cardrl.eval.config import rules_dict
+from cardrl.train.cardnet import CardActor, CardLogits, CardPolicy
+from cardrl.train.numpy_policy import MASKED, NumpyPolicy
+from cardrl.train.opponents import OpponentPool
+from cardrl.train.policy import (
     TORCH_ACTIVATIONS,
     ActionFeatureHead,
     ActionFeaturePolicy,
     game_action_features,
 )
-from train.selfplay import SelfPlayVecEnv
+from cardrl.train.selfplay import SelfPlayVecEnv
 
 CARD_FORMAT = "cardrl-bot-card/1"
 OPSET = 17
@@ -78,7 +78,7 @@ def policy_weights(policy: Any) -> NumpyPolicy | CardActor:
 
 class MaskedLogits(nn.Module):
     """(observation, action_mask) -> masked logits of an SB3 actor, the graph ONNX gets;
-    ``switch`` (a game's, ``train.plugins``) may then change them."""
+    ``switch`` (a game's, ``cardrl.train.plugins``) may then change them."""
 
     def __init__(self, policy: Any, switch: nn.Module | None = None) -> None:
         super().__init__()
@@ -111,7 +111,7 @@ def write_onnx(module: nn.Module, obs_size: int, num_actions: int, path: str | P
                card: dict) -> Path:
     """``module`` (observation, action_mask) -> masked logits, as ONNX at ``path``, and its
     card at ``<path>.json``; both atomically. Every exported bot (SB3's, RLlib's) goes
-    through here, so ``agents.load`` reads them alike. Returns the card's path."""
+    through here, so ``cardrl.agents.load`` reads them alike. Returns the card's path."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     module = module.cpu().eval()

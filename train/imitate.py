@@ -3,7 +3,7 @@
 PPO from a random policy spends most of a small budget rediscovering what a
 rule bot already knows (follow suit, bid your tricks, keep melds). With
 ``--imitate spades/expert`` a run first plays ``imitate_samples`` decisions of
-the *teacher* in every seat of batched games (``envs.batched``), then fits the
+the *teacher* in every seat of batched games (``cardrl.envs.batched``), then fits the
 actor to the teacher's actions (masked cross-entropy) and the critic to the
 discounted returns each seat earned, and only then starts PPO. Self-play from
 scratch (no teacher) is the default; this is the other recipe.
@@ -16,8 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-import agents
-from envs.batched import BatchedGames
+from cardrl import agents
+from cardrl.envs.batched import BatchedGames
 
 
 @dataclass

@@ -3,7 +3,7 @@
 A training loop can go no faster than its forward and backward passes. These
 functions time exactly that work on copies of a run's own modules (same sizes,
 observation and actions, same torch threads), on made-up observations with every
-action legal, so that ``train.bench`` and ``train.dmc`` can print the loop's rate
+action legal, so that ``cardrl.train.bench`` and ``cardrl.train.dmc`` can print the loop's rate
 as a share of it (the ratio loop/limit): what is left above the network is the
 loop's own cost (envs, plumbing, SB3's bookkeeping).
 
@@ -26,7 +26,7 @@ from collections.abc import Callable
 import torch
 from torch import nn
 
-from train.numpy_policy import MASKED
+from cardrl.train.numpy_policy import MASKED
 
 Timer = Callable[[], float]
 

@@ -25,7 +25,7 @@ import numpy as np
 import torch
 from sb3_contrib.common.maskable.buffers import MaskableRolloutBuffer, MaskableRolloutBufferSamples
 
-from train.numpy_policy import MASKED
+from cardrl.train.numpy_policy import MASKED
 
 
 class SingleCopyRolloutBuffer(MaskableRolloutBuffer):

@@ -1,7 +1,7 @@
 """Per-game metrics of a learned bot, from the hand results of tournament game logs.
 
 Win rate, mean score and average rank come from the tournament summary for
-every game. A game adds its own numbers in its declaration (``envs.games.Game``):
+every game. A game adds its own numbers in its declaration (``cardrl.envs.games.Game``):
 ``hand_metric`` takes one hand result (the ``to_dict`` form in a game log) and the
 seat and returns counts, and ``hand_rates`` names rates of those counts
 (numerator, denominator); e.g. Gin Rummy counts ``hands``, ``gin`` and ``knock``
@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 
-from envs.games import get_game
+from cardrl.envs.games import get_game
 
 
 def hand_counts(game: str, logs: Iterable[dict], bot: str) -> Counter:

@@ -3,7 +3,7 @@
 Self-play and frozen snapshots act in the SB3 env workers, which must stay
 torch-free (cheap to start, no thread fights with the learner). The learner's
 actor network (MLP + action head, masked argmax or masked sampling) is copied
-out as arrays by ``train.export.policy_weights`` and evaluated here; the layout
+out as arrays by ``cardrl.train.export.policy_weights`` and evaluated here; the layout
 is a plain dict so it pickles to workers and saves as ``.npz``.
 """
 
@@ -22,7 +22,7 @@ MASKED = -1e8  # what a masked logit becomes, as in sb3-contrib's MaskableCatego
 
 class NumpyPolicy:
     """Masked MLP policy: ``layers`` = [(W, b), ...] (W is out x in), hidden activation,
-    and ``skip`` (obs_size x num_actions, ``train.policy``'s per-action feature path):
+    and ``skip`` (obs_size x num_actions, ``cardrl.train.policy``'s per-action feature path):
     logits = MLP(obs) + obs @ skip."""
 
     def __init__(self, layers: list[tuple[np.ndarray, np.ndarray]], activation: str,

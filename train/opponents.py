@@ -9,8 +9,8 @@ reservoir sample of ``max_average``: the opponent then plays the time-average of
 policies, as fictitious self-play does, where the latest snapshots alone chase each
 other round a cycle; ``Reservoir``), a registry bot spec
 (``spades/expert:nil=set-safe``), or ``rules`` (the game's strongest rule bots,
-``agents.strongest``, the weight split evenly). Each opponent seat draws its
-entry independently at every episode (``train.selfplay``).
+``cardrl.agents.strongest``, the weight split evenly). Each opponent seat draws its
+entry independently at every episode (``cardrl.train.selfplay``).
 """
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-import agents
-from agents.base import Bot
-from agents.registry import check_bot
-from eval.config import split_bot_list
+from cardrl import agents
+from cardrl.agents.base import Bot
+from cardrl.agents.registry import check_bot
+from cardrl.eval.config import split_bot_list
 
 POLICY_KINDS = ("self", "snapshot", "average")
 
@@ -39,7 +39,7 @@ def rule_bots(game: str) -> list[str]:
 
 
 def strongest_bots(game: str) -> list[str]:
-    """The game's strongest rule bots, best first (``agents.strongest``): the ones a learned
+    """The game's strongest rule bots, best first (``cardrl.agents.strongest``): the ones a learned
     bot is judged against."""
     return list(agents.strongest(game))
 

@@ -25,11 +25,11 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import MlpExtractor
 from torch import nn
 
-from envs.encoding import Encoder
-from envs.games import get_game
-from train.masked import FastMasking
+from cardrl.envs.encoding import Encoder
+from cardrl.envs.games import get_game
+from cardrl.train.masked import FastMasking
 
-# the torch side of ``train.numpy_policy.ACTIVATIONS``, the one list of activation names
+# the torch side of ``cardrl.train.numpy_policy.ACTIVATIONS``, the one list of activation names
 TORCH_ACTIVATIONS: dict[str, type[nn.Module]] = {"tanh": nn.Tanh, "relu": nn.ReLU}
 # (observation offset, first action, length): obs[offset + i] describes action first + i
 ActionFeatures = tuple[tuple[int, int, int], ...]
@@ -118,7 +118,7 @@ def game_action_features(game: str, preset: str | None = None,
 
 class ActionFeaturePolicy(FastMasking, MaskableActorCriticPolicy):
     """MaskablePPO's MLP policy with ``ActionFeatureHead`` as its action net
-    (and ``train.masked.FastMasking``'s rollout and update passes)."""
+    (and ``cardrl.train.masked.FastMasking``'s rollout and update passes)."""
 
     def __init__(self, *args, action_features: Sequence[Sequence[int]] = (), **kwargs) -> None:
         self.action_features: ActionFeatures = tuple(tuple(int(x) for x in b)

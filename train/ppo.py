@@ -4,23 +4,23 @@
     result = Trainer(cfg).run()                               # 2-5, then 6: runs/<name>/
 
 1. **Config**: a ``TrainConfig``, saved as ``runs/<name>/config.json``.
-2. **Batched env**: ``cfg.n_games`` games in one process (``envs.batched``), the
-   learner's seat of each an env of one SB3 ``VecEnv`` (``train.selfplay``).
+2. **Batched env**: ``cfg.n_games`` games in one process (``cardrl.envs.batched``), the
+   learner's seat of each an env of one SB3 ``VecEnv`` (``cardrl.train.selfplay``).
 3. **Opponents**: the other seats, drawn per episode from the mix (``self``,
-   ``snapshot``, rule bots; ``train.opponents``); each tick, every game whose
+   ``snapshot``, rule bots; ``cardrl.train.opponents``); each tick, every game whose
    seat to act belongs to one network is decided in one forward pass.
 4. **Policy**: sb3-contrib's MaskablePPO with an MLP actor-critic (plus the
-   per-action path where the observation has per-action blocks; ``train.policy``).
+   per-action path where the observation has per-action blocks; ``cardrl.train.policy``).
 5. **The PPO run**: ``MaskablePPO.learn`` with one callback that pushes the
    current policy to the ``self`` seats after each update, freezes snapshots,
-   evaluates against the rule bots (duplicate matches, ``train.evaluate``),
+   evaluates against the rule bots (duplicate matches, ``cardrl.train.evaluate``),
    checkpoints, and holds the actor during a critic warm-up; optionally it moves
    a magnet the learner is regularised toward and measures the exact exploitability
-   where the game declares it (``train.exploit``). ``--imitate``
-   clones a rule bot first (``train.imitate``), an option; self-play from scratch
+   where the game declares it (``cardrl.train.exploit``). ``--imitate``
+   clones a rule bot first (``cardrl.train.imitate``), an option; self-play from scratch
    is the default. A game's training extras plug in by their place
-   (``train.plugins``, e.g. Gin Rummy's learned knock).
-6. **Export**: ``runs/<name>/policy.onnx`` and its card (``train.export``).
+   (``cardrl.train.plugins``, e.g. Gin Rummy's learned knock).
+6. **Export**: ``runs/<name>/policy.onnx`` and its card (``cardrl.train.export``).
 
 A run lives in ``runs/<name>/``: ``config.json``, ``checkpoint.zip`` (periodic
 and on Ctrl-C or SIGTERM; ``--resume`` goes on from it), ``state.json``,
@@ -48,22 +48,22 @@ from stable_baselines3.common.utils import ConstantSchedule
 from stable_baselines3.common.vec_env import VecMonitor
 from tqdm import tqdm
 
-from envs.batched import BatchedGames
-from envs.files import write_atomic
-from train import plugins
-from train.average import collect_mix, fit_average
-from train.cardnet import CardActor, CardPolicy, card_table
-from train.cardnet import policy_kwargs as card_policy_kwargs
-from train.config import CONFIG_FILE, PPO_KNOBS, TrainConfig
-from train.evaluate import EVALS, eval_scalars, evaluate_run
-from train.exploit import EXPLOIT, measure_exploitability
-from train.export import base_card, export_onnx, policy_weights
-from train.imitate import collect, fit
-from train.masked import SingleCopyRolloutBuffer
-from train.numpy_policy import NumpyPolicy
-from train.opponents import OpponentPool, Reservoir
-from train.policy import TORCH_ACTIVATIONS, ActionFeaturePolicy, game_action_features
-from train.selfplay import SelfPlayVecEnv
+from cardrl.envs.batched import BatchedGames
+from cardrl.envs.files import write_atomic
+from cardrl.train import plugins
+from cardrl.train.average import collect_mix, fit_average
+from cardrl.train.cardnet import CardActor, CardPolicy, card_table
+from cardrl.train.cardnet import policy_kwargs as card_policy_kwargs
+from cardrl.train.config import CONFIG_FILE, PPO_KNOBS, TrainConfig
+from cardrl.train.evaluate import EVALS, eval_scalars, evaluate_run
+from cardrl.train.exploit import EXPLOIT, measure_exploitability
+from cardrl.train.export import base_card, export_onnx, policy_weights
+from cardrl.train.imitate import collect, fit
+from cardrl.train.masked import SingleCopyRolloutBuffer
+from cardrl.train.numpy_policy import NumpyPolicy
+from cardrl.train.opponents import OpponentPool, Reservoir
+from cardrl.train.policy import TORCH_ACTIVATIONS, ActionFeaturePolicy, game_action_features
+from cardrl.train.selfplay import SelfPlayVecEnv
 
 CHECKPOINT = "checkpoint.zip"
 STATE = "state.json"
@@ -224,7 +224,7 @@ class Trainer:
             self.imitate()
 
     def imitate(self) -> None:
-        """Clone the teacher into the fresh policy (``train.imitate``), then checkpoint at
+        """Clone the teacher into the fresh policy (``cardrl.train.imitate``), then checkpoint at
         step 0 so a crash during PPO does not repeat the clone."""
         cfg = self.cfg
         say = (lambda text: None) if self.quiet else (lambda text: tqdm.write(text, sys.stderr))
@@ -302,7 +302,7 @@ class Trainer:
 
     def average_network(self, step: int) -> tuple[Any, dict]:
         """One network fitted to the mix of the ``average`` reservoir's snapshots
-        (``train.average``), and how (decisions, games, held-out excess cross-entropy);
+        (``cardrl.train.average``), and how (decisions, games, held-out excess cross-entropy);
         fitted once per step (the last measure and the export share it)."""
         if self._average_net is not None and self._average_net[0] == step:
             return self._average_net[1]
@@ -443,7 +443,7 @@ class Trainer:
     def export(self, path: Path | str, policy: Any = None, note: dict | None = None) -> Path:
         """The policy (or ``policy``, e.g. the average network) as ONNX at ``path``, with
         its card (the last evaluation, which played the run's policy, not another one;
-        and ``note``); a game's training plug-in (``train.plugins``) may add a module
+        and ``note``); a game's training plug-in (``cardrl.train.plugins``) may add a module
         after the policy in the same graph, and fields to the card."""
         evals = read_evals(self.run_dir) if policy is None else []
         last = evals[-1] if evals else None

@@ -1,15 +1,15 @@
 """Multi-agent PPO on RLlib over the PettingZoo envs: self-play, frozen snapshots, ONNX export.
 
-    python -m train.rllib --game spades --steps 200000 --net 128,128 --name spades-rllib
-    python -m train.rllib --game sevens --address HEAD:6379 --env-runners 8 --name sevens-big
+    python -m cardrl.train.rllib --game spades --steps 200000 --net 128,128 --name spades-rllib
+    python -m cardrl.train.rllib --game sevens --address HEAD:6379 --env-runners 8 --name sevens-big
     tensorboard --logdir runs/spades-rllib
 
-Why a second trainer: the SB3 path (``train.ppo``) is one process; RLlib spreads the
+Why a second trainer: the SB3 path (``cardrl.train.ppo``) is one process; RLlib spreads the
 simulators over a Ray cluster (``--env-runners`` on any node, ``--address`` to join a
 cluster; a local Ray by default). The env is the game's own AEC env (``get_game(g).env``)
 behind RLlib's ``PettingZooEnv``, either observation kind; nothing in ``envs`` knows Ray.
 
-* **Config**: ``RllibConfig``, ``train.config``'s ``RunConfig`` and ``PPOKnobs`` (the
+* **Config**: ``RllibConfig``, ``cardrl.train.config``'s ``RunConfig`` and ``PPOKnobs`` (the
   knobs every trainer has, under the same names and flags) plus the cluster's and
   self-play's knobs; ``steps`` counts env steps.
 * **Masking**: ``MaskedMLPModule`` reads ``action_mask`` from the observation dict and
@@ -23,10 +23,10 @@ behind RLlib's ``PettingZooEnv``, either observation kind; nothing in ``envs`` k
 * **Logs**: RLlib's env-runner and learner metrics per iteration to tensorboard
   (``runs/<name>/tb``), with env steps and learner steps per second, and every
   ``eval_every`` env steps (and at the end) duplicate matches against the eval bots.
-* **Export**: ``main``'s actor as ONNX with the inputs and output of ``train.export``
+* **Export**: ``main``'s actor as ONNX with the inputs and output of ``cardrl.train.export``
   (``observation``, ``action_mask`` -> ``logits``, illegal at -1e8) and a card made by
-  ``train.export.base_card`` plus ``training`` (``"trainer": "rllib"``), so
-  ``agents.load``, tournaments, the bot server and the web table play it unchanged.
+  ``cardrl.train.export.base_card`` plus ``training`` (``"trainer": "rllib"``), so
+  ``cardrl.agents.load``, tournaments, the bot server and the web table play it unchanged.
 
 Not here (the SB3 path has them): resuming a run, imitation, rule-bot opponents
 during training, the per-action feature head, the games' training plug-ins.
@@ -60,14 +60,19 @@ from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 from torch import nn
 from torch.utils.tensorboard import SummaryWriter
 
-import envs
-import train as train_package
-from envs.games import get_game
-from train.config import CONFIG_FILE, PPOKnobs, add_ppo_arguments, add_run_arguments, check_ints
-from train.evaluate import evaluate
-from train.export import base_card, update_card, write_onnx
-from train.numpy_policy import MASKED
-from train.policy import TORCH_ACTIVATIONS
+from cardrl.envs.games import get_game
+from cardrl.runtime_env import py_modules
+from cardrl.train.config import (
+    CONFIG_FILE,
+    PPOKnobs,
+    add_ppo_arguments,
+    add_run_arguments,
+    check_ints,
+)
+from cardrl.train.evaluate import evaluate
+from cardrl.train.export import base_card, update_card, write_onnx
+from cardrl.train.numpy_policy import MASKED
+from cardrl.train.policy import TORCH_ACTIVATIONS
 
 MAIN = "main"
 
@@ -75,7 +80,7 @@ MAIN = "main"
 # ---------------------------------------------------------------------- config
 @dataclass
 class RllibConfig(PPOKnobs):
-    """A run on RLlib: ``RunConfig`` and ``PPOKnobs`` (``train.config``) plus the
+    """A run on RLlib: ``RunConfig`` and ``PPOKnobs`` (``cardrl.train.config``) plus the
     cluster's and self-play's knobs. ``steps`` counts env steps sampled (moves of every
     seat, all games together); saved as ``runs/<name>/config.json`` and in the card."""
 
@@ -276,18 +281,12 @@ def algo_config(cfg: RllibConfig) -> PPOConfig:
     )
 
 
-def project_modules() -> list[str]:
-    """The packages a remote env runner imports (this module's and the envs'): shipped
-    in Ray's runtime env, so a cluster runs the driver's code without installing it."""
-    return [str(Path(envs.__file__).parent), str(Path(train_package.__file__).parent)]
-
-
 def init_ray(address: str | None = None, num_cpus: int | None = None) -> bool:
     """Connect to ``address`` (a running cluster) or start a local Ray; True if this call
     started or joined it (so the caller shuts it down)."""
     if ray.is_initialized():
         return False
-    kwargs: dict[str, Any] = {"runtime_env": {"py_modules": project_modules()},
+    kwargs: dict[str, Any] = {"runtime_env": {"py_modules": py_modules()},
                               "logging_level": logging.WARNING, "log_to_driver": False}
     if address is None:
         kwargs.update(include_dashboard=False, num_cpus=num_cpus)
@@ -297,7 +296,7 @@ def init_ray(address: str | None = None, num_cpus: int | None = None) -> bool:
 
 # --------------------------------------------------------------------- export
 class MaskedActor(nn.Module):
-    """(observation, action_mask) -> masked logits: the graph ``train.export`` writes for
+    """(observation, action_mask) -> masked logits: the graph ``cardrl.train.export`` writes for
     SB3 policies, here for ``main``'s actor."""
 
     def __init__(self, pi: nn.Sequential) -> None:
@@ -311,7 +310,7 @@ class MaskedActor(nn.Module):
 
 def export_module(module: MaskedMLPModule, path: str | Path, card: dict) -> Path:
     """``module``'s actor as ONNX at ``path`` with ``card`` beside it (``<path>.json``),
-    through ``train.export.write_onnx`` as SB3's bots are. Returns the card's path."""
+    through ``cardrl.train.export.write_onnx`` as SB3's bots are. Returns the card's path."""
     pi = module.pi
     return write_onnx(MaskedActor(pi), int(pi[0].in_features), int(pi[-1].out_features),
                       path, card)
@@ -353,7 +352,7 @@ def _scalars(prefix: str, tree: Any, out: dict[str, float]) -> None:
 class Throughput:
     """Env steps sampled and learner steps (``main``'s agent steps as RLlib counts them:
     its moves, plus the last view each seat gets at a game's end) per second of wall
-    time, sampling and updates together as ``train.bench`` counts them, over every
+    time, sampling and updates together as ``cardrl.train.bench`` counts them, over every
     iteration but the first (which warms up)."""
 
     def __init__(self) -> None:
@@ -471,7 +470,7 @@ def training_card(cfg: RllibConfig, steps: int, learner_steps: int, wall_time: f
 
 def evaluate_bot(cfg: RllibConfig, path: Path, step: int, writer: Any) -> dict:
     """Duplicate matches of the exported bot at ``path`` against each eval bot
-    (``train.evaluate``, as the SB3 path runs them), logged as ``eval_<bot>/...``; the
+    (``cardrl.train.evaluate``, as the SB3 path runs them), logged as ``eval_<bot>/...``; the
     card's ``evaluation`` entry."""
     results = evaluate(cfg.game, cfg.preset, str(path), list(cfg.eval_bots), cfg.eval_deals,
                        cfg.run_dir / "evals" / f"step-{step:09d}", rule_changes=cfg.rule_changes,
@@ -487,7 +486,7 @@ def evaluate_bot(cfg: RllibConfig, path: Path, step: int, writer: Any) -> dict:
 # ------------------------------------------------------------------------ CLI
 def build_parser() -> argparse.ArgumentParser:
     d = RllibConfig()
-    p = argparse.ArgumentParser(prog="python -m train.rllib",
+    p = argparse.ArgumentParser(prog="python -m cardrl.train.rllib",
                                 description=__doc__.splitlines()[0])
     add_run_arguments(p, d, "env steps to sample (every seat's moves, all games together)")
     add_ppo_arguments(p, d)
@@ -536,6 +535,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 if __name__ == "__main__":
     # run as train.rllib, not __main__: the env runners unpickle these classes by module name
-    from train.rllib import main as _main
+    from cardrl.train.rllib import main as _main
 
     sys.exit(_main())

@@ -1,13 +1,13 @@
 """Command line of one training run (CleanRL-style: every knob a flag, saved beside the run).
 
-    python -m train.run --game blind_auction --steps 2000000 --name ba-scratch
-    python -m train.run --game spades --preset killer --steps 300000 --seed 1 \\
+    python -m cardrl.train.run --game blind_auction --steps 2000000 --name ba-scratch
+    python -m cardrl.train.run --game spades --preset killer --steps 300000 --seed 1 \\
         --opponents "self@0.6,snapshot@0.2,rules@0.2" --net 256,256 --n-games 64 \\
         --eval-every 50000 --name spades-killer-a --export checkpoints/spades-killer.onnx
-    python -m train.run --resume spades-killer-a --steps 600000     # continue a run
+    python -m cardrl.train.run --resume spades-killer-a --steps 600000     # continue a run
     tensorboard --logdir runs/spades-killer-a
 
-The run itself is ``train.ppo`` (read it top to bottom).
+The run itself is ``cardrl.train.ppo`` (read it top to bottom).
 """
 
 from __future__ import annotations
@@ -19,8 +19,14 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from train.config import PPO_KNOBS, TrainConfig, add_knob, add_ppo_arguments, add_run_arguments
-from train.ppo import Trainer
+from cardrl.train.config import (
+    PPO_KNOBS,
+    TrainConfig,
+    add_knob,
+    add_ppo_arguments,
+    add_run_arguments,
+)
+from cardrl.train.ppo import Trainer
 
 _DEFAULTS = TrainConfig()
 # what a resumed run may change (the trainer applies them to the loaded model)
@@ -30,7 +36,7 @@ TUNABLE = (*PPO_KNOBS, "critic_warmup", "critic_warmup_lr", "eval_every", "eval_
 
 def build_parser() -> argparse.ArgumentParser:
     d = _DEFAULTS
-    p = argparse.ArgumentParser(prog="python -m train.run", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="cardrl train", description=__doc__.splitlines()[0])
     add_run_arguments(p, d, "total learner steps of the run", tunable=TUNABLE)
     add_ppo_arguments(p, d, tunable=TUNABLE)
     p.add_argument("--opponents", default=d.opponents,
@@ -100,7 +106,7 @@ def config_from_args(args: argparse.Namespace) -> TrainConfig:
 
 def extra_stage(plugin: ModuleType, name: str, settings: dict[str, Any],
                 exports: Sequence[Path] = ()) -> Trainer:
-    """A game's extra stage (its training plug-in, ``train.plugins``) on the finished run
+    """A game's extra stage (its training plug-in, ``cardrl.train.plugins``) on the finished run
     ``runs/<name>``: the settings checked before any work, the stage, a checkpoint (the
     run's wall time then counts the stage), and the export, to the run's ``policy.onnx``
     and to each of ``exports``."""

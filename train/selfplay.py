@@ -1,7 +1,7 @@
 """Batched self-play for SB3: a VecEnv whose envs are the learner's seats of N games.
 
 ``SelfPlayVecEnv`` runs ``num_envs`` games of one kind in one process
-(``envs.batched.BatchedGames``). In each game one seat is the learner's (it rotates
+(``cardrl.envs.batched.BatchedGames``). In each game one seat is the learner's (it rotates
 from episode to episode); every other seat is played by an opponent the pool
 draws for that episode: the current policy (``self``), a frozen ``snapshot`` (or
 one of every snapshot so far, ``average``), or a rule bot. SB3 decides the learner's
@@ -19,7 +19,7 @@ to its agent.
 With a magnet (``set_magnet``), each learner move is also charged its policy's
 log-ratio to the magnet's.
 
-An MLP opponent (``train.numpy_policy.NumpyPolicy``) is evaluated here on torch
+An MLP opponent (``cardrl.train.numpy_policy.NumpyPolicy``) is evaluated here on torch
 (``TorchTwin``, on the same arrays), not numpy: in the learner's process numpy's
 BLAS threads and torch's thread pool each spin while the other works, and a forward
 pass through numpy between two of torch's cost 10-50 times its own time on a
@@ -37,9 +37,9 @@ import torch
 from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 
-from envs.batched import BatchedGames
-from train.numpy_policy import MASKED, NumpyPolicy
-from train.opponents import POLICY_KINDS, OpponentPool, check_bot
+from cardrl.envs.batched import BatchedGames
+from cardrl.train.numpy_policy import MASKED, NumpyPolicy
+from cardrl.train.opponents import POLICY_KINDS, OpponentPool, check_bot
 
 
 class TorchTwin:
@@ -149,7 +149,7 @@ class SelfPlayVecEnv(VecEnv):
         del self._policies[1:-self.pool.max_snapshots]
 
     def set_average(self, policies: list[NumpyPolicy]) -> None:
-        """The snapshots the ``average`` entry draws from (``train.opponents.Reservoir``)."""
+        """The snapshots the ``average`` entry draws from (``cardrl.train.opponents.Reservoir``)."""
         self._average = list(policies)
 
     def set_magnet(self, policy: NumpyPolicy | None, coef: float) -> None:
@@ -316,7 +316,7 @@ class SelfPlayVecEnv(VecEnv):
         return [False] * len(self._indices(indices))
 
     def seed(self, seed: int | None = None) -> list:
-        """A no-op: the deals' seed is the constructor's (``train.ppo`` makes it from the
+        """A no-op: the deals' seed is the constructor's (``cardrl.train.ppo`` makes it from the
         run's seed and its steps so far, so a resumed run deals new games), while SB3
         calls this with the run's seed alone whenever it builds or loads a model."""
         return [self.seed_base] * self.num_envs

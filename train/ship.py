@@ -1,16 +1,16 @@
 """The shipped bots (``checkpoints/<game>-<preset>.onnx``): how each is trained and judged.
 
-    python -m train.ship --list
-    python -m train.ship spades-killer              # train (or resume), export, final match
-    python -m train.ship spades-killer --judge-only # the final match of the committed file
+    python -m cardrl.train.ship --list
+    python -m cardrl.train.ship spades-killer              # train (or resume), export, final match
+    python -m cardrl.train.ship spades-killer --judge-only # the final match of the committed file
 
 A recipe is data: the config of each stage of one run (the first makes the run,
 each later one resumes it with other knobs up to its steps), the settings of its
-game's plug-in stage if any (``train.plugins``), and its final match. ``ship``
+game's plug-in stage if any (``cardrl.train.plugins``), and its final match. ``ship``
 calls the trainer on each stage still to do (resuming ``runs/ship-<name>`` if it
 exists), exports to ``checkpoints/``, then plays the acceptance match: the bot
 against ``n - 1`` copies of each of the game's strongest rule bots
-(``agents.strongest``), a duplicate tournament of ``deals`` deals (every seat
+(``cardrl.agents.strongest``), a duplicate tournament of ``deals`` deals (every seat
 rotation), and writes the results into the card under ``final_evaluation``. The
 bar: the win rate's 95% interval above the no-edge line (1/n) against the best rule
 bot. Step counts, never wall time, so a recipe makes the same bot on any machine.
@@ -30,16 +30,16 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from agents.search import VERSION as SEARCH_VERSION
-from train import plugins, run
-from train.config import RUNS_DIR, TrainConfig
-from train.dmc import CHECKPOINT as DMC_CHECKPOINT
-from train.dmc import DMCConfig, DMCTrainer
-from train.evaluate import evaluate, onnx_spec, time_to_beat
-from train.export import update_card
-from train.opponents import strongest_bots
-from train.plots import learning_curve
-from train.ppo import CHECKPOINT, RunState, read_evals
+from cardrl.agents.search import VERSION as SEARCH_VERSION
+from cardrl.train import plugins, run
+from cardrl.train.config import RUNS_DIR, TrainConfig
+from cardrl.train.dmc import CHECKPOINT as DMC_CHECKPOINT
+from cardrl.train.dmc import DMCConfig, DMCTrainer
+from cardrl.train.evaluate import evaluate, onnx_spec, time_to_beat
+from cardrl.train.export import update_card
+from cardrl.train.opponents import strongest_bots
+from cardrl.train.plots import learning_curve
+from cardrl.train.ppo import CHECKPOINT, RunState, read_evals
 
 CHECKPOINTS = Path("checkpoints")
 
@@ -213,7 +213,7 @@ def bot_path(name: str) -> Path:
 
 def stages_left(name: str, folder: Path) -> list[tuple[TrainConfig, dict[str, Any] | None]]:
     """The stages a recipe still needs, as (config, what a resume changes; None: a new run),
-    as ``train.run`` would be told: the run (new, or resumed up to its steps), then each
+    as ``cardrl.train.run`` would be told: the run (new, or resumed up to its steps), then each
     later stage, resumed with its steps and the knobs it changes from the stage before; a
     finished run is resumed changing nothing, which exports it."""
     stages = [replace(stage, name=folder.name) for stage in RECIPES[name].stages]
@@ -234,7 +234,7 @@ def stages_left(name: str, folder: Path) -> list[tuple[TrainConfig, dict[str, An
 
 def resumed(saved: TrainConfig, stage: TrainConfig, changes: dict[str, Any]) -> TrainConfig:
     """The run's saved config with a stage's ``changes`` (knobs a resume may change: a user's
-    edit of ``config.json`` holds for the others, as with ``train.run --resume``); a stage
+    edit of ``config.json`` holds for the others, as with ``cardrl.train.run --resume``); a stage
     made with other knobs than the run is refused."""
     want = stage.resolved()
     kept = [f.name for f in dataclasses.fields(TrainConfig)
@@ -269,14 +269,14 @@ def _report(label: str, results: dict) -> None:
 def recipe_card(name: str) -> dict:
     """What the card says of how the bot was made: the recipe's name and summary."""
     return {"name": name, "summary": RECIPES[name].summary,
-            "command": f"python -m train.ship {name}"}
+            "command": f"python -m cardrl.train.ship {name}"}
 
 
 def judge(name: str, path: Path, deals: int, workers: int, progress: bool) -> dict:
     """The acceptance match of a shipped file against the rule bots; stored in its card.
 
-    A recipe with ``search`` ships the network inside ``agents.search.SearchBot``
-    (the card's ``search`` entry, which ``agents.load`` follows); the network alone
+    A recipe with ``search`` ships the network inside ``cardrl.agents.search.SearchBot``
+    (the card's ``search`` entry, which ``cardrl.agents.load`` follows); the network alone
     then plays the best rule bot on the same deals too, for comparison. The games
     are logged under a name made from the network's bytes and the search settings,
     so an interrupted match resumes, and a retrained bot starts afresh.
@@ -357,7 +357,7 @@ def train(name: str, path: Path) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m train.ship", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="cardrl ship", description=__doc__.splitlines()[0])
     p.add_argument("name", nargs="?", help="a recipe, e.g. spades-killer")
     p.add_argument("--list", action="store_true", help="list the recipes")
     p.add_argument("--judge-only", action="store_true",

@@ -1,4 +1,4 @@
-"""Serve the web table: ``python -m web --port 8000 --db sqlite:///runs/web/web.db``."""
+"""Serve the web table: ``python -m cardrl.web --port 8000 --db sqlite:///runs/web/web.db``."""
 
 from __future__ import annotations
 
@@ -8,14 +8,14 @@ import os
 
 import uvicorn
 
-from web.app import DEFAULT_DB, create_app
-from web.arena import ArenaSettings
-from web.arena_check import Limits
-from web.hub import ABANDON, GRACE, LEASE, TURN
+from cardrl.web.app import DEFAULT_DB, create_app
+from cardrl.web.arena import ArenaSettings
+from cardrl.web.arena_check import Limits
+from cardrl.web.hub import ABANDON, GRACE, LEASE, TURN
 
 
 def main(argv: list[str] | None = None) -> None:
-    p = argparse.ArgumentParser(prog="python -m web", description=__doc__)
+    p = argparse.ArgumentParser(prog="cardrl web", description=__doc__)
     p.add_argument("--host", default="127.0.0.1", help="address to listen on")
     p.add_argument("--port", type=int, default=8000)
     p.add_argument("--db", default=os.environ.get("CARDRL_DB", DEFAULT_DB),

@@ -2,8 +2,8 @@
 
     create_app("sqlite:///runs/web/web.db")     # then serve it with uvicorn
 
-The handlers live by route group in ``web.routes`` (pages and the websocket,
-accounts, tables) over what they share in ``web.http``; this module builds the
+The handlers live by route group in ``cardrl.web.routes`` (pages and the websocket,
+accounts, tables) over what they share in ``cardrl.web.http``; this module builds the
 app: its settings, the lobby opened at startup, and the routes.
 
 Accounts: names and scrypt-hashed passwords; a sign-in sets an HttpOnly
@@ -25,14 +25,14 @@ from collections.abc import Callable, Iterable
 
 from starlette.applications import Starlette
 
-from web.arena import Arena, ArenaSettings
-from web.bots import Bots
-from web.cluster import Heartbeat, Listener
-from web.db import Store
-from web.http import MAX_BODY, Settings, Throttle
-from web.hub import ABANDON, GRACE, LEASE, TURN
-from web.lobby import Lobby
-from web.routes import ROUTES
+from cardrl.web.arena import Arena, ArenaSettings
+from cardrl.web.bots import Bots
+from cardrl.web.cluster import Heartbeat, Listener
+from cardrl.web.db import Store
+from cardrl.web.http import MAX_BODY, Settings, Throttle
+from cardrl.web.hub import ABANDON, GRACE, LEASE, TURN
+from cardrl.web.lobby import Lobby
+from cardrl.web.routes import ROUTES
 
 DEFAULT_DB = "sqlite:///runs/web/web.db"
 SIGNIN_WINDOW = 300.0  # seconds over which failed sign-ins are counted
@@ -60,7 +60,7 @@ def create_app(db_url: str = DEFAULT_DB, *, clock: Callable[[], float] = time.ti
     is closed; ``lease``: seconds a table's lease lasts unrenewed (PostgreSQL: the
     longest a dead server's tables wait for another server); ``name``: what the server's
     leases say it is (with a random part, so that each process is told apart);
-    ``arena``: the bot arena's settings (``web.arena.ArenaSettings``).
+    ``arena``: the bot arena's settings (``cardrl.web.arena.ArenaSettings``).
     """
     allowed = Bots(bots)
 

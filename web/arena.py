@@ -3,23 +3,23 @@ background against the rule bots, the shipped networks and each other, and are r
 per division (game, preset, player count).
 
 An upload is an ONNX file and its card as ``train`` exports them. It is checked before
-anything runs (``web.arena_check``: the card here, the network in a limited child
+anything runs (``cardrl.web.arena_check``: the card here, the network in a limited child
 process), then stored in the database: the card, the bytes (base64) and their digest.
 The bytes never name a file: to play, a network is written under a name the server
 chooses (``arena-<id>-<digest>.onnx`` in the arena folder) and runs in its own process
-(``eval.bot_process``) with a time limit per move and a memory limit.
+(``cardrl.eval.bot_process``) with a time limit per move and a memory limit.
 
-Matches are the tournament's (``eval.play``): a *deal* is one seed played in every seat
+Matches are the tournament's (``cardrl.eval.play``): a *deal* is one seed played in every seat
 rotation at a table of the division's participants, picked around the uploaded bot
 with the fewest deals so far (the others by fewest deals shared with it). Each finished
 game is stored at once, so an interrupted server loses only games in flight; it resumes
 a deal's missing rotations on restart. A bot that raises, answers late, crashes,
 outputs NaN or plays an illegal move is disqualified, the reason kept for its owner,
 and the deal it was in voided. The leaderboard counts only deals whose players are all
-still listed, with ``eval.stats``' duplicate-honest intervals and head-to-head shares.
+still listed, with ``cardrl.eval.stats``' duplicate-honest intervals and head-to-head shares.
 
 A listed bot is also a seat option at every table of its game and player count
-(``web.bots.Bots.external``): its moves there go to its own timed process too.
+(``cardrl.web.bots.Bots.external``): its moves there go to its own timed process too.
 """
 
 from __future__ import annotations
@@ -44,17 +44,18 @@ from typing import Any
 
 import numpy as np
 
-import agents
-from envs.files import write_atomic
-from envs.games import game_names, get_game
-from eval import bot_process
-from eval.bot_process import ProcessBot
-from eval.config import TournamentConfig
-from eval.play import BotError, game_record, play_game
-from eval.stats import bot_stats, head_to_head
-from web.arena_check import MAX_CARD, Limits, RefusedUploadError, check_card, check_model
-from web.bots import CHECKPOINTS, PREFIX, Bots, _init_worker, shipped_checkpoints
-from web.table import NotFoundError, RefusedError
+from cardrl import agents
+from cardrl.agents.learned import shipped_folder
+from cardrl.envs.files import write_atomic
+from cardrl.envs.games import game_names, get_game
+from cardrl.eval import bot_process
+from cardrl.eval.bot_process import ProcessBot
+from cardrl.eval.config import TournamentConfig
+from cardrl.eval.play import BotError, game_record, play_game
+from cardrl.eval.stats import bot_stats, head_to_head
+from cardrl.web.arena_check import MAX_CARD, Limits, RefusedUploadError, check_card, check_model
+from cardrl.web.bots import PREFIX, Bots, _init_worker, shipped_checkpoints
+from cardrl.web.table import NotFoundError, RefusedError
 
 log = logging.getLogger("web")
 SPEC = "arena:"
@@ -72,7 +73,7 @@ class BusyError(RefusedError):
 
 @dataclass(frozen=True)
 class ArenaSettings:
-    """The arena's knobs (``create_app(arena=...)``, ``python -m web --arena-...``)."""
+    """The arena's knobs (``create_app(arena=...)``, ``python -m cardrl.web --arena-...``)."""
 
     folder: Path = Path("runs/web/arena")  # where networks are written to be played
     limits: Limits = field(default_factory=Limits)  # of an upload and its check
@@ -321,7 +322,7 @@ class Arena:
                      if s in offered and not self.bots.is_slow(s)]
         shipped = []
         for spec in shipped_checkpoints(game):
-            card = json.loads((CHECKPOINTS / spec.removeprefix(PREFIX)).with_suffix(".json")
+            card = json.loads((shipped_folder() / spec.removeprefix(PREFIX)).with_suffix(".json")
                               .read_text())
             if card.get("preset") == preset and card.get("num_players") == players:
                 shipped.append(spec)
@@ -334,7 +335,7 @@ class Arena:
         if self.owns(key):
             return self.materialize(int(key.removeprefix(SPEC)))
         if key.startswith(PREFIX):
-            return f"{CHECKPOINTS / key.removeprefix(PREFIX)}:worlds=0"
+            return f"{shipped_folder() / key.removeprefix(PREFIX)}:worlds=0"
         return key
 
     def _eligible(self, key: str) -> bool:

@@ -3,7 +3,7 @@ limited child process.
 
 ``check_card`` reads the card alone (no code runs): its format, game, preset, player
 count, env version, observation kind and version, and sizes against the installed
-games. ``check_model`` then hands the ONNX bytes to ``python -m web.arena_check`` on its
+games. ``check_model`` then hands the ONNX bytes to ``python -m cardrl.web.arena_check`` on its
 stdin. That child first limits itself (address space, CPU seconds, no file writes),
 then parses the bytes with ``onnx`` and refuses what is not a plain network: custom
 domains or functions, operators off ``ALLOWED_OPS``, sub-graphs, external data of any
@@ -24,7 +24,6 @@ import signal
 import sys
 import time
 from dataclasses import asdict, dataclass
-from pathlib import Path
 from typing import Any
 
 CARD_FORMAT = "cardrl-bot-card/1"  # what train.export writes (agents.learned reads it)
@@ -64,8 +63,8 @@ class Limits:
 def check_card(card: Any) -> dict:
     """The division an uploaded card plays in: ``{"game", "preset", "players", "obs_size",
     "num_actions"}``; ``RefusedUploadError`` naming what does not fit the installed games."""
-    from agents.learned import BotLoadError, observation_encoder
-    from envs.games import game_names, get_game
+    from cardrl.agents.learned import BotLoadError, observation_encoder
+    from cardrl.envs.games import game_names, get_game
 
     if not isinstance(card, dict):
         raise RefusedUploadError("the card is not a JSON object")
@@ -134,9 +133,8 @@ async def check_model(card: dict, division: dict, model: bytes, limits: Limits) 
     request = json.dumps({"card": card, "division": division, "limits": asdict(limits),
                           "model": base64.b64encode(model).decode()}).encode()
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "web.arena_check", stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL,
-        cwd=str(Path(__file__).resolve().parent.parent))
+        sys.executable, "-m", "cardrl.web.arena_check", stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL)
     try:
         out, _ = await asyncio.wait_for(proc.communicate(request), limits.wall_seconds)
     except TimeoutError:
@@ -248,7 +246,7 @@ def sample_views(division: dict, count: int) -> list[tuple[Any, list[int]]]:
     """(view, legal actions) at the moves of random-play deals, spread over the game."""
     import numpy as np
 
-    from envs.games import get_game
+    from cardrl.envs.games import get_game
 
     game = get_game(division["game"])
     rules = game.get_rules(division["preset"], **({"num_players": division["players"]}
@@ -281,7 +279,7 @@ def run_checks(card: dict, division: dict, model_bytes: bytes, limits: dict) -> 
     check_structure(model, division)
     import onnxruntime as ort
 
-    from agents.learned import observation_encoder
+    from cardrl.agents.learned import observation_encoder
 
     opts = ort.SessionOptions()
     opts.intra_op_num_threads = 1

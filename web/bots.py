@@ -3,14 +3,14 @@
 A seat's bot is a spec string stored with the table, so a restarted server
 builds the same bot again: a registry name (``"spades/expert"``; the operator
 may list one with options, ``"spades/search:worlds=8"``) or a shipped
-checkpoint (``"checkpoint:spades-killer.onnx"``, a file in ``checkpoints/``).
+checkpoint (``"checkpoint:spades-killer.onnx"``, a file of ``cardrl.checkpoints``).
 
 A request only ever picks a name from ``Bots.offered``: the spec it sends is
 compared, as a string, with that list before anything is built, so no request
 makes the server import, open or even look for a file it names, and the
 refusal reads the same whether such a file exists or not.
 
-The arena's uploaded bots (``arena:<id>``, ``web.arena``) join the list through
+The arena's uploaded bots (``arena:<id>``, ``cardrl.web.arena``) join the list through
 ``Bots.external``: they are listed, checked and played by the arena, each in its own
 limited process, and never built in the server.
 
@@ -31,17 +31,15 @@ import time
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from pathlib import Path
 from typing import Any
 
-import agents
-from agents.base import Bot
-from agents.learned import BotLoadError, read_card
-from agents.search import SearchBot
-from envs.games import game_names, get_game
+from cardrl import agents
+from cardrl.agents.base import Bot
+from cardrl.agents.learned import BotLoadError, read_card, shipped_folder
+from cardrl.agents.search import SearchBot
+from cardrl.envs.games import game_names, get_game
 
 log = logging.getLogger("web")
-CHECKPOINTS = Path(__file__).resolve().parent.parent / "checkpoints"
 PREFIX = "checkpoint:"
 SLOW_MOVE = 0.02  # CPU seconds: a bot on the event loop that thinks longer moves to the pool
 
@@ -60,9 +58,11 @@ def shipped_checkpoints(game: str) -> list[str]:
     """``checkpoint:<file>`` of every shipped network for ``game`` whose card fits the
     installed game (one trained on an older observation version would fail in play)."""
     out = []
-    if not CHECKPOINTS.is_dir():
+    try:
+        folder = shipped_folder()
+    except BotLoadError:
         return out
-    for path in sorted(CHECKPOINTS.glob("*.onnx")):
+    for path in sorted(folder.glob("*.onnx")):
         try:
             card = read_card(path)
         except (BotLoadError, OSError, ValueError, KeyError):
@@ -76,7 +76,7 @@ def construct(spec: str) -> Bot:
     """Build the bot of an allowed ``spec`` (callers check the list first)."""
     if spec.startswith(PREFIX):
         name = spec.removeprefix(PREFIX)
-        path = CHECKPOINTS / name
+        path = shipped_folder() / name
         if not name or "/" in name or "\\" in name or name.startswith(".") \
                 or not name.endswith(".onnx") or not path.is_file():
             raise BotError(f"no shipped checkpoint {name!r}")
@@ -102,7 +102,7 @@ class Bots:
     """
 
     def __init__(self, allowed: Iterable[str] | None = None) -> None:
-        # more bots from elsewhere (the arena's uploads, ``web.arena.Arena``): specs it
+        # more bots from elsewhere (the arena's uploads, ``cardrl.web.arena.Arena``): specs it
         # ``owns`` are listed, checked, described and played by it, never built here
         self.external: Any = None
         self._allowed: list[str] | None = None
@@ -146,7 +146,7 @@ class Bots:
         return [s for s in self.specs(game) if self.cannot_play(s, game, rules) is None]
 
     def default(self, game: str, rules: Any) -> str | None:
-        """The strongest offered rule bot (``agents.strongest``), else the first offered."""
+        """The strongest offered rule bot (``cardrl.agents.strongest``), else the first offered."""
         offered = self.offered(game, rules)
         try:
             strongest = list(agents.strongest(game))

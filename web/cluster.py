@@ -18,7 +18,7 @@ import logging
 import threading
 from collections.abc import Callable
 
-from web.db import CHANNEL
+from cardrl.web.db import CHANNEL
 
 log = logging.getLogger("web")
 RETRY = 1.0  # seconds between attempts to connect again
@@ -94,7 +94,7 @@ class Heartbeat:
         self.thread.join(5)
 
     def _run(self) -> None:
-        from web.db import Store
+        from cardrl.web.db import Store
 
         store = None
         while not self.stopping.wait(self.lease / 3):

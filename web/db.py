@@ -13,7 +13,7 @@ server refuses to start (the lock goes with the process, also when killed).
 PostgreSQL is shared by any number of servers: each table is run by one of
 them at a time, the holder of its lease (the ``leases`` rows below, taken
 with conditional statements and renewed by a heartbeat), and the servers tell
-each other of changes with ``NOTIFY`` (``web.cluster``).
+each other of changes with ``NOTIFY`` (``cardrl.web.cluster``).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """What every route handler shares: the server's settings, the signed-in user, reading a
 JSON body, and turning a refusal into its 4xx answer (``answers``, ``signed_in``).
 
-Handlers are plain module-level functions (``web.routes``); what ``create_app`` was
+Handlers are plain module-level functions (``cardrl.web.routes``); what ``create_app`` was
 given lives on ``request.app.state``: ``settings`` (``Settings``) and ``lobby``.
 """
 
@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from starlette.requests import HTTPConnection, Request
 from starlette.responses import JSONResponse
 
-from web.lobby import Lobby
-from web.table import RefusedError
+from cardrl.web.lobby import Lobby
+from cardrl.web.table import RefusedError
 
 log = logging.getLogger("web")
 COOKIE = "cardrl_session"

@@ -3,7 +3,7 @@
 Everything runs on one asyncio event loop. A move is checked, stored and
 applied with no ``await`` in between, so two messages can never interleave
 inside a move. Fast bots move on the loop; bots that think for long do it in
-worker processes (``web.bots.BotRunner``), so no table's search holds up
+worker processes (``cardrl.web.bots.BotRunner``), so no table's search holds up
 another table; either way a bot's move is then checked like anyone's.
 
 People: a person to move has a turn clock (``turn`` seconds at the table,
@@ -15,10 +15,10 @@ table with no seated person at it for ``abandon`` seconds is closed.
 
 Many servers on one PostgreSQL database (``store.shared``): each table is run
 by the server holding its lease (``Store.take_leases``, renewed by
-``web.cluster.Heartbeat``; ``keep_leases`` takes the tables nobody runs each
+``cardrl.web.cluster.Heartbeat``; ``keep_leases`` takes the tables nobody runs each
 clock tick); only that server moves, runs bots and clocks. Other
 servers keep a copy of a table their sockets follow, which reads the moves
-from the database when told to (``NOTIFY``, ``web.cluster``), and forward the
+from the database when told to (``NOTIFY``, ``cardrl.web.cluster``), and forward the
 moves of their people as commands the owner applies. A move is stored only
 under the lease and once per ply (the moves' primary key), so none is applied
 twice. When a server dies its leases expire and another takes its tables,
@@ -36,10 +36,10 @@ import secrets
 import time
 from collections.abc import Awaitable, Callable
 
-from web.bots import BotRunner, Bots
-from web.db import Store
-from web.protocol import parse_message
-from web.table import NotFoundError, RefusedError, Table
+from cardrl.web.bots import BotRunner, Bots
+from cardrl.web.db import Store
+from cardrl.web.protocol import parse_message
+from cardrl.web.table import NotFoundError, RefusedError, Table
 
 log = logging.getLogger("web")
 dumps = json.JSONEncoder(separators=(",", ":")).encode  # compact: fewer bytes to send
@@ -112,7 +112,7 @@ class Hub:
         self.owned: set[int] = set()
         self.remote_clock: dict[int, dict | None] = {}
         self.notes: list[str] = []  # to send at the end of this turn of the event loop
-        self.beating = False  # a ``web.cluster.Heartbeat`` renews the leases (else the clock)
+        self.beating = False  # a ``cluster.Heartbeat`` renews the leases (else the clock)
         self.kept = -math.inf  # when keep_leases last looked at the database (monotonic)
 
     def runs(self, table: Table) -> bool:
@@ -453,7 +453,7 @@ class Hub:
         self._forward(table, user_id, msg)
 
     def chat(self, conn: Conn, table: Table, text: str) -> None:
-        """A chat line (``web.lobby.Lobby`` serves chat)."""
+        """A chat line (``cardrl.web.lobby.Lobby`` serves chat)."""
         raise RefusedError("this server has no table chat")
 
     @staticmethod
@@ -482,7 +482,7 @@ class Hub:
 
     # -------------------------------------------- many servers (PostgreSQL)
     def _note(self, kind: str, table_id: int, **fields) -> None:
-        """Tell the other servers (``web.cluster.Listener`` hands it to their ``on_note``):
+        """Tell the other servers (``cardrl.web.cluster.Listener`` hands it to their ``on_note``):
         the notes of one turn of the event loop go together, in one round trip."""
         self.notes.append(dumps({"k": kind, "t": table_id, "s": self.server_id, **fields}))
         if len(self.notes) == 1:

@@ -12,13 +12,13 @@
 * invite links: a seated player of a table waiting for players gets a link with a
   secret token (only its hash is stored); whoever opens it - an account or a
   guest - takes an open seat, while the table waits for players;
-* table chat: short lines (``web.protocol.CHAT_MAX`` characters, ``CHAT_RATE`` per
+* table chat: short lines (``cardrl.web.protocol.CHAT_MAX`` characters, ``CHAT_RATE`` per
   ``CHAT_WINDOW`` seconds a player), from the players seated at the table,
   stored so a reload shows them; the page shows them as text, never as HTML.
 
 Every request is checked whole before anything is written, so a refused one
 changes nothing, in memory or in the database. Bots are picked by name from
-the operator's list (``web.bots.Bots``), never by a path.
+the operator's list (``cardrl.web.bots.Bots``), never by a path.
 """
 
 from __future__ import annotations
@@ -32,11 +32,11 @@ import secrets
 from collections import deque
 from typing import Any
 
-from envs.games import game_names, get_game
-from envs.rules_base import editable_fields
-from web.bots import BotError
-from web.hub import Conn, Hub
-from web.table import NotFoundError, RefusedError, Table
+from cardrl.envs.games import game_names, get_game
+from cardrl.envs.rules_base import editable_fields
+from cardrl.web.bots import BotError
+from cardrl.web.hub import Conn, Hub
+from cardrl.web.table import NotFoundError, RefusedError, Table
 
 log = logging.getLogger("web")
 WINDOW = 600.0  # seconds after the start time during which invited players may arrive
@@ -187,7 +187,7 @@ class Lobby(Hub):
         if not isinstance(rules, dict):
             raise RefusedError(f"rules must be an object of field: value changes, "
                                f"got {_show(rules)}")
-        # the fields the game's rules declare editable, and their values (``envs.rules_base``)
+        # the fields the game's rules declare editable and their values (``envs.rules_base``)
         fields = editable_fields(g.get_rules(preset))
         for key, value in rules.items():
             limits = fields.get(key)

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import json
 
-from web.table import RefusedError
+from cardrl.web.table import RefusedError
 
 MAX_MESSAGE = 4096
 CHAT_MAX = 200  # characters of a chat line

@@ -18,9 +18,9 @@ import asyncio
 from dataclasses import dataclass
 from typing import Any
 
-from envs.games import get_game
-from web.adapters import adapter_for
-from web.bots import BotError, Bots
+from cardrl.envs.games import get_game
+from cardrl.web.adapters import adapter_for
+from cardrl.web.bots import BotError, Bots
 
 
 class RefusedError(Exception):

@@ -1,6 +1,6 @@
 """Driving a real server from tests and benchmarks: a subprocess on loopback.
 
-``ServerProcess`` runs ``python -m web`` on a free local port with its own
+``ServerProcess`` runs ``python -m cardrl.web`` on a free local port with its own
 database, waits until it answers, and can be stopped gently or killed (the
 restart test kills it in the middle of a hand). ``signup`` returns the
 session cookie of a new account. ``PostgresCluster`` starts a throwaway
@@ -27,7 +27,6 @@ import time
 import urllib.request
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
 POSTGRES_ENV = "CARDRL_TEST_POSTGRES"  # a server URL to use instead of a throwaway cluster
 
 
@@ -38,7 +37,7 @@ def free_port() -> int:
 
 
 class ServerProcess:
-    """``python -m web`` on 127.0.0.1; use as a context manager or call start/stop."""
+    """``python -m cardrl.web`` on 127.0.0.1; use as a context manager or call start/stop."""
 
     def __init__(self, db: str | Path, port: int | None = None, *args: str) -> None:
         """``db``: a database URL, or the path of a SQLite file."""
@@ -58,9 +57,9 @@ class ServerProcess:
 
     def start(self, timeout: float = 20.0, **popen) -> ServerProcess:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "web", "--port", str(self.port), "--db", self.db_url,
+            [sys.executable, "-m", "cardrl.web", "--port", str(self.port), "--db", self.db_url,
              "--log-level", "warning", "--tick", "0.2", *self.args],
-            cwd=ROOT, env={**os.environ, "PYTHONUNBUFFERED": "1"}, **popen)
+            env={**os.environ, "PYTHONUNBUFFERED": "1"}, **popen)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:

@@ -6,13 +6,13 @@ exact equilibrium.
                                                           small decks; equilibrium.py)
 
 ``exploit.py`` computes any bot's exploitability exactly, ``exploitability.py`` prints it
-(``python -m agents.blind_auction.exploitability``).
+(``python -m cardrl.agents.blind_auction.exploitability``).
 """
 
-from agents.blind_auction.equilibrium import MAX_CARDS, EquilibriumBot
-from agents.blind_auction.heuristics import HEURISTICS
+from cardrl.agents.blind_auction.equilibrium import MAX_CARDS, EquilibriumBot
+from cardrl.agents.blind_auction.heuristics import HEURISTICS
 
-# bot name -> (factory, help): what ``agents.registry`` offers
+# bot name -> (factory, help): what ``cardrl.agents.registry`` offers
 BOTS = {
     **HEURISTICS,
     "blind_auction/equilibrium": (

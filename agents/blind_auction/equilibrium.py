@@ -1,7 +1,7 @@
 """Exact equilibria of two-player Blind Auction and the bot that plays them.
 
 ``solution(n, tie_rule)`` solves the game with ``cards_per_suit = n`` once per
-process (``agents.blind_auction.tree``: backward induction over public states,
+process (``cardrl.agents.blind_auction.tree``: backward induction over public states,
 each round's matrix game solved exactly by linear programming) and keeps it:
 about 0.3 s for n <= 6, seconds for 7, and a minute for the largest sizes
 offered (``MAX_CARDS``). The payoff is the score difference, so the equilibrium
@@ -15,9 +15,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from agents.base import Bot
-from agents.blind_auction.tree import PublicTree, Solution, solve
-from envs.blind_auction.view import BlindAuctionView
+from cardrl.agents.base import Bot
+from cardrl.agents.blind_auction.tree import PublicTree, Solution, solve
+from cardrl.envs.blind_auction.view import BlindAuctionView
 
 # the largest cards_per_suit solved per tie rule (each solves in under a minute)
 MAX_CARDS = {"discard": 8, "split": 8, "carry": 7}

@@ -4,7 +4,7 @@ Every bot here decides from what its view makes public at the start of a round
 (own cards, the others' cards not yet shown, the prizes still face down as a
 set, the carried prizes), so it is a *public-state policy* (``markov = True``),
 and ``action_probs`` gives its (one-hot) mix, which the exact best response of
-``agents.blind_auction.exploit`` reads.
+``cardrl.agents.blind_auction.exploit`` reads.
 
     match       bid the card whose value is nearest the expected prize
                 (mean of the prizes still face down, plus the carried prizes)
@@ -20,9 +20,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from agents.base import Bot
-from envs.blind_auction.rules import value
-from envs.blind_auction.view import BlindAuctionView
+from cardrl.agents.base import Bot
+from cardrl.envs.blind_auction.rules import value
+from cardrl.envs.blind_auction.view import BlindAuctionView
 
 
 def expected_prize(view: BlindAuctionView) -> float:

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from envs.blind_auction.rules import TIE_RULES
+from cardrl.envs.blind_auction.rules import TIE_RULES
 
 
 @dataclass

@@ -6,10 +6,10 @@
                        discards safely, knocks early or waits for gin by the rules
 """
 
-from agents.gin_rummy.expert import ExpertBot
-from agents.gin_rummy.simple import SimpleBot
+from cardrl.agents.gin_rummy.expert import ExpertBot
+from cardrl.agents.gin_rummy.simple import SimpleBot
 
-# bot name -> (factory, help): what ``agents.registry`` offers
+# bot name -> (factory, help): what ``cardrl.agents.registry`` offers
 BOTS = {
     "gin_rummy/simple": (
         SimpleBot,

@@ -34,19 +34,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from agents.base import Bot
-from agents.gin_rummy.simple import discard_choices
-from envs.gin_rummy.actions import (
+from cardrl.agents.base import Bot
+from cardrl.agents.gin_rummy.simple import discard_choices
+from cardrl.envs.gin_rummy.actions import (
     DRAW_STOCK,
     KNOCK_OFFSET,
     TAKE_DISCARD,
     discard_action,
     knock_action,
 )
-from envs.gin_rummy.melds import CARD_BIT, deadwood, knock_discard, mask_of
-from envs.gin_rummy.rules import GinRummyRules
-from envs.gin_rummy.tracking import Knowledge
-from envs.gin_rummy.view import GinRummyView
+from cardrl.envs.gin_rummy.melds import CARD_BIT, deadwood, knock_discard, mask_of
+from cardrl.envs.gin_rummy.rules import GinRummyRules
+from cardrl.envs.gin_rummy.tracking import Knowledge
+from cardrl.envs.gin_rummy.view import GinRummyView
 
 KNOCK_STYLES = ("auto", "early", "gin", "patient")
 

@@ -29,8 +29,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from agents.base import Bot
-from envs.gin_rummy.actions import (
+from cardrl.agents.base import Bot
+from cardrl.envs.gin_rummy.actions import (
     DISCARD_OFFSET,
     DRAW_STOCK,
     KNOCK_OFFSET,
@@ -38,8 +38,8 @@ from envs.gin_rummy.actions import (
     discard_action,
     knock_action,
 )
-from envs.gin_rummy.melds import CARD_BIT, CARD_VALUE, deadwood, mask_of, meldable, rank_low
-from envs.gin_rummy.view import GinRummyView
+from cardrl.envs.gin_rummy.melds import CARD_BIT, CARD_VALUE, deadwood, mask_of, meldable, rank_low
+from cardrl.envs.gin_rummy.view import GinRummyView
 
 TIES = ("random", "highest")
 

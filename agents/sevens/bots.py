@@ -7,7 +7,7 @@ played, hand sizes), so they play the same in-process or behind a pipe.
 * ``sevens/lookahead``: points now minus ``weight`` x the points the next
   player can expect to earn from the total and last card this play leaves,
   if its hand is a random draw of the cards this seat has not seen (exact
-  expectation, see ``envs.sevens.reply``).
+  expectation, see ``cardrl.envs.sevens.reply``).
 """
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from agents.base import Bot
-from envs.sevens.engine import RANK
-from envs.sevens.reply import expected_replies
-from envs.sevens.scoring import points_for_total
-from envs.sevens.view import SevensView
+from cardrl.agents.base import Bot
+from cardrl.envs.sevens.engine import RANK
+from cardrl.envs.sevens.reply import expected_replies
+from cardrl.envs.sevens.scoring import points_for_total
+from cardrl.envs.sevens.view import SevensView
 
 
 def play_value(view: SevensView, action: int) -> int:
@@ -64,7 +64,7 @@ class LookaheadBot(Bot):
         return int(best)
 
 
-# bot name -> (factory, help): what ``agents.registry`` offers
+# bot name -> (factory, help): what ``cardrl.agents.registry`` offers
 BOTS = {
     "sevens/greedy": (GreedyBot, "most points now, ties at random"),
     "sevens/lookahead": (LookaheadBot, "points now minus weight (default 1) x the next "

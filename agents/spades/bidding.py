@@ -13,8 +13,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 
-from envs.spades.engine import POWER_TABLE as POWER
-from envs.spades.strength import (
+from cardrl.envs.spades.engine import POWER_TABLE as POWER
+from cardrl.envs.spades.strength import (
     ACE,
     KING,
     QUEEN,
@@ -23,8 +23,8 @@ from envs.spades.strength import (
     nil_chance,
     nil_value,
 )
-from envs.spades.tracking import SPADES, split_by_suit
-from envs.spades.view import SpadesView
+from cardrl.envs.spades.tracking import SPADES, split_by_suit
+from cardrl.envs.spades.view import SpadesView
 
 
 def zero_bid(hand: Sequence[int]) -> int:

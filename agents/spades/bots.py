@@ -1,7 +1,7 @@
 """The configurable Spades rule bot and its presets (``BOTS``, the registry's table).
 
 One bot = a bidding strategy + a play policy. Every option can be set on any
-preset: ``agents.make("spades/count-bid:nil=set-safe,prefer=avoid-over")``.
+preset: ``cardrl.agents.make("spades/count-bid:nil=set-safe,prefer=avoid-over")``.
 
     bid=     spade-count | count | modified | contract   (B2.1, B2.2, B2.3/B2.4)
     lead=    default | p2.2 | smart                  (P2.2)
@@ -14,13 +14,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from agents.base import Bot
-from agents.spades.bidding import BID_STRATEGIES, legal_bid
-from agents.spades.leads import LEAD_STRATEGIES
-from agents.spades.play import NIL_RESPONSES, PLAY_POLICIES, PREFERENCES
-from envs.spades.actions import action_card, card_action
-from envs.spades.tracking import Knowledge
-from envs.spades.view import SpadesView
+from cardrl.agents.base import Bot
+from cardrl.agents.spades.bidding import BID_STRATEGIES, legal_bid
+from cardrl.agents.spades.leads import LEAD_STRATEGIES
+from cardrl.agents.spades.play import NIL_RESPONSES, PLAY_POLICIES, PREFERENCES
+from cardrl.envs.spades.actions import action_card, card_action
+from cardrl.envs.spades.tracking import Knowledge
+from cardrl.envs.spades.view import SpadesView
 
 
 def _check(option: str, value, choices) -> None:
@@ -77,5 +77,5 @@ def _preset(defaults: dict):
     return factory
 
 
-# bot name -> (factory, help): what ``agents.registry`` offers
+# bot name -> (factory, help): what ``cardrl.agents.registry`` offers
 BOTS = {name: (_preset(defaults), text) for name, (defaults, text) in PRESETS.items()}

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from envs.spades.engine import POWER_TABLE as POWER
-from envs.spades.engine import SUIT_TABLE as SUIT
-from envs.spades.tracking import SPADES, Knowledge, split_by_suit
+from cardrl.envs.spades.engine import POWER_TABLE as POWER
+from cardrl.envs.spades.engine import SUIT_TABLE as SUIT
+from cardrl.envs.spades.tracking import SPADES, Knowledge, split_by_suit
 
 ACE, KING, QUEEN = 12, 11, 10
 

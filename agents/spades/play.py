@@ -15,11 +15,11 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from agents.spades.leads import LEAD_STRATEGIES
-from envs.spades.engine import POWER_TABLE as POWER
-from envs.spades.engine import SUIT_TABLE as SUIT
-from envs.spades.tracking import SPADES, Knowledge, beats, cost
-from envs.spades.view import SpadesView
+from cardrl.agents.spades.leads import LEAD_STRATEGIES
+from cardrl.envs.spades.engine import POWER_TABLE as POWER
+from cardrl.envs.spades.engine import SUIT_TABLE as SUIT
+from cardrl.envs.spades.tracking import SPADES, Knowledge, beats, cost
+from cardrl.envs.spades.view import SpadesView
 
 NIL_RESPONSES = ("ignore", "set-safe", "set-always", "ignore-if-winning")
 PREFERENCES = ("avoid-under", "avoid-over")

@@ -8,8 +8,8 @@ same bid in every seat. With ``cards_per_suit = n`` only 0 .. n-1 are ever legal
 
 from __future__ import annotations
 
-from envs import cards
-from envs.actions import action_id, is_action_id
+from cardrl.envs import cards
+from cardrl.envs.actions import action_id, is_action_id
 
 NUM_ACTIONS = 13
 

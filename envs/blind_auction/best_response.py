@@ -1,6 +1,6 @@
 """Exact exploitability of policies that read Blind Auction's observation (2 players, small decks).
 
-A trained network does not act on the public state alone (``agents.blind_auction.tree``):
+A trained network does not act on the public state alone (``cardrl.agents.blind_auction.tree``):
 its observation also holds who won what, the last round and the scores. So the
 best response here walks the game's histories: every prize order and every pair of
 bids, round by round, asking the policies once per round start and seat for their
@@ -15,10 +15,10 @@ information, and its best reply at each one is exact.
   draws one per game): the mix at a history weighs each policy by the chance that it
   made the bids seen so far, so histories are not merged; up to 4 cards per suit.
 
-Exploitability, as ``agents.blind_auction.exploit`` reports it: the mean over the
+Exploitability, as ``cardrl.agents.blind_auction.exploit`` reports it: the mean over the
 policy's two seats of the expected score margin an exact best response wins
 against it (0 for an equilibrium; the game's value is 0 by symmetry). This is the
-``Game.exploitability`` hook that generic training code calls (``train.exploit``).
+``Game.exploitability`` hook that generic training code calls (``cardrl.train.exploit``).
 """
 
 from __future__ import annotations
@@ -27,10 +27,10 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from envs.blind_auction.actions import NUM_ACTIONS
-from envs.blind_auction.engine import BlindAuctionState
-from envs.blind_auction.rules import BlindAuctionRules
-from envs.encoding import Encoder
+from cardrl.envs.blind_auction.actions import NUM_ACTIONS
+from cardrl.envs.blind_auction.engine import BlindAuctionState
+from cardrl.envs.blind_auction.rules import BlindAuctionRules
+from cardrl.envs.encoding import Encoder
 
 # (observations (N, D) float32, legal masks (N, A) bool) -> probabilities (N, A)
 Probs = Callable[[np.ndarray, np.ndarray], np.ndarray]

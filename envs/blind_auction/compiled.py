@@ -1,9 +1,9 @@
-"""Blind Auction's compiled core (``envs.compiled``): N games as arrays, every rules field.
+"""Blind Auction's compiled core (``cardrl.envs.compiled``): N games as arrays, every rules field.
 
 Each seat's cards and the prizes are rank masks; a round resolves as
-``envs.blind_auction.scoring.resolve`` says (a single top bid takes the prize and the
+``cardrl.envs.blind_auction.scoring.resolve`` says (a single top bid takes the prize and the
 carried ones; a tie discards, carries or splits). The kernels write the vector of
-``envs.blind_auction.infostate``, which is both observation kinds of this game.
+``cardrl.envs.blind_auction.infostate``, which is both observation kinds of this game.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from envs import compiled, compiled_rng
-from envs.blind_auction import engine, infostate
-from envs.blind_auction.rules import TIE_RULES, BlindAuctionRules
+from cardrl.envs import compiled, compiled_rng
+from cardrl.envs.blind_auction import engine, infostate
+from cardrl.envs.blind_auction.rules import TIE_RULES, BlindAuctionRules
 
 P, R = infostate.P, infostate.R  # seat blocks, rank slots
 DISCARD, CARRY, SPLIT = (TIE_RULES.index(t) for t in ("discard", "carry", "split"))

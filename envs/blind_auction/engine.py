@@ -3,7 +3,7 @@
 One ``BlindAuctionState`` is one game (one hand): ``cards_per_suit`` rounds; in
 each, every seat bids a card in seat order, and once all have bid the round
 resolves (``scoring.resolve``) and its prize is turned face up. Actions are
-rank indices (``envs.blind_auction.actions``). Randomness comes only from the
+rank indices (``cardrl.envs.blind_auction.actions``). Randomness comes only from the
 generator given, and only for the prize order.
 """
 
@@ -14,13 +14,13 @@ from operator import add
 
 import numpy as np
 
-from envs import cards, compiled_rng
-from envs.actions import as_action
-from envs.blind_auction.actions import action_name
-from envs.blind_auction.rules import BID_SUITS, PRIZE_SUIT, TWO_PLAYERS, BlindAuctionRules
-from envs.blind_auction.scoring import HandResult, RoundResult, resolve
-from envs.blind_auction.view import BlindAuctionView
-from envs.states import clone_state
+from cardrl.envs import cards, compiled_rng
+from cardrl.envs.actions import as_action
+from cardrl.envs.blind_auction.actions import action_name
+from cardrl.envs.blind_auction.rules import BID_SUITS, PRIZE_SUIT, TWO_PLAYERS, BlindAuctionRules
+from cardrl.envs.blind_auction.scoring import HandResult, RoundResult, resolve
+from cardrl.envs.blind_auction.view import BlindAuctionView
+from cardrl.envs.states import clone_state
 
 _PRIZE_BASE = 13 * PRIZE_SUIT  # prize card id - this = its rank
 

@@ -1,6 +1,6 @@
 """PettingZoo envs for Blind Auction (``blind_auction_v0``): AEC and Parallel.
 
-    from envs.blind_auction import env, parallel_env
+    from cardrl.envs.blind_auction import env, parallel_env
     e = env(num_players=3, tie_rule="carry")      # or preset="3p"; any rules field
     e.reset(seed=1, options={"deal": ["2D", "AD", ...]})   # a given prize order
 
@@ -19,8 +19,8 @@ from typing import Any
 import numpy as np
 from pettingzoo import ParallelEnv
 
-from envs.aec import CardGameEnv
-from envs.blind_auction.game import GAME
+from cardrl.envs.aec import CardGameEnv
+from cardrl.envs.blind_auction.game import GAME
 
 ENV_NAME = GAME.env_name
 

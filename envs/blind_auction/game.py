@@ -1,17 +1,17 @@
-"""Blind Auction's declaration (``envs.games``): everything generic code needs."""
+"""Blind Auction's declaration (``cardrl.envs.games``): everything generic code needs."""
 
 import dataclasses
 
-from envs.blind_auction import best_response
-from envs.blind_auction.actions import NUM_ACTIONS, action_name
-from envs.blind_auction.engine import BlindAuctionState
-from envs.blind_auction.infostate import INFOSTATE
-from envs.blind_auction.observer import BlindAuctionObserver
-from envs.blind_auction.render import render
-from envs.blind_auction.rules import PRESETS, get_rules
-from envs.blind_auction.view import BlindAuctionView
-from envs.blind_auction.worlds import sample_worlds
-from envs.games import Game
+from cardrl.envs.blind_auction import best_response
+from cardrl.envs.blind_auction.actions import NUM_ACTIONS, action_name
+from cardrl.envs.blind_auction.engine import BlindAuctionState
+from cardrl.envs.blind_auction.infostate import INFOSTATE
+from cardrl.envs.blind_auction.observer import BlindAuctionObserver
+from cardrl.envs.blind_auction.render import render
+from cardrl.envs.blind_auction.rules import PRESETS, get_rules
+from cardrl.envs.blind_auction.view import BlindAuctionView
+from cardrl.envs.blind_auction.worlds import sample_worlds
+from cardrl.envs.games import Game
 
 _INFOSTATE = dataclasses.replace(INFOSTATE, observer=BlindAuctionObserver)
 # the rule bots reckon with nothing beyond the information state: the features are the same

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs import cards, encoding
-from envs.blind_auction.rules import TIE_RULES
-from envs.blind_auction.view import BlindAuctionView
+from cardrl.envs import cards, encoding
+from cardrl.envs.blind_auction.rules import TIE_RULES
+from cardrl.envs.blind_auction.view import BlindAuctionView
 
 VERSION = 1
 P = 3  # seat blocks
@@ -60,7 +60,7 @@ def _rank(card_id: int) -> int:
 def encode(view: BlindAuctionView, out: np.ndarray | None = None) -> np.ndarray:
     """The observation vector of ``view`` (written into ``out`` if given).
 
-    The definition of every feature: the env's observer (``envs.blind_auction.observer``,
+    The definition of every feature: the env's observer (``cardrl.envs.blind_auction.observer``,
     compiled) and the compiled core are tested to equal it at every step.
     """
     if out is None:
@@ -123,7 +123,7 @@ def card_table(n: int = P) -> encoding.CardTable:
     return encoding.CardTable(encoding.card_planes(planes, R), np.arange(R), np.zeros(R))
 
 
-# the env's observer is ``envs.blind_auction.observer`` (game.py adds it: it is compiled
+# the env's observer is ``cardrl.envs.blind_auction.observer`` (game.py adds it: it is compiled
 # code over the core, which reads this module's layout)
 INFOSTATE = encoding.Encoder(
     kind="infostate", version=VERSION, size=lambda n: OBS_SIZE,

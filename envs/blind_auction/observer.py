@@ -3,7 +3,7 @@
 The env asks for an observation at every step, and a round's end changes a few
 dozen features in every seat's row; in Python those scalar stores cost more than
 the engine's move. Here one compiled call per bid replays it on one game of the
-compiled core (``envs.blind_auction.compiled``: the same ``_apply`` and the same row
+compiled core (``cardrl.envs.blind_auction.compiled``: the same ``_apply`` and the same row
 writer the batched games use, tested equal to the engine) and rewrites every seat's
 row and mask. Anything but the next bid from where the last call left off (another
 state, moves applied behind the env's back) loads the core from the engine state,
@@ -16,10 +16,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from envs import compiled
-from envs.blind_auction import compiled as core
-from envs.blind_auction.infostate import OBS_SIZE
-from envs.blind_auction.rules import TIE_RULES
+from cardrl.envs import compiled
+from cardrl.envs.blind_auction import compiled as core
+from cardrl.envs.blind_auction.infostate import OBS_SIZE
+from cardrl.envs.blind_auction.rules import TIE_RULES
 
 P, R = core.P, core.R
 # one game's core arrays as slices of two flat buffers: (offset, length) in ``ints``

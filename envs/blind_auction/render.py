@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from envs import cards
-from envs.blind_auction.view import BlindAuctionView
+from cardrl.envs import cards
+from cardrl.envs.blind_auction.view import BlindAuctionView
 
 
 def _ranks(ids) -> str:

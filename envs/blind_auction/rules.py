@@ -12,8 +12,8 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
-from envs import cards
-from envs.rules_base import GameRules, editable, lookup
+from cardrl.envs import cards
+from cardrl.envs.rules_base import GameRules, editable, lookup
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 3
 MIN_CARDS, MAX_CARDS = 3, 13

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from envs import cards
-from envs.blind_auction.rules import value
+from cardrl.envs import cards
+from cardrl.envs.blind_auction.rules import value
 
 
 def resolve(tie_rule: str, bids: Sequence[int], prize_value: int,

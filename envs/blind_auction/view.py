@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from envs import cards, rules_base
-from envs.blind_auction.rules import PRESETS, BlindAuctionRules
-from envs.blind_auction.scoring import RoundResult
+from cardrl.envs import cards, rules_base
+from cardrl.envs.blind_auction.rules import PRESETS, BlindAuctionRules
+from cardrl.envs.blind_auction.scoring import RoundResult
 
 
 @dataclass(frozen=True, slots=True)

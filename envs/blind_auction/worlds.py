@@ -4,15 +4,15 @@ cards.
 
 Every order of the unrevealed prizes is equally likely, and so is each card a seat
 that has bid this round still shows; the rounds already resolved are replayed as they
-were. Search (``agents.openspiel``'s IS-MCTS) plays on such worlds.
+were. Search (``cardrl.agents.openspiel``'s IS-MCTS) plays on such worlds.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from envs.blind_auction.engine import BlindAuctionState
-from envs.blind_auction.view import BlindAuctionView
+from cardrl.envs.blind_auction.engine import BlindAuctionState
+from cardrl.envs.blind_auction.view import BlindAuctionView
 
 
 def sample_worlds(view: BlindAuctionView, n: int,

@@ -2,14 +2,14 @@
 
     0            draw the top card of the stock
     1            take the top card of the discard pile
-    2 .. 53      discard card id (action - 2), ids as in ``envs.cards``
+    2 .. 53      discard card id (action - 2), ids as in ``cardrl.envs.cards``
     54 .. 105    discard card id (action - 54) and knock (gin when no deadwood is left)
 """
 
 from __future__ import annotations
 
-from envs import cards
-from envs.actions import action_id, is_action_id
+from cardrl.envs import cards
+from cardrl.envs.actions import action_id, is_action_id
 
 DRAW_STOCK = 0
 TAKE_DISCARD = 1

@@ -1,12 +1,12 @@
 """Gin Rummy's compiled batched core: N games as arrays, stepped in numba loops.
 
-The engine (``envs.gin_rummy.engine``) stays the rules' reference; this core plays
+The engine (``cardrl.envs.gin_rummy.engine``) stays the rules' reference; this core plays
 exactly its games (deals from the same seeds, the same legal sets, scores and
-episode ends) and writes the information state (``envs.gin_rummy.infostate``) of
-the seat to act and its mask in place. The meld solver is ``envs.gin_rummy.melds``'
-search without its memo (``envs.gin_rummy.meld_kernels``), and a knock is
-scored as ``envs.gin_rummy.scoring.settle_knock`` scores it (best splits in the
-same order, layoffs). Per game: the generator row (``envs.compiled_rng``: later hands are
+episode ends) and writes the information state (``cardrl.envs.gin_rummy.infostate``) of
+the seat to act and its mask in place. The meld solver is ``cardrl.envs.gin_rummy.melds``'
+search without its memo (``cardrl.envs.gin_rummy.meld_kernels``), and a knock is
+scored as ``cardrl.envs.gin_rummy.scoring.settle_knock`` scores it (best splits in the
+same order, layoffs). Per game: the generator row (``cardrl.envs.compiled_rng``: later hands are
 dealt from it as the engine deals them), the hands, the pile and stock, the
 per-seat card sets and one row of numbers (``_COLUMNS``).
 """
@@ -17,8 +17,8 @@ import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import leading_zeros
 
-from envs import compiled_rng
-from envs.compiled import (
+from cardrl.envs import compiled_rng
+from cardrl.envs.compiled import (
     GOES_ON,
     INLINE,
     KERNEL,
@@ -32,9 +32,9 @@ from envs.compiled import (
     set_bits,
     settle,
 )
-from envs.compiled_draws import integers
-from envs.gin_rummy.infostate import DEADWOOD_SCALE, READY_LIMIT, SCORE_CLIP, layout
-from envs.gin_rummy.meld_kernels import (
+from cardrl.envs.compiled_draws import integers
+from cardrl.envs.gin_rummy.infostate import DEADWOOD_SCALE, READY_LIMIT, SCORE_CLIP, layout
+from cardrl.envs.gin_rummy.meld_kernels import (
     ALL_CARDS,
     CARD_BIT,
     INDEX_CARD,
@@ -51,7 +51,7 @@ from envs.gin_rummy.meld_kernels import (
     write_discards,
     write_outlook,
 )
-from envs.gin_rummy.rules import HAND_SIZE, GinRummyRules
+from cardrl.envs.gin_rummy.rules import HAND_SIZE, GinRummyRules
 
 MAX_SPLITS = 256  # best splits kept per knock (a 10-card hand has a handful)
 

@@ -3,7 +3,7 @@
 One ``GinRummyState`` is one game of 2 to 4 players: hands are dealt, played
 turn by turn (draw from the stock or take the discard, then discard, perhaps
 knocking) and scored, until a total reaches the target (docs/rules.md section 2).
-Actions are ids of ``envs.gin_rummy.actions``. Randomness comes only from the
+Actions are ids of ``cardrl.envs.gin_rummy.actions``. Randomness comes only from the
 ``numpy.random.Generator`` given, and only for deals, so the same seed deals
 the same cards whatever the players do.
 """
@@ -14,19 +14,19 @@ from bisect import insort
 
 import numpy as np
 
-from envs import cards
-from envs.gin_rummy.actions import (
+from cardrl.envs import cards
+from cardrl.envs.gin_rummy.actions import (
     DISCARD_OFFSET,
     DRAW_STOCK,
     KNOCK_OFFSET,
     TAKE_DISCARD,
     action_name,
 )
-from envs.gin_rummy.melds import CARD_BIT, deadwood_after_discards, mask_of
-from envs.gin_rummy.rules import HAND_SIZE, SEED, GinRummyRules
-from envs.gin_rummy.scoring import HandResult, settle_knock
-from envs.gin_rummy.view import GinRummyView
-from envs.states import clone_state, generator
+from cardrl.envs.gin_rummy.melds import CARD_BIT, deadwood_after_discards, mask_of
+from cardrl.envs.gin_rummy.rules import HAND_SIZE, SEED, GinRummyRules
+from cardrl.envs.gin_rummy.scoring import HandResult, settle_knock
+from cardrl.envs.gin_rummy.view import GinRummyView
+from cardrl.envs.states import clone_state, generator
 
 DECK = cards.STANDARD_DECK
 _DRAW_ACTIONS = (DRAW_STOCK, TAKE_DISCARD)
@@ -88,7 +88,7 @@ class GinRummyState:
                   rng: np.random.Generator | int | None = None) -> GinRummyState:
         """The state a view shows, with ``hands`` (every seat's cards now) and ``stock``
         (top last) filling in what it hides: a *world* for search
-        (``envs.gin_rummy.worlds``). Later hands are dealt from ``rng``; the results
+        (``cardrl.envs.gin_rummy.worlds``). Later hands are dealt from ``rng``; the results
         of hands before the last are not kept.
         """
         state = cls.__new__(cls)

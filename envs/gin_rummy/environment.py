@@ -1,6 +1,6 @@
 """The PettingZoo AEC env of Gin Rummy (``gin_rummy_v8``): 2 to 4 players, both presets.
 
-    from envs.gin_rummy import env
+    from cardrl.envs.gin_rummy import env
     e = env(preset="standard")          # or "seed" (num_players=3, ...), or rules=...
     e = env(observation="features")     # the meld solver's and tracker's numbers too
     e.reset(seed=1, options={"deal": [[...10 names...], [...10 names...]]})
@@ -12,8 +12,8 @@ points.
 
 from __future__ import annotations
 
-from envs.aec import CardGameEnv
-from envs.gin_rummy.game import GAME
+from cardrl.envs.aec import CardGameEnv
+from cardrl.envs.gin_rummy.game import GAME
 
 ENV_NAME = GAME.env_name
 
@@ -27,6 +27,6 @@ def env(**kwargs) -> raw_env:
     """The Gin Rummy env, as PettingZoo's ``env()`` constructors give it.
 
     Not wrapped in PettingZoo's ``OrderEnforcingWrapper``: ``raw_env`` checks the
-    call order itself (``envs.aec``). ``env().unwrapped`` is the env itself.
+    call order itself (``cardrl.envs.aec``). ``env().unwrapped`` is the env itself.
     """
     return raw_env(**kwargs)

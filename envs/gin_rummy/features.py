@@ -1,7 +1,7 @@
 """Gin Rummy's ``features`` observation: the information a seat holds plus the expert's numbers.
 
 The vectors the shipped Gin Rummy bots read (``observation="features"``): the
-information blocks of ``envs.gin_rummy.infostate`` (without ``picked``, with the
+information blocks of ``cardrl.envs.gin_rummy.infostate`` (without ``picked``, with the
 own hand's least deadwood), then, for the seat to act only, what the meld
 solver and the expert's tracker work out about its decision, all from its view.
 The layout depends on the number of players (``layout(n)``). Bump ``VERSION``
@@ -20,7 +20,7 @@ gin (the standard expert) ranks its discards by it, and the share that allows a
 knock at 10 says little about it. Version 6 adds the ``knock`` block: what the choice
 between knocking now and playing on turns on (how low the knock is, what waiting could
 bring, how many unseen cards could be laid off on the knock, what the next player has
-shown); ``train.plugins.gin_rummy`` learns that choice from it.
+shown); ``cardrl.train.plugins.gin_rummy`` learns that choice from it.
 """
 
 from __future__ import annotations
@@ -29,16 +29,16 @@ from functools import cache
 
 import numpy as np
 
-from envs import encoding
-from envs.gin_rummy import infostate
-from envs.gin_rummy.actions import (
+from cardrl.envs import encoding
+from cardrl.envs.gin_rummy import infostate
+from cardrl.envs.gin_rummy.actions import (
     DISCARD_OFFSET,
     DRAW_STOCK,
     KNOCK_OFFSET,
     TAKE_DISCARD,
 )
-from envs.gin_rummy.infostate import CARDS, DEADWOOD_SCALE, Layout
-from envs.gin_rummy.melds import (
+from cardrl.envs.gin_rummy.infostate import CARDS, DEADWOOD_SCALE, Layout
+from cardrl.envs.gin_rummy.melds import (
     CARD_BIT,
     CARD_VALUE,
     best_split,
@@ -48,8 +48,8 @@ from envs.gin_rummy.melds import (
     meld_partners,
     meldable,
 )
-from envs.gin_rummy.tracking import Knowledge
-from envs.gin_rummy.view import GinRummyView
+from cardrl.envs.gin_rummy.tracking import Knowledge
+from cardrl.envs.gin_rummy.view import GinRummyView
 
 VERSION = 6
 DANGER_SCALE = 3.0  # ``Knowledge.danger`` of a card that completes a meld
@@ -194,7 +194,7 @@ def knock_features(row: np.ndarray, o: dict, view: GinRummyView, know: Knowledge
 
 
 def action_features(n: int) -> tuple[tuple[int, int, int], ...]:
-    """The per-action blocks (``envs.games.Game.action_features``): every per-card
+    """The per-action blocks (``cardrl.envs.games.Game.action_features``): every per-card
     discard block for both the discard and the knock of that card; before a draw, the
     take and stock outlooks for both draws."""
     o = layout(n).offsets

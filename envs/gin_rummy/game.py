@@ -1,15 +1,15 @@
-"""Gin Rummy's declaration (``envs.games``): everything generic code needs."""
+"""Gin Rummy's declaration (``cardrl.envs.games``): everything generic code needs."""
 
-from envs.games import Game
-from envs.gin_rummy.actions import NUM_ACTIONS, action_name
-from envs.gin_rummy.engine import GinRummyState
-from envs.gin_rummy.features import FEATURES
-from envs.gin_rummy.infostate import INFOSTATE
-from envs.gin_rummy.render import render
-from envs.gin_rummy.rules import PRESETS, get_rules
-from envs.gin_rummy.scoring import HAND_RATES, hand_metric
-from envs.gin_rummy.view import GinRummyView
-from envs.gin_rummy.worlds import sample_worlds
+from cardrl.envs.games import Game
+from cardrl.envs.gin_rummy.actions import NUM_ACTIONS, action_name
+from cardrl.envs.gin_rummy.engine import GinRummyState
+from cardrl.envs.gin_rummy.features import FEATURES
+from cardrl.envs.gin_rummy.infostate import INFOSTATE
+from cardrl.envs.gin_rummy.render import render
+from cardrl.envs.gin_rummy.rules import PRESETS, get_rules
+from cardrl.envs.gin_rummy.scoring import HAND_RATES, hand_metric
+from cardrl.envs.gin_rummy.view import GinRummyView
+from cardrl.envs.gin_rummy.worlds import sample_worlds
 
 GAME = Game(
     name="gin_rummy",

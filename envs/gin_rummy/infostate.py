@@ -31,7 +31,7 @@ scratch PPO on version 2 reached 10% of games against the expert in 4M steps; on
 
 ``write`` fills these blocks at any offsets (``write_decision`` the seat to act's) and
 ``GinRummyObserver`` keeps them current for every seat at the offsets of a layout,
-so the ``features`` encoder (``envs.gin_rummy.features``), which lays out the same
+so the ``features`` encoder (``cardrl.envs.gin_rummy.features``), which lays out the same
 blocks (without ``picked``) before its look-ahead, shares all three. A block a layout
 does not have is skipped.
 """
@@ -43,17 +43,17 @@ from functools import cache
 
 import numpy as np
 
-from envs import encoding
-from envs.gin_rummy import meld_kernels
-from envs.gin_rummy.actions import (
+from cardrl.envs import encoding
+from cardrl.envs.gin_rummy import meld_kernels
+from cardrl.envs.gin_rummy.actions import (
     DISCARD_OFFSET,
     DRAW_STOCK,
     KNOCK_OFFSET,
     NUM_ACTIONS,
     TAKE_DISCARD,
 )
-from envs.gin_rummy.melds import ALL_CARDS, deadwood, deadwood_after_discards, mask_of
-from envs.gin_rummy.view import GinRummyView
+from cardrl.envs.gin_rummy.melds import ALL_CARDS, deadwood, deadwood_after_discards, mask_of
+from cardrl.envs.gin_rummy.view import GinRummyView
 
 VERSION = 3
 SCORE_CLIP = 4.0
@@ -483,7 +483,7 @@ def card_table(n: int) -> encoding.CardTable:
 
 
 def action_features(n: int) -> tuple[tuple[int, int, int], ...]:
-    """The per-action blocks (``envs.encoding.Encoder.action_features``): each card's
+    """The per-action blocks (``cardrl.envs.encoding.Encoder.action_features``): each card's
     deadwood, gin flag and look-ahead for both its discard and its knock;
     ``take_deadwood`` for taking the pile's top, ``stock_outlook`` for drawing."""
     o = layout(n).offsets

@@ -1,8 +1,8 @@
 """Gin Rummy's meld search compiled (numba): the least deadwood of a hand mask, what
 each discard or the pile's top card would leave, and the one-draw look-ahead.
 
-``envs.gin_rummy.melds``' search without its memo (the same 16-bits-per-suit masks),
-shared by the compiled core (``envs.gin_rummy.compiled``) and the information state's
+``cardrl.envs.gin_rummy.melds``' search without its memo (the same 16-bits-per-suit masks),
+shared by the compiled core (``cardrl.envs.gin_rummy.compiled``) and the information state's
 observer, whose decision blocks it writes at every step.
 """
 
@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from envs.compiled import low_bit
-from envs.gin_rummy import melds
+from cardrl.envs.compiled import low_bit
+from cardrl.envs.gin_rummy import melds
 
 _FIELD = np.int64((1 << 13) - 1)
 ALL_CARDS = np.int64(melds.ALL_CARDS)  # every card's bit

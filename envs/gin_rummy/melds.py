@@ -9,7 +9,7 @@ Hands are *masks*: a Python int with bit ``16 * suit + r`` set for each card,
 where ``r`` is the rank with the ace low (A = 0, 2 = 1, ... K = 12). Each suit
 has 16 bits of which 13 are used, so shifting a mask finds runs without ever
 crossing into the next suit, and the four suit blocks line up rank by rank for
-sets. ``mask_of`` / ``cards_of`` convert from and to card ids (``envs.cards``).
+sets. ``mask_of`` / ``cards_of`` convert from and to card ids (``cardrl.envs.cards``).
 
 The solver takes the lowest card of the hand: it is either deadwood or in a
 meld, and (all lower cards being decided) that meld is a set of its rank or a
@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from itertools import product
 
-from envs import cards
+from cardrl.envs import cards
 
 SUIT_BITS = 16
 _SUIT_FIELD = (1 << 13) - 1

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from envs import cards
-from envs.gin_rummy.melds import best_split, cards_of, deadwood, mask_of, rank_low
-from envs.gin_rummy.view import GinRummyView
+from cardrl.envs import cards
+from cardrl.envs.gin_rummy.melds import best_split, cards_of, deadwood, mask_of, rank_low
+from cardrl.envs.gin_rummy.view import GinRummyView
 
 
 def _names(ids) -> str:

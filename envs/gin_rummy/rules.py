@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from envs.rules_base import GameRules, editable, lookup
+from cardrl.envs.rules_base import GameRules, editable, lookup
 
 HAND_SIZE = 10  # rule 3
 MIN_PLAYERS, MAX_PLAYERS = 2, 4  # "two or more" (rule 2); 4 x 10 leaves a stock of 11

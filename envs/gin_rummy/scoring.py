@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from envs import cards
-from envs.gin_rummy.melds import best_splits, cards_of, deadwood, layoff_deadwood
-from envs.gin_rummy.rules import GinRummyRules
+from cardrl.envs import cards
+from cardrl.envs.gin_rummy.melds import best_splits, cards_of, deadwood, layoff_deadwood
+from cardrl.envs.gin_rummy.rules import GinRummyRules
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,7 +8,7 @@ the discard pile, and each player's picks from the pile and its discards.
 
 from __future__ import annotations
 
-from envs.gin_rummy.melds import (
+from cardrl.envs.gin_rummy.melds import (
     ALL_CARDS,
     CARD_BIT,
     CARD_VALUE,
@@ -23,7 +23,7 @@ from envs.gin_rummy.melds import (
     rank_low,
     unmelded,
 )
-from envs.gin_rummy.view import GinRummyView
+from cardrl.envs.gin_rummy.view import GinRummyView
 
 _BIT_VALUE = {CARD_BIT[c]: CARD_VALUE[c] for c in range(52)}
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from envs import cards, rules_base
-from envs.gin_rummy.melds import deadwood, mask_of
-from envs.gin_rummy.rules import PRESETS, GinRummyRules
-from envs.gin_rummy.scoring import HandResult
+from cardrl.envs import cards, rules_base
+from cardrl.envs.gin_rummy.melds import deadwood, mask_of
+from cardrl.envs.gin_rummy.rules import PRESETS, GinRummyRules
+from cardrl.envs.gin_rummy.scoring import HandResult
 
 _PER_SEAT = ("picked", "discarded", "known")
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs import cards
-from envs.gin_rummy.engine import GinRummyState
-from envs.gin_rummy.rules import HAND_SIZE
-from envs.gin_rummy.view import GinRummyView
-from envs.worlds import ANY_SUIT, deal_unseen
+from cardrl.envs import cards
+from cardrl.envs.gin_rummy.engine import GinRummyState
+from cardrl.envs.gin_rummy.rules import HAND_SIZE
+from cardrl.envs.gin_rummy.view import GinRummyView
+from cardrl.envs.worlds import ANY_SUIT, deal_unseen
 
 
 def sample_worlds(view: GinRummyView, n: int, rng: np.random.Generator) -> list[GinRummyState]:

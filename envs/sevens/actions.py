@@ -3,13 +3,13 @@
     action = 2 * card id + value index      (104 actions)
 
 Value index 0 is the symbol's first permitted value, 1 its second; index 1 is
-legal only for a symbol that permits two values. Card ids as in ``envs.cards``.
+legal only for a symbol that permits two values. Card ids as in ``cardrl.envs.cards``.
 """
 
 from __future__ import annotations
 
-from envs import cards
-from envs.actions import action_id, is_action_id
+from cardrl.envs import cards
+from cardrl.envs.actions import action_id, is_action_id
 
 NUM_CARDS = 52
 NUM_ACTIONS = 2 * NUM_CARDS

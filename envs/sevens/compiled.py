@@ -1,13 +1,13 @@
 """Sevens' compiled batched core: N games as arrays, stepped in numba loops.
 
-The engine (``envs.sevens.engine``) stays the rules' reference; this core plays
-exactly its games and writes the information state (``envs.sevens.infostate``, the
+The engine (``cardrl.envs.sevens.engine``) stays the rules' reference; this core plays
+exactly its games and writes the information state (``cardrl.envs.sevens.infostate``, the
 points of each play and of its best reply included) of the seat to act and its mask
 in place. A game starts from its seed as
 ``SevensState(rules, seed)`` does: the parameters drawn (``rules.draw_parameters``,
-by ``envs.compiled_draws``) and the deck dealt from the same generator. Hands and the
+by ``cardrl.envs.compiled_draws``) and the deck dealt from the same generator. Hands and the
 cards each seat played are bit sets of card ids; the scoring is
-``envs.sevens.points`` (the scoring and the points of each play).
+``cardrl.envs.sevens.points`` (the scoring and the points of each play).
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from envs import cards, compiled_rng
-from envs.compiled import (
+from cardrl.envs import cards, compiled_rng
+from cardrl.envs.compiled import (
     INLINE,
     KERNEL,
     RESTART,
@@ -29,11 +29,11 @@ from envs.compiled import (
     set_bits,
     settle,
 )
-from envs.compiled_draws import MAX_RANGE, integers, random
-from envs.sevens import infostate as info
-from envs.sevens.points import points_at
-from envs.sevens.points import write as points_write
-from envs.sevens.rules import NUM_SYMBOLS, SevensRules
+from cardrl.envs.compiled_draws import MAX_RANGE, integers, random
+from cardrl.envs.sevens import infostate as info
+from cardrl.envs.sevens.points import points_at
+from cardrl.envs.sevens.points import write as points_write
+from cardrl.envs.sevens.rules import NUM_SYMBOLS, SevensRules
 
 _RED = np.int64(sum(1 << c for c in range(52)
                     if cards.suit_of(c) in (cards.DIAMONDS, cards.HEARTS)))

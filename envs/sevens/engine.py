@@ -4,7 +4,7 @@ One ``SevensState`` is one game (docs/rules.md section 3): the parameters are fi
 or drawn, the deck is dealt (k = floor(51 / n) cards each, the rest face up
 onto the table), then each player in turn from seat 0 places a card and scores
 from the new running total, until every hand is empty. Actions are ids of
-``envs.sevens.actions``. Randomness comes only from the generator given: first
+``cardrl.envs.sevens.actions``. Randomness comes only from the generator given: first
 the parameters, then the deal, so a seed fixes both whatever the players do.
 """
 
@@ -14,13 +14,13 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from envs import cards
-from envs.actions import as_action
-from envs.sevens.actions import action_name
-from envs.sevens.rules import RANDOM, Parameters, SevensRules
-from envs.sevens.scoring import HandResult, points_for_total
-from envs.sevens.view import SevensView
-from envs.states import clone_state, generator
+from cardrl.envs import cards
+from cardrl.envs.actions import as_action
+from cardrl.envs.sevens.actions import action_name
+from cardrl.envs.sevens.rules import RANDOM, Parameters, SevensRules
+from cardrl.envs.sevens.scoring import HandResult, points_for_total
+from cardrl.envs.sevens.view import SevensView
+from cardrl.envs.states import clone_state, generator
 
 DECK = cards.STANDARD_DECK
 SUIT = tuple(cards.suit_of(c) for c in DECK)
@@ -95,7 +95,7 @@ class SevensState:
     def from_view(cls, view: SevensView, hands: list[list[int]],
                   rng: np.random.Generator | int | None = None) -> SevensState:
         """The state a view shows, with ``hands`` (every seat's cards now) filling in what
-        it hides: a *world* for search (``envs.sevens.worlds``)."""
+        it hides: a *world* for search (``cardrl.envs.sevens.worlds``)."""
         state = cls.__new__(cls)
         state.rules, state.rng, state.num_players = view.rules, generator(rng), view.num_players
         state.params, state.table = view.params, view.table

@@ -1,6 +1,6 @@
 """The PettingZoo AEC env of Sevens (``sevens_v4``), 2 to 9 players.
 
-    from envs.sevens import env
+    from cardrl.envs.sevens import env
     e = env(num_players=5)               # parameters drawn per game from the reset seed
     e = env(preset="classic")            # or fixed parameters
     e = env(observation="features")      # the next player's expected reply too
@@ -14,8 +14,8 @@ layout is the same for every player count. A game is one hand: its points /
 
 from __future__ import annotations
 
-from envs.aec import CardGameEnv
-from envs.sevens.game import GAME
+from cardrl.envs.aec import CardGameEnv
+from cardrl.envs.sevens.game import GAME
 
 ENV_NAME = GAME.env_name
 
@@ -26,5 +26,5 @@ class raw_env(CardGameEnv):  # noqa: N801 - PettingZoo naming
 
 
 def env(**kwargs) -> raw_env:
-    """The Sevens env, unwrapped as ``envs.spades.env`` explains (order checks built in)."""
+    """The Sevens env, unwrapped as ``cardrl.envs.spades.env`` explains (order checks built in)."""
     return raw_env(**kwargs)

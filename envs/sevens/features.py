@@ -1,7 +1,7 @@
 """Sevens' ``features`` observation: the information a seat holds plus the replies' arithmetic.
 
 The vectors the shipped Sevens bot reads (``observation="features"``): the
-blocks of ``envs.sevens.infostate`` (since its version 2 they end with the first two
+blocks of ``cardrl.envs.sevens.infostate`` (since its version 2 they end with the first two
 of the per-action blocks below, ``play_points`` and ``reply_points``), then
 ``reply_expected``: the same vector as before. Bump ``VERSION`` when
 the layout changes. (Versions 1-3 below were the env's observation before the
@@ -13,20 +13,20 @@ most the next play could then score with any card this seat has not seen
 (the reply a play sets up). Both are public knowledge of the seat.
 Version 3 adds what ``sevens/lookahead`` subtracts from a play's points: the
 points the next player's best reply can be expected to earn after it
-(``envs.sevens.reply``), exact over the hands it could hold.
+(``cardrl.envs.sevens.reply``), exact over the hands it could hold.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from envs import encoding
-from envs.sevens import infostate
-from envs.sevens.actions import NUM_ACTIONS
-from envs.sevens.engine import RANK
-from envs.sevens.infostate import CLIP, POINT_SCALE
-from envs.sevens.reply import expected_reply_array
-from envs.sevens.view import SevensView
+from cardrl.envs import encoding
+from cardrl.envs.sevens import infostate
+from cardrl.envs.sevens.actions import NUM_ACTIONS
+from cardrl.envs.sevens.engine import RANK
+from cardrl.envs.sevens.infostate import CLIP, POINT_SCALE
+from cardrl.envs.sevens.reply import expected_reply_array
+from cardrl.envs.sevens.view import SevensView
 
 VERSION = 3
 
@@ -67,7 +67,7 @@ def encode(view: SevensView, out: np.ndarray | None = None) -> np.ndarray:
 
 
 def action_features(num_players: int) -> tuple[tuple[int, int, int], ...]:
-    """The per-action blocks (``envs.encoding.Encoder.action_features``), any player count."""
+    """The per-action blocks (``Encoder.action_features``), any player count."""
     return tuple((OFFSETS[name], 0, NUM_ACTIONS)
                  for name in ("play_points", "reply_points", "reply_expected"))
 

@@ -1,14 +1,14 @@
-"""Sevens' declaration (``envs.games``): everything generic code needs."""
+"""Sevens' declaration (``cardrl.envs.games``): everything generic code needs."""
 
-from envs.games import Game
-from envs.sevens.actions import NUM_ACTIONS, action_name
-from envs.sevens.engine import SevensState
-from envs.sevens.features import FEATURES
-from envs.sevens.infostate import INFOSTATE
-from envs.sevens.render import render
-from envs.sevens.rules import PRESETS, get_rules
-from envs.sevens.view import SevensView
-from envs.sevens.worlds import sample_worlds
+from cardrl.envs.games import Game
+from cardrl.envs.sevens.actions import NUM_ACTIONS, action_name
+from cardrl.envs.sevens.engine import SevensState
+from cardrl.envs.sevens.features import FEATURES
+from cardrl.envs.sevens.infostate import INFOSTATE
+from cardrl.envs.sevens.render import render
+from cardrl.envs.sevens.rules import PRESETS, get_rules
+from cardrl.envs.sevens.view import SevensView
+from cardrl.envs.sevens.worlds import sample_worlds
 
 GAME = Game(
     name="sevens",

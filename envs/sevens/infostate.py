@@ -27,12 +27,12 @@ from functools import lru_cache
 
 import numpy as np
 
-from envs import compiled, encoding
-from envs.sevens import points
-from envs.sevens.actions import NUM_ACTIONS, NUM_CARDS
-from envs.sevens.rules import MAX_PLAYERS, MIN_PLAYERS, NUM_SYMBOLS, Parameters, hand_size
-from envs.sevens.scoring import points_for_total
-from envs.sevens.view import SevensView
+from cardrl.envs import compiled, encoding
+from cardrl.envs.sevens import points
+from cardrl.envs.sevens.actions import NUM_ACTIONS, NUM_CARDS
+from cardrl.envs.sevens.rules import MAX_PLAYERS, MIN_PLAYERS, NUM_SYMBOLS, Parameters, hand_size
+from cardrl.envs.sevens.scoring import points_for_total
+from cardrl.envs.sevens.view import SevensView
 
 VERSION = 2
 P = MAX_PLAYERS
@@ -208,7 +208,7 @@ class SevensObserver:
     per-seat slots rotated; so the observer keeps seat 0's vector without its hand
     (each play changes a dozen features of it) and builds a seat's vector when
     asked, with one ``take`` through that seat's rotation, its hand's bits and its
-    plays' points and best replies (one compiled call, ``envs.sevens.points``): the
+    plays' points and best replies (one compiled call, ``cardrl.envs.sevens.points``): the
     cost does not grow with the number of players, where keeping nine rows would.
     Anything but the next play from where the last call left off re-encodes, so
     ``encode`` stays the one definition (the tests check the two at every step).
@@ -327,7 +327,7 @@ def card_table(n: int = P) -> encoding.CardTable:
 
 
 def action_features(num_players: int) -> tuple[tuple[int, int, int], ...]:
-    """The per-action blocks (``envs.encoding.Encoder.action_features``): each play's points
+    """The per-action blocks (``cardrl.envs.encoding.Encoder.action_features``): each play's points
     and its best reply's."""
     return ((_PLAY_POINTS, 0, NUM_ACTIONS), (_REPLY_POINTS, 0, NUM_ACTIONS))
 

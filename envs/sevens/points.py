@@ -1,8 +1,8 @@
 """The points of a Sevens play and of its best reply, compiled.
 
 What the information state's ``play_points`` and ``reply_points`` hold
-(``envs.sevens.infostate.write`` is their definition), written by the compiled core
-(``envs.sevens.compiled``) and by the AEC env's observer alike: both are tested equal
+(``cardrl.envs.sevens.infostate.write`` is their definition), written by the compiled core
+(``cardrl.envs.sevens.compiled``) and by the AEC env's observer alike: both are tested equal
 to the definition at every step.
 """
 
@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from envs.compiled import INLINE, low_bit
-from envs.sevens.scoring import KIND, TOTAL_RANGE
+from cardrl.envs.compiled import INLINE, low_bit
+from cardrl.envs.sevens.scoring import KIND, TOTAL_RANGE
 
 ALL = np.int64((1 << 52) - 1)  # every card, as a bit set
 _KIND = np.asarray(KIND, dtype=np.int64)  # per total + TOTAL_RANGE: which points it scores

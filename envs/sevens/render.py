@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from envs import cards
-from envs.sevens.rules import SYMBOLS
-from envs.sevens.view import SevensView
+from cardrl.envs import cards
+from cardrl.envs.sevens.rules import SYMBOLS
+from cardrl.envs.sevens.view import SevensView
 
 
 def card_text(card_id: int) -> str:

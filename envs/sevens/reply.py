@@ -12,9 +12,9 @@ from functools import lru_cache
 
 import numpy as np
 
-from envs.sevens.engine import RANK, RED, SUIT
-from envs.sevens.scoring import points_for_totals
-from envs.sevens.view import SevensView
+from cardrl.envs.sevens.engine import RANK, RED, SUIT
+from cardrl.envs.sevens.scoring import points_for_totals
+from cardrl.envs.sevens.view import SevensView
 
 
 @lru_cache(maxsize=4096)

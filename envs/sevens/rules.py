@@ -5,7 +5,7 @@ A game of Sevens has public parameters announced before play: for each of the
 divisible by 7 only, total containing the digit 7 only, both). By default they
 are drawn per game from the game's seed within the ranges below; a caller may
 fix them instead (``values=``, ``points=``). Symbols are indexed like card
-ranks in ``envs.cards``: 0 = '2' .. 8 = '10', 9 = J, 10 = Q, 11 = K, 12 = A.
+ranks in ``cardrl.envs.cards``: 0 = '2' .. 8 = '10', 9 = J, 10 = Q, 11 = K, 12 = A.
 
 Default ranges (our choice; the seed leaves them open), all inclusive:
 
@@ -23,8 +23,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from envs import cards
-from envs.rules_base import GameRules, editable, lookup
+from cardrl.envs import cards
+from cardrl.envs.rules_base import GameRules, editable, lookup
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 9
 NUM_SYMBOLS = 13

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from envs import cards, rules_base
-from envs.sevens.rules import PRESETS, Parameters, SevensRules
+from cardrl.envs import cards, rules_base
+from cardrl.envs.sevens.rules import PRESETS, Parameters, SevensRules
 
 Play = tuple[int, int, int]  # (seat, card id, value it was played at)
 

@@ -3,16 +3,16 @@
 Each other seat gets as many cards as it holds, and none of the suits its plays showed
 it lacked: a card of the last card's colour means it held none of the other colour,
 and of the last card's suit, none of another suit (docs/rules.md section 3); every
-such deal equally likely (``envs.worlds.deal_unseen``).
+such deal equally likely (``cardrl.envs.worlds.deal_unseen``).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from envs.sevens.engine import RED, SUIT, SevensState
-from envs.sevens.view import SevensView
-from envs.worlds import ANY_SUIT, deal_unseen
+from cardrl.envs.sevens.engine import RED, SUIT, SevensState
+from cardrl.envs.sevens.view import SevensView
+from cardrl.envs.worlds import ANY_SUIT, deal_unseen
 
 _RED_SUITS = sum(1 << s for s in set(SUIT[c] for c in range(52) if RED[c]))
 

@@ -1,21 +1,21 @@
 """Spades: Killer Cutthroat and Cutthroat, two presets of one engine.
 
-``env`` and ``raw_env`` (from ``envs.spades.environment``) load PettingZoo on first
-use, so importing the engine alone (``envs.spades.engine``) does not.
+``env`` and ``raw_env`` (from ``cardrl.envs.spades.environment``) load PettingZoo on first
+use, so importing the engine alone (``cardrl.envs.spades.engine``) does not.
 """
 
 import importlib
 
-from envs.spades.engine import IllegalActionError, SpadesState
-from envs.spades.rules import CUTTHROAT, KILLER, PRESETS, SpadesRules, get_rules
-from envs.spades.view import SpadesView
+from cardrl.envs.spades.engine import IllegalActionError, SpadesState
+from cardrl.envs.spades.rules import CUTTHROAT, KILLER, PRESETS, SpadesRules, get_rules
+from cardrl.envs.spades.view import SpadesView
 
 _ENV = ("env", "raw_env", "ENV_NAME")
 
 
 def __getattr__(name: str):
     if name in _ENV:
-        value = getattr(importlib.import_module("envs.spades.environment"), name)
+        value = getattr(importlib.import_module("cardrl.envs.spades.environment"), name)
         globals()[name] = value
         return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

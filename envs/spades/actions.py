@@ -1,12 +1,12 @@
 """The Spades action table: one discrete space for bids and cards.
 
     0 .. 13      bid that many tricks (0 is nil)
-    14 .. 67     play card id (action - 14), ids as in ``envs.cards``
+    14 .. 67     play card id (action - 14), ids as in ``cardrl.envs.cards``
 """
 
 from __future__ import annotations
 
-from envs import cards
+from cardrl.envs import cards
 
 NUM_BIDS = 14
 CARD_OFFSET = NUM_BIDS

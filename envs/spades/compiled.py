@@ -1,10 +1,10 @@
-"""Spades' compiled core (``envs.compiled``): N games as arrays, every rules field.
+"""Spades' compiled core (``cardrl.envs.compiled``): N games as arrays, every rules field.
 
 A hand is a 64-bit mask of card ids; the plays of the hand are kept in order (card,
 seat), so the trick on the table is their last ``plays % 4``. The kernels follow
-``envs.spades.engine`` move by move (legal sets, voids, trick winners, scoring, the
+``cardrl.envs.spades.engine`` move by move (legal sets, voids, trick winners, scoring, the
 next hand dealt from the game's generator) and write the information state of
-``envs.spades.infostate`` block by block (its play blocks with ``play_kernels``). The
+``cardrl.envs.spades.infostate`` block by block (its play blocks with ``play_kernels``). The
 ``features`` kind stays on the Python engines (its expert numbers are a Python program
 of their own).
 """
@@ -17,11 +17,11 @@ import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from envs import cards, compiled, compiled_rng
-from envs.spades import engine, infostate
-from envs.spades.actions import CARD_OFFSET
-from envs.spades.play_kernels import POWER, SPADES, SUIT, SUIT_MASK, write_play
-from envs.spades.rules import HAND_SIZE, NUM_PLAYERS, NUM_TRICKS, SpadesRules
+from cardrl.envs import cards, compiled, compiled_rng
+from cardrl.envs.spades import engine, infostate
+from cardrl.envs.spades.actions import CARD_OFFSET
+from cardrl.envs.spades.play_kernels import POWER, SPADES, SUIT, SUIT_MASK, write_play
+from cardrl.envs.spades.rules import HAND_SIZE, NUM_PLAYERS, NUM_TRICKS, SpadesRules
 
 P = NUM_PLAYERS
 BID, PLAY, OVER = 0, 1, 2  # phases
@@ -93,7 +93,7 @@ def _start(st, d, i):
 
 @njit(**compiled.INLINE)
 def _score_bid(rp, bid, took, bags):
-    """``envs.spades.scoring.score_bid``: (points, bags after)."""
+    """``cardrl.envs.spades.scoring.score_bid``: (points, bags after)."""
     if bid == 0:
         return (rp[NIL] if took == 0 else -rp[NIL]), bags
     base = rp[PER_TRICK] * bid

@@ -1,7 +1,7 @@
 """The Spades engine: the whole truth of a game, a pure state machine.
 
 One ``SpadesState`` is one game: hands are dealt, bid, played and scored until
-a player wins (docs/rules.md section 1). Actions are ids of ``envs.spades.actions``.
+a player wins (docs/rules.md section 1). Actions are ids of ``cardrl.envs.spades.actions``.
 Randomness comes only from the ``numpy.random.Generator`` given, and only for
 deals, so the same seed replays the same cards whatever the players do.
 """
@@ -10,14 +10,21 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs import cards
-from envs.actions import as_action
-from envs.spades.actions import CARD_OFFSET, NUM_BIDS, action_name
-from envs.spades.rules import HAND_SIZE, KILLER, MAX_BID, NUM_PLAYERS, NUM_TRICKS, SpadesRules
-from envs.spades.scoring import HandResult, score_bid
-from envs.spades.view import SpadesView
-from envs.states import clone_state, generator
-from envs.tricks import follow_suit, trick_winner
+from cardrl.envs import cards
+from cardrl.envs.actions import as_action
+from cardrl.envs.spades.actions import CARD_OFFSET, NUM_BIDS, action_name
+from cardrl.envs.spades.rules import (
+    HAND_SIZE,
+    KILLER,
+    MAX_BID,
+    NUM_PLAYERS,
+    NUM_TRICKS,
+    SpadesRules,
+)
+from cardrl.envs.spades.scoring import HandResult, score_bid
+from cardrl.envs.spades.view import SpadesView
+from cardrl.envs.states import clone_state, generator
+from cardrl.envs.tricks import follow_suit, trick_winner
 
 SPADES = cards.SPADES
 # Suit each card counts as, and its power within it: jokers are spades above the ace.
@@ -60,7 +67,7 @@ class SpadesState:
     def from_view(cls, view: SpadesView, hands: list[list[int]],
                   rng: np.random.Generator | int | None = None) -> SpadesState:
         """The state a view shows, with ``hands`` (every seat's cards now) filling in what
-        it hides: a *world* for search (``envs.spades.worlds``). Hands dealt later
+        it hides: a *world* for search (``cardrl.envs.spades.worlds``). Hands dealt later
         come from ``rng``; the results of hands before the last are not kept.
         """
         state = cls.__new__(cls)

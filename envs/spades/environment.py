@@ -1,6 +1,6 @@
 """The PettingZoo AEC env of Spades (``spades_v5``), both presets of one engine.
 
-    from envs.spades import env
+    from cardrl.envs.spades import env
     e = env(preset="killer")            # or "cutthroat", or rules=SpadesRules(...)
     e = env(observation="features")     # the expert's numbers too (envs.spades.features)
     e.reset(seed=1, options={"deal": [[...13 names...]] * 4})
@@ -12,8 +12,8 @@ rewards are scaled by 100 points.
 
 from __future__ import annotations
 
-from envs.aec import CardGameEnv
-from envs.spades.game import GAME
+from cardrl.envs.aec import CardGameEnv
+from cardrl.envs.spades.game import GAME
 
 ENV_NAME = GAME.env_name
 
@@ -27,7 +27,7 @@ def env(**kwargs) -> raw_env:
     """The Spades env, as PettingZoo's ``env()`` constructors give it.
 
     Not wrapped in PettingZoo's ``OrderEnforcingWrapper``: ``raw_env`` checks
-    the call order itself (``envs.aec``) at no cost per step, where the wrapper's
+    the call order itself (``cardrl.envs.aec``) at no cost per step, where the wrapper's
     attribute forwarding cost as much per step as the rest of the env.
     ``env().unwrapped`` is the env itself.
     """

@@ -1,7 +1,7 @@
 """Spades' ``features`` observation: the information a seat holds plus the expert's numbers.
 
 The vectors the shipped Spades bots read (``observation="features"``): the
-information blocks of ``envs.spades.infostate`` (without ``trick_number``, with the
+information blocks of ``cardrl.envs.spades.infostate`` (without ``trick_number``, with the
 last trick and its winner), then,
 for the seat to act only, what the expert bot reckons with. Every number is
 worked out from the seat's view. Bump ``VERSION`` when the layout changes.
@@ -13,9 +13,9 @@ per own card, the chance it wins this trick and whether it is the top unseen
 card of its suit. Version 3 adds per-bid blocks for the bidder: each bid's
 distance from the tricks the hand should take given the bids on the table
 (``strength.contract_tricks``), signed and unsigned, and what a nil is worth,
-so that a policy can weigh each bid by them directly (``train.policy``).
+so that a policy can weigh each bid by them directly (``cardrl.train.policy``).
 Version 4 adds, for the player, what the expert's card choice turns on
-(``agents.spades.play``): the tricks the bid still needs and the shortfall
+(``cardrl.agents.spades.play``): the tricks the bid still needs and the shortfall
 after the hand's sure tricks, which seats' nils are alive, and per own card
 whether it tops the trick, how dangerous it is to keep, whether the hand counts
 on it, how cheap it is, its suit's length and the ruff risk of leading it.
@@ -25,15 +25,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs import encoding
-from envs.cards import NUM_CARDS
-from envs.spades import infostate
-from envs.spades.actions import CARD_OFFSET, NUM_BIDS
-from envs.spades.engine import SUIT_TABLE
-from envs.spades.infostate import P
-from envs.spades.strength import contract_tricks, estimate_tricks, nil_chance, nil_value
-from envs.spades.tracking import SPADES, Knowledge, beats, cost
-from envs.spades.view import SpadesView
+from cardrl.envs import encoding
+from cardrl.envs.cards import NUM_CARDS
+from cardrl.envs.spades import infostate
+from cardrl.envs.spades.actions import CARD_OFFSET, NUM_BIDS
+from cardrl.envs.spades.engine import SUIT_TABLE
+from cardrl.envs.spades.infostate import P
+from cardrl.envs.spades.strength import contract_tricks, estimate_tricks, nil_chance, nil_value
+from cardrl.envs.spades.tracking import SPADES, Knowledge, beats, cost
+from cardrl.envs.spades.view import SpadesView
 
 VERSION = 4
 
@@ -137,7 +137,7 @@ def decision_features(view: SpadesView, out: np.ndarray) -> None:
 
 
 def play_features(kn: Knowledge, out: np.ndarray) -> None:
-    """What the expert's card choice turns on (``agents.spades.play``): whether a card
+    """What the expert's card choice turns on (``cardrl.agents.spades.play``): whether a card
     takes the trick, how dangerous it is to keep, whether the hand counts on it, how
     cheap it is, its suit's length and the ruff risk of leading it."""
     view, me = kn.view, kn.seat
@@ -164,7 +164,7 @@ def play_features(kn: Knowledge, out: np.ndarray) -> None:
 
 
 def action_features(num_players: int = P) -> tuple[tuple[int, int, int], ...]:
-    """The per-action blocks (``envs.games.Game.action_features``): each bid's distance
+    """The per-action blocks (``cardrl.envs.games.Game.action_features``): each bid's distance
     from the contract and nil's value, for the bid actions; each own card's trick
     odds, master flag and version 4's per-card blocks, for the action that plays it."""
     return ((_BID_DISTANCE, 0, NUM_BIDS), (_BID_EXCESS, 0, NUM_BIDS), (_NIL_VALUE, 0, 1),

@@ -1,15 +1,15 @@
-"""Spades' declaration (``envs.games``): everything generic code needs."""
+"""Spades' declaration (``cardrl.envs.games``): everything generic code needs."""
 
-from envs.games import Game
-from envs.spades.actions import NUM_ACTIONS, action_name
-from envs.spades.engine import SpadesState
-from envs.spades.features import FEATURES
-from envs.spades.infostate import INFOSTATE
-from envs.spades.render import render
-from envs.spades.rules import PRESETS, get_rules
-from envs.spades.scoring import HAND_RATES, hand_metric
-from envs.spades.view import SpadesView
-from envs.spades.worlds import hand_points, sample_worlds
+from cardrl.envs.games import Game
+from cardrl.envs.spades.actions import NUM_ACTIONS, action_name
+from cardrl.envs.spades.engine import SpadesState
+from cardrl.envs.spades.features import FEATURES
+from cardrl.envs.spades.infostate import INFOSTATE
+from cardrl.envs.spades.render import render
+from cardrl.envs.spades.rules import PRESETS, get_rules
+from cardrl.envs.spades.scoring import HAND_RATES, hand_metric
+from cardrl.envs.spades.view import SpadesView
+from cardrl.envs.spades.worlds import hand_points, sample_worlds
 
 GAME = Game(
     name="spades",

@@ -21,7 +21,7 @@ Sevens' ``play_points`` they add no information, only a form a network can read.
 
 ``write`` fills these blocks at any offsets, and ``SpadesObserver`` keeps them
 current for every seat at the offsets of a layout, so the ``features`` encoder
-(``envs.spades.features``), which lays out the same blocks (without
+(``cardrl.envs.spades.features``), which lays out the same blocks (without
 ``trick_number``, with ``last_trick`` and ``last_trick_winner``) before its own,
 shares both. A block a layout does not have is skipped.
 """
@@ -32,13 +32,13 @@ from collections.abc import Callable
 
 import numpy as np
 
-from envs import cards, encoding
-from envs.cards import NUM_CARDS
-from envs.spades import play_kernels
-from envs.spades.actions import CARD_OFFSET, NUM_ACTIONS
-from envs.spades.engine import POWER_TABLE, SUIT_TABLE
-from envs.spades.tracking import beats, trick_leader_card
-from envs.spades.view import SpadesView
+from cardrl.envs import cards, encoding
+from cardrl.envs.cards import NUM_CARDS
+from cardrl.envs.spades import play_kernels
+from cardrl.envs.spades.actions import CARD_OFFSET, NUM_ACTIONS
+from cardrl.envs.spades.engine import POWER_TABLE, SUIT_TABLE
+from cardrl.envs.spades.tracking import beats, trick_leader_card
+from cardrl.envs.spades.view import SpadesView
 
 VERSION = 2
 P = 4  # players
@@ -458,7 +458,7 @@ def card_table(n: int = P) -> encoding.CardTable:
 
 
 def action_features(num_players: int = P) -> tuple[tuple[int, int, int], ...]:
-    """The per-action blocks (``envs.encoding.Encoder.action_features``): each own card's
+    """The per-action blocks (``cardrl.envs.encoding.Encoder.action_features``): each own card's
     ``tops_trick`` and ``master``, for the action that plays it."""
     return ((TOPS, CARD_OFFSET, NUM_CARDS), (MASTER, CARD_OFFSET, NUM_CARDS))
 

@@ -1,8 +1,8 @@
 """Spades' play blocks compiled (numba): which own cards would top the trick, and which
 no unseen card of their suit outranks.
 
-``envs.spades.infostate.write_play`` is the definition; this kernel writes the same
-blocks for the compiled core (``envs.spades.compiled``) and the information state's
+``cardrl.envs.spades.infostate.write_play`` is the definition; this kernel writes the same
+blocks for the compiled core (``cardrl.envs.spades.compiled``) and the information state's
 AEC observer, read from the row's own blocks (they are functions of them), through
 64-bit masks of card ids: a suit's power rises with the card id (checked below), so a
 master has no unseen card of its suit above it.
@@ -14,8 +14,8 @@ import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from envs import cards
-from envs.spades import engine
+from cardrl.envs import cards
+from cardrl.envs.spades import engine
 
 SUIT = np.array(engine.SUIT_TABLE, np.int64)
 POWER = np.array(engine.POWER_TABLE, np.int64)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from envs import cards
-from envs.spades.view import SpadesView
+from cardrl.envs import cards
+from cardrl.envs.spades.view import SpadesView
 
 
 def hand_text(hand: tuple[int, ...]) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from envs.rules_base import GameRules, editable, lookup
+from cardrl.envs.rules_base import GameRules, editable, lookup
 
 NUM_PLAYERS = 4
 HAND_SIZE = 13

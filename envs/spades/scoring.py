@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from envs.spades.rules import SpadesRules
+from cardrl.envs.spades.rules import SpadesRules
 
 
 def score_bid(rules: SpadesRules, bid: int, tricks: int, bags: int) -> tuple[int, int, int]:
@@ -55,7 +55,7 @@ def points_with_bags(rules: SpadesRules, points, bags_before, bags_after) -> tup
 
     Bags cost nothing until the count reaches the limit, so a hand's points alone
     pay an overtrick +1 in cutthroat; over a game each bag costs 10. This is what
-    a search weighs a hand by (``envs.spades.worlds.hand_points``).
+    a search weighs a hand by (``cardrl.envs.spades.worlds.hand_points``).
     """
     if rules.bag_limit is None:
         return tuple(float(p) for p in points)

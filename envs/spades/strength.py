@@ -11,8 +11,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from envs.spades.engine import POWER_TABLE as POWER
-from envs.spades.tracking import SIDE_SUITS, SPADES, split_by_suit
+from cardrl.envs.spades.engine import POWER_TABLE as POWER
+from cardrl.envs.spades.tracking import SIDE_SUITS, SPADES, split_by_suit
 
 ACE, KING, QUEEN = 12, 11, 10
 

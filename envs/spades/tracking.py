@@ -12,11 +12,11 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from functools import cached_property
 
-from envs import cards
-from envs.spades.engine import POWER_TABLE as POWER
-from envs.spades.engine import SUIT_TABLE as SUIT
-from envs.spades.rules import HAND_SIZE, NUM_PLAYERS
-from envs.spades.view import SpadesView
+from cardrl.envs import cards
+from cardrl.envs.spades.engine import POWER_TABLE as POWER
+from cardrl.envs.spades.engine import SUIT_TABLE as SUIT
+from cardrl.envs.spades.rules import HAND_SIZE, NUM_PLAYERS
+from cardrl.envs.spades.view import SpadesView
 
 SPADES = cards.SPADES
 SIDE_SUITS = (cards.CLUBS, cards.DIAMONDS, cards.HEARTS)

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from envs import cards, rules_base
-from envs.spades.rules import PRESETS, SpadesRules
-from envs.spades.scoring import HandResult
+from cardrl.envs import cards, rules_base
+from cardrl.envs.spades.rules import PRESETS, SpadesRules
+from cardrl.envs.spades.scoring import HandResult
 
 Play = tuple[int, int]  # (seat, card id)
 

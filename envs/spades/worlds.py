@@ -1,19 +1,19 @@
 """Worlds a Spades seat cannot tell apart: the other hands dealt from the unseen cards.
 
 Each other seat gets as many cards as it still holds, none of a suit it has
-shown void in, every such deal equally likely (``envs.worlds.deal_unseen``).
+shown void in, every such deal equally likely (``cardrl.envs.worlds.deal_unseen``).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from envs import cards
-from envs.spades.engine import SUIT_TABLE, SpadesState
-from envs.spades.rules import HAND_SIZE, NUM_PLAYERS
-from envs.spades.scoring import points_with_bags
-from envs.spades.view import SpadesView
-from envs.worlds import ANY_SUIT, deal_unseen
+from cardrl.envs import cards
+from cardrl.envs.spades.engine import SUIT_TABLE, SpadesState
+from cardrl.envs.spades.rules import HAND_SIZE, NUM_PLAYERS
+from cardrl.envs.spades.scoring import points_with_bags
+from cardrl.envs.spades.view import SpadesView
+from cardrl.envs.worlds import ANY_SUIT, deal_unseen
 
 
 def sample_hands(view: SpadesView, rng: np.random.Generator, n: int = 1) -> list[list[list[int]]]:

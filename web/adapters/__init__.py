@@ -8,7 +8,7 @@ safe by construction. Two things need game knowledge and live here:
   may learn about a move that was just made (``before`` is what
   ``snapshot(state, seat)`` returned just before it). An event with
   ``"hold": True`` (a finished trick) is held on the players' screens until
-  they go on, and their turn clocks wait meanwhile (``web.hub``);
+  they go on, and their turn clocks wait meanwhile (``cardrl.web.hub``);
 * ``marks(state)``: public markers the table shows beside the scores - who
   leads (``"leader"``) and one-line notes (``"notes"``: "spades broken") -
   or None.
@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from envs.games import game_module
+from cardrl.envs.games import game_module
 
 
 class WebAdapter:
@@ -47,5 +47,5 @@ _DEFAULT = WebAdapter()
 
 def adapter_for(game: str) -> WebAdapter:
     """The game's adapter (``web/adapters/<game>.py``'s ``ADAPTER``), or the safe default."""
-    module = game_module("web.adapters", game)
+    module = game_module("cardrl.web.adapters", game)
     return _DEFAULT if module is None else module.ADAPTER

@@ -10,8 +10,8 @@ set (their order stays hidden), scores; never a seat's own pending bid.
 
 from __future__ import annotations
 
-from envs.blind_auction.engine import BlindAuctionState
-from web.adapters import WebAdapter
+from cardrl.envs.blind_auction.engine import BlindAuctionState
+from cardrl.web.adapters import WebAdapter
 
 
 class BlindAuctionAdapter(WebAdapter):

@@ -12,10 +12,10 @@ either, docs/rules.md section 2).
 
 from __future__ import annotations
 
-from envs import cards
-from envs.gin_rummy.actions import DRAW_STOCK, TAKE_DISCARD, action_card, is_knock
-from envs.gin_rummy.engine import GinRummyState
-from web.adapters import WebAdapter
+from cardrl.envs import cards
+from cardrl.envs.gin_rummy.actions import DRAW_STOCK, TAKE_DISCARD, action_card, is_knock
+from cardrl.envs.gin_rummy.engine import GinRummyState
+from cardrl.web.adapters import WebAdapter
 
 
 class GinRummyAdapter(WebAdapter):

@@ -6,9 +6,9 @@ and the points it earned, so the event says all of it.
 
 from __future__ import annotations
 
-from envs import cards
-from envs.sevens.engine import SevensState
-from web.adapters import WebAdapter
+from cardrl.envs import cards
+from cardrl.envs.sevens.engine import SevensState
+from cardrl.web.adapters import WebAdapter
 
 
 class SevensAdapter(WebAdapter):

@@ -6,7 +6,7 @@ cards and the winner, because the view after it may already belong to the
 next hand, and the table keeps a finished trick in sight until the player
 asks for the next one (A3.3): the event says ``hold``. The event of the card
 that ends a hand also carries each player's points in parts (bid made,
-overtricks, bags, nil: ``envs.spades.scoring.score_parts``) for the summary.
+overtricks, bags, nil: ``cardrl.envs.spades.scoring.score_parts``) for the summary.
 The table's marks: who leads the trick, and whether spades are broken where
 the rules forbid leading them before.
 """
@@ -15,12 +15,12 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from envs import cards
-from envs.spades.actions import action_card, action_name, is_bid
-from envs.spades.engine import SpadesState
-from envs.spades.rules import NUM_PLAYERS
-from envs.spades.scoring import score_parts
-from web.adapters import WebAdapter
+from cardrl.envs import cards
+from cardrl.envs.spades.actions import action_card, action_name, is_bid
+from cardrl.envs.spades.engine import SpadesState
+from cardrl.envs.spades.rules import NUM_PLAYERS
+from cardrl.envs.spades.scoring import score_parts
+from cardrl.web.adapters import WebAdapter
 
 
 class Before(NamedTuple):

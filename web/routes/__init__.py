@@ -7,6 +7,6 @@
     arena.py      /api/arena[/leaderboard|/mine|/bots[/{id}/withdraw]]  (the bot arena)
 """
 
-from web.routes import accounts, arena, pages, tables
+from cardrl.web.routes import accounts, arena, pages, tables
 
 ROUTES = [*pages.ROUTES, *accounts.ROUTES, *tables.ROUTES, *arena.ROUTES]

@@ -21,7 +21,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from web.http import (
+from cardrl.web.http import (
     COOKIE,
     ThrottledError,
     answers,
@@ -32,8 +32,8 @@ from web.http import (
     token_hash,
     user_of,
 )
-from web.passwords import hash_password, verify_password
-from web.table import RefusedError
+from cardrl.web.passwords import hash_password, verify_password
+from cardrl.web.table import RefusedError
 
 SESSION_DAYS = 30
 NAME_RE = re.compile(r"^[A-Za-z0-9_.-]{3,24}$")

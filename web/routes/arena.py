@@ -1,4 +1,4 @@
-"""The bot arena's JSON API (``web.arena.Arena``): upload, withdraw, your bots, the
+"""The bot arena's JSON API (``cardrl.web.arena.Arena``): upload, withdraw, your bots, the
 divisions and a division's leaderboard.
 
 Only an account uploads (a guest is refused with 403). An upload is one JSON request
@@ -13,9 +13,9 @@ from starlette.requests import HTTPConnection, Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from web.arena import Arena
-from web.arena_check import MAX_CARD
-from web.http import account_only, body, signed_in
+from cardrl.web.arena import Arena
+from cardrl.web.arena_check import MAX_CARD
+from cardrl.web.http import account_only, body, signed_in
 
 
 def arena(conn: HTTPConnection) -> Arena:

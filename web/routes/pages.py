@@ -1,4 +1,4 @@
-"""The page, its files, and the websocket that carries the live table (``web.hub``).
+"""The page, its files, and the websocket that carries the live table (``cardrl.web.hub``).
 
 A websocket must come from this server's own page (Origin check) and a signed-in
 user; its messages go to the hub, and the hub's answers come back through the
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from importlib import resources
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -18,10 +19,10 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from web.http import lobby, user_of
-from web.hub import Conn
+from cardrl.web.http import lobby, user_of
+from cardrl.web.hub import Conn
 
-STATIC = Path(__file__).resolve().parent.parent / "static"
+STATIC = Path(str(resources.files("cardrl.web") / "static"))  # package data
 
 
 async def index(request: Request):

@@ -1,6 +1,6 @@
 """The lobby's JSON API: the games and bots on offer, the listing, and making, joining,
 leaving and replaying tables, invite links (every request answered by
-``web.lobby.Lobby``). A guest may do all of it but schedule games."""
+``cardrl.web.lobby.Lobby``). A guest may do all of it but schedule games."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from web.http import account_only, body, lobby, signed_in
+from cardrl.web.http import account_only, body, lobby, signed_in
 
 
 def table_answer(table) -> JSONResponse:

@@ -1,8 +1,8 @@
-"""Gin Rummy's training plug-in (``train.plugins``): the learned knock (``knock``).
+"""Gin Rummy's training plug-in (``cardrl.train.plugins``): the learned knock (``knock``).
 
 After the policy's own training, a small head learns when a knock beats playing on,
 from play-outs on the true deal; the export puts it after the policy
-(``KnockSwitch``). ``python -m train.plugins.gin_rummy RUN`` runs the stage on a run.
+(``KnockSwitch``). ``python -m cardrl.train.plugins.gin_rummy RUN`` runs the stage on a run.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from pathlib import Path
 
 from torch import nn
 
-from train.config import TrainConfig
-from train.plugins.gin_rummy import knock
+from cardrl.train.config import TrainConfig
+from cardrl.train.plugins.gin_rummy import knock
 
 
 def check(cfg: TrainConfig, **settings) -> None:

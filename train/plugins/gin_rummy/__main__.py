@@ -1,6 +1,6 @@
 """The knock stage on a finished Gin Rummy run, then its export with the head.
 
-    python -m train.plugins.gin_rummy RUN --games 6000 --reshuffles 12 --workers 2 \
+    python -m cardrl.train.plugins.gin_rummy RUN --games 6000 --reshuffles 12 --workers 2 \
         --export checkpoints/gin_rummy-standard.onnx
 """
 
@@ -12,14 +12,14 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from train.plugins import gin_rummy
-from train.plugins.gin_rummy.knock import KnockStage
-from train.run import extra_stage
+from cardrl.train.plugins import gin_rummy
+from cardrl.train.plugins.gin_rummy.knock import KnockStage
+from cardrl.train.run import extra_stage
 
 
 def build_parser() -> argparse.ArgumentParser:
     d = KnockStage()
-    p = argparse.ArgumentParser(prog="python -m train.plugins.gin_rummy",
+    p = argparse.ArgumentParser(prog="python -m cardrl.train.plugins.gin_rummy",
                                 description=__doc__.splitlines()[0])
     p.add_argument("run", help="the Gin Rummy run under runs/ whose policy gets the head")
     p.add_argument("--bot", default=d.bot, help="the bot that plays the games")

@@ -1,6 +1,6 @@
 """When to knock in Gin Rummy, learned from play-outs: a small head beside the policy.
 
-    python -m train.plugins.gin_rummy RUN --bot gin_rummy/expert --games 6000 --workers 2
+    python -m cardrl.train.plugins.gin_rummy RUN --bot gin_rummy/expert --games 6000 --workers 2
 
 Knocking ends the hand; playing on may bring gin (a bonus) or hand the other player
 its own knock, gin or undercut. Which is better turns on the other hand, which no
@@ -41,17 +41,17 @@ import numpy as np
 import torch
 from torch import nn
 
-import agents
-from envs.files import write_atomic
-from envs.gin_rummy.actions import KNOCK_OFFSET
-from envs.gin_rummy.engine import GinRummyState
-from envs.gin_rummy.features import KNOCK_FEATURES, encode, layout
-from envs.gin_rummy.game import GAME
-from envs.gin_rummy.melds import CARD_BIT, deadwood, knock_discard
-from envs.gin_rummy.rules import GinRummyRules
-from train.config import TrainConfig
-from train.numpy_policy import MASKED
-from train.opponents import check_bot
+from cardrl import agents
+from cardrl.envs.files import write_atomic
+from cardrl.envs.gin_rummy.actions import KNOCK_OFFSET
+from cardrl.envs.gin_rummy.engine import GinRummyState
+from cardrl.envs.gin_rummy.features import KNOCK_FEATURES, encode, layout
+from cardrl.envs.gin_rummy.game import GAME
+from cardrl.envs.gin_rummy.melds import CARD_BIT, deadwood, knock_discard
+from cardrl.envs.gin_rummy.rules import GinRummyRules
+from cardrl.train.config import TrainConfig
+from cardrl.train.numpy_policy import MASKED
+from cardrl.train.opponents import check_bot
 
 CHUNK_GAMES = 100  # games per label file: what an interruption can lose
 HEAD_FILE, STATS_FILE, TABLE_FILE = "knock_head.pt", "knock_head.json", "win_table.npy"

@@ -1,0 +1,7 @@
+"""``python -m cardrl``: the ``cardrl`` command (``cardrl.cli``)."""
+
+import sys
+
+from cardrl.cli import main
+
+sys.exit(main())

@@ -1,0 +1,110 @@
+"""The ``cardrl`` command: one entry for what a user runs, each subcommand a module's
+``main`` (``python -m cardrl.<layer>.<module>`` runs the same).
+
+    cardrl demo                         # the main job: train a Spades bot, a tournament
+    cardrl train --game gin_rummy       # one PPO run; cardrl dmc: Deep Monte Carlo
+    cardrl tournament spades --bots spades/expert cardrl/spades-killer
+    cardrl serve cardrl/spades-killer   # a bot over JSON lines
+    cardrl web --port 8000              # the web table
+
+``cardrl <subcommand> --help`` gives each one's options.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Sequence
+
+
+def _demo(argv: list[str]) -> int | None:
+    from cardrl.train import demo
+
+    return demo.main(argv)
+
+
+def _train(argv: list[str]) -> int | None:
+    from cardrl.train import run
+
+    return run.main(argv)
+
+
+def _dmc(argv: list[str]) -> int | None:
+    from cardrl.train import dmc
+
+    return dmc.main(argv)
+
+
+def _ship(argv: list[str]) -> int | None:
+    from cardrl.train import ship
+
+    return ship.main(argv)
+
+
+def _tournament(argv: list[str]) -> int | None:
+    from cardrl.eval import tournament
+
+    return tournament.main(argv)
+
+
+def _serve(argv: list[str]) -> int | None:
+    from cardrl.agents import server
+
+    return server.main(argv)
+
+
+def _web(argv: list[str]) -> int | None:
+    from cardrl.web import __main__ as web
+
+    return web.main(argv)
+
+
+def _bench(argv: list[str]) -> int | None:
+    from cardrl.train import bench
+
+    return bench.main(argv)
+
+
+# name -> (run, one line of help); imports happen only for the subcommand run
+COMMANDS: dict[str, tuple[Callable[[list[str]], int | None], str]] = {
+    "demo": (_demo, "the main job: train a Spades bot from scratch, export it, play a tournament"),
+    "train": (_train, "train a bot with MaskablePPO self-play (--resume goes on with a run)"),
+    "dmc": (_dmc, "train a bot with Deep Monte Carlo self-play"),
+    "ship": (_ship, "the recipes of the shipped bots: list them or train one"),
+    "tournament": (_tournament, "a duplicate tournament of bots, with 95% intervals"),
+    "serve": (_serve, "serve a bot over JSON lines (any front end, any language)"),
+    "web": (_web, "the web table: people against bots and each other"),
+    "bench": (_bench, "the training loop's speed beside its torch-alone limit"),
+}
+
+
+def usage() -> str:
+    width = max(map(len, COMMANDS))
+    lines = ["usage: cardrl <command> [options]   (cardrl <command> --help for its options)",
+             "", "Card games for reinforcement learning.", "", "commands:"]
+    lines += [f"  {name:{width}}  {text}" for name, (_, text) in COMMANDS.items()]
+    lines += ["", "  --version  print cardrl's version"]
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] in ("-h", "--help", "help"):
+        print(usage())
+        return 0
+    if args[0] == "--version":
+        from cardrl import __version__
+
+        print(f"cardrl {__version__}")
+        return 0
+    command = COMMANDS.get(args[0])
+    if command is None:
+        print(f"cardrl: unknown command {args[0]!r}; the commands are {', '.join(COMMANDS)}\n",
+              file=sys.stderr)
+        print(usage(), file=sys.stderr)
+        return 2
+    code = command[0](args[1:])
+    return 0 if code is None else int(code)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
