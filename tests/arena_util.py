@@ -15,9 +15,9 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-from cardrl.web.testing import ROOT
+from cardrl.agents.learned import shipped_folder
 
-CARD = json.loads((ROOT / "checkpoints" / "blind_auction-2p.json").read_text())
+CARD = json.loads((shipped_folder() / "blind_auction-2p.json").read_text())
 OBS, ACTIONS = CARD["obs_size"], CARD["num_actions"]
 MASKED = -1e8
 

@@ -140,3 +140,47 @@ def test_no_more_game_players_than_the_cluster_has_cpus(ray_address):
         assert session.workers == 2  # one per CPU by default
     finally:
         session.close()
+
+
+WORKER_IMPORTS = """
+import json, sys
+import ray
+from cardrl.runtime_env import py_modules
+
+@ray.remote
+def imported():
+    import sys
+    from cardrl.agents.learned import shipped_bots
+    from cardrl.eval.play import play_game  # what a game player imports
+    from cardrl.train import evaluate
+    files = {m: getattr(sys.modules[m], "__file__", None) for m in list(sys.modules)
+             if m == "cardrl" or m.startswith("cardrl.")}
+    return {"files": files, "shipped": shipped_bots()}
+
+ray.init(address=sys.argv[1], runtime_env={"py_modules": py_modules()}, log_to_driver=False)
+print(json.dumps(ray.get(imported.remote())))
+"""
+
+
+def test_workers_import_the_whole_package_from_the_runtime_env(tmp_path, ray_address):
+    """What a Ray worker imports of cardrl comes from the one folder the runtime env ships
+    (``cardrl.runtime_env``), every layer of it, so a worker with no cardrl installed runs.
+    The driver runs outside the checkout, whose folder Ray would put on the workers' path."""
+    import subprocess
+    import sys
+
+    from cardrl.runtime_env import package_folder
+
+    folder = package_folder()
+    assert folder.name == "cardrl" and {"envs", "agents", "eval", "train", "checkpoints"} <= {
+        p.name for p in folder.iterdir()}
+    run = subprocess.run([sys.executable, "-c", WORKER_IMPORTS, ray_address], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    out = json.loads(run.stdout.strip().splitlines()[-1])
+    top = Path(out["files"]["cardrl"]).parent
+    assert top.name == "cardrl" and top.parent.name.startswith("_ray_pkg_")  # the shipped copy
+    outside = {m: f for m, f in out["files"].items() if f and not Path(f).is_relative_to(top)}
+    assert outside == {}  # every layer from it, none from the checkout or an install
+    assert {"cardrl.envs", "cardrl.agents", "cardrl.eval", "cardrl.train"} <= set(out["files"])
+    assert "cardrl/spades-killer" in out["shipped"]  # the shipped bots travel too

@@ -200,14 +200,15 @@ def test_a_missing_bot_file_is_a_config_error_before_playing(tmp_path):
 def test_bot_files_load_by_factory_instance_or_single_class(tmp_path):
     p = write_bots(
         tmp_path,
-        factory="from agents.base import RandomBot\n"
+        factory="from cardrl.agents.base import RandomBot\n"
                 "def make_bot(depth=1):\n    b = RandomBot()\n    b.depth = depth\n    return b\n",
-        instance="from agents.base import RandomBot\nBOT = RandomBot()\n",
-        single="from agents.base import Bot, RandomBot\n"
+        instance="from cardrl.agents.base import RandomBot\nBOT = RandomBot()\n",
+        single="from cardrl.agents.base import Bot, RandomBot\n"
                "class Mine(Bot):\n    def __init__(self, bias=0):\n        super().__init__()\n"
                "        self.bias = bias\n    def act(self, view, legal):\n"
                "        return legal[0]\n",
-        two="from agents.base import Bot\nclass A(Bot):\n    pass\nclass B(Bot):\n    pass\n",
+        two="from cardrl.agents.base import Bot\nclass A(Bot):\n    pass\n"
+            "class B(Bot):\n    pass\n",
         notabot="def make_bot():\n    return 42\n",
     )
     bot = agents.make(p["factory"] + ":depth=3")

@@ -144,6 +144,52 @@ def test_resume_takes_the_hyperparameters_of_the_edited_config(tmp_path, monkeyp
     assert [e["step"] for e in again.evals] == [done.steps]
 
 
+def old_module_paths(checkpoint: Path) -> None:
+    """Rewrite an SB3 checkpoint as a run from before the ``cardrl`` package saved it: its
+    pickled classes named by their old module paths (``train.policy``, ``train.masked``)."""
+    import base64
+    import pickle
+    import types
+    import zipfile
+
+    with zipfile.ZipFile(checkpoint) as z:
+        files = {name: z.read(name) for name in z.namelist()}
+    data = json.loads(files["data"])
+    for key in ("policy_class", "rollout_buffer_class"):
+        cls = pickle.loads(base64.b64decode(data[key][":serialized:"]))
+        old = cls.__module__.removeprefix("cardrl.")
+        fake = types.ModuleType(old)
+        stand_in = type(cls.__name__, (), {"__module__": old, "__qualname__": cls.__qualname__})
+        setattr(fake, cls.__name__, stand_in)
+        sys.modules[old] = fake  # pickled by reference, as an old run pickled it
+        try:
+            data[key][":serialized:"] = base64.b64encode(pickle.dumps(stand_in)).decode()
+        finally:
+            del sys.modules[old]
+    files["data"] = json.dumps(data).encode()
+    with zipfile.ZipFile(checkpoint, "w") as z:
+        for name, blob in files.items():
+            z.writestr(name, blob)
+
+
+def test_a_checkpoint_from_before_the_package_resumes(tmp_path, monkeypatch):
+    """SB3 pickles the policy's class by module path; runs saved when the path was
+    ``train.policy`` resume: the trainer passes the classes itself (``policy_spec``)."""
+    monkeypatch.chdir(tmp_path)
+    done = Trainer(tiny(steps=256, checkpoint_every=256), progress=False, quiet=True).run()
+    old_module_paths(done.run_dir / "checkpoint.zip")
+    weights = Trainer(TrainConfig.load(done.run_dir), resume=True, progress=False,
+                      quiet=True).model.policy.state_dict()
+    cfg = TrainConfig.load(done.run_dir)
+    cfg.steps = 512
+    again = Trainer(cfg, resume=True, progress=False, quiet=True)
+    # not a second copy of the module, imported under its old name from a checkout
+    assert type(again.model.policy).__module__ == "cardrl.train.policy"
+    for key, value in again.model.policy.state_dict().items():
+        assert torch.equal(value, weights[key]), key
+    assert again.run().steps == 512
+
+
 def test_resume_flags_change_only_what_they_name(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     tiny(n_epochs=3, learning_rate=1e-3).save(tmp_path / "runs" / "tiny")

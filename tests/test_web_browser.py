@@ -30,16 +30,17 @@ from __future__ import annotations
 import re
 import time
 import urllib.request
+from pathlib import Path
 
 import pytest
 
 from cardrl.envs import cards
 from cardrl.envs.gin_rummy.melds import deadwood, deadwood_after_discards, mask_of
-from cardrl.web.testing import ROOT, ServerProcess
+from cardrl.web.testing import ServerProcess
 
 PHONE = {"width": 390, "height": 844}
 LAPTOP = {"width": 1366, "height": 768}
-SHOTS = ROOT / "runs" / "screenshots"
+SHOTS = Path(__file__).resolve().parents[1] / "runs" / "screenshots"
 RED = set("HD")
 ORDER = "23456789TJQKA"
 RANK_LOW = "A23456789TJQK"

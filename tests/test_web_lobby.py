@@ -276,13 +276,13 @@ def test_the_lobby_offers_only_checkpoints_the_installed_game_can_load(tmp_path,
     from cardrl.envs.games import get_game
     from cardrl.web import bots
 
-    card = json.loads((bots.CHECKPOINTS / "gin_rummy-seed.json").read_text())
+    card = json.loads((bots.shipped_folder() / "gin_rummy-seed.json").read_text())
     for name, env_name in (("gin_rummy-new", get_game("gin_rummy").env_name),
                            ("gin_rummy-old", "gin_rummy_v0")):
         (tmp_path / f"{name}.onnx").write_bytes(b"")
         (tmp_path / f"{name}.json").write_text(json.dumps(
             {**card, "game": "gin_rummy", "env_name": env_name, "onnx": f"{name}.onnx"}))
-    monkeypatch.setattr(bots, "CHECKPOINTS", tmp_path)
+    monkeypatch.setattr(bots, "shipped_folder", lambda: tmp_path)
     assert bots.shipped_checkpoints("gin_rummy") == ["checkpoint:gin_rummy-new.onnx"]
     offered = [n for n in bots.Bots().specs("gin_rummy") if n.startswith(bots.PREFIX)]
     assert offered == ["checkpoint:gin_rummy-new.onnx"]

@@ -86,6 +86,23 @@ def selfplay(env: VecMonitor) -> SelfPlayVecEnv:
 
 
 # ---------------------------------------------------------------------- 4: policy
+def policy_spec(cfg: TrainConfig) -> tuple[type, dict]:
+    """The policy class and its keywords: a new model's, and a resumed one's (which then
+    unpickles no class by its module path, so checkpoints from before the ``cardrl``
+    package, which name ``train.policy``, resume too)."""
+    # Adam in one fused kernel: a quarter of the per-parameter loop's time on a CPU
+    fused = {"optimizer_kwargs": {"fused": True}}
+    if cfg.policy == "card":
+        return CardPolicy, {**card_policy_kwargs(
+            cfg.game, cfg.preset, cfg.rule_changes, cfg.observation, cfg.card_embed, cfg.net,
+            cfg.activation), **fused}
+    blocks = game_action_features(cfg.game, cfg.preset, cfg.rule_changes, cfg.observation) \
+        if cfg.action_head else ()
+    return ActionFeaturePolicy, {"net_arch": {"pi": list(cfg.net), "vf": list(cfg.net)},
+                                 "activation_fn": TORCH_ACTIVATIONS[cfg.activation],
+                                 "action_features": blocks, **fused}
+
+
 def new_model(cfg: TrainConfig, env: VecMonitor) -> MaskablePPO:
     knobs = {"learning_rate": cfg.learning_rate, "n_steps": cfg.n_steps,
              "batch_size": cfg.batch_size, "n_epochs": cfg.n_epochs, "gamma": cfg.gamma,
@@ -93,20 +110,8 @@ def new_model(cfg: TrainConfig, env: VecMonitor) -> MaskablePPO:
              "clip_range": cfg.clip_range, "target_kl": cfg.target_kl,
              "tensorboard_log": str(cfg.run_dir), "seed": cfg.seed, "device": "cpu",
              "verbose": 0, "rollout_buffer_class": SingleCopyRolloutBuffer}
-    # Adam in one fused kernel: a quarter of the per-parameter loop's time on a CPU
-    fused = {"optimizer_kwargs": {"fused": True}}
-    if cfg.policy == "card":
-        return MaskablePPO(CardPolicy, env, policy_kwargs={**card_policy_kwargs(
-            cfg.game, cfg.preset, cfg.rule_changes, cfg.observation, cfg.card_embed, cfg.net,
-            cfg.activation), **fused}, **knobs)
-    activation = TORCH_ACTIVATIONS[cfg.activation]
-    blocks = game_action_features(cfg.game, cfg.preset, cfg.rule_changes, cfg.observation) \
-        if cfg.action_head else ()
-    return MaskablePPO(
-        ActionFeaturePolicy, env,
-        policy_kwargs={"net_arch": {"pi": list(cfg.net), "vf": list(cfg.net)},
-                       "activation_fn": activation, "action_features": blocks, **fused},
-        **knobs)
+    policy, kwargs = policy_spec(cfg)
+    return MaskablePPO(policy, env, policy_kwargs=kwargs, **knobs)
 
 
 def load_snapshot(cfg: TrainConfig, path: Path) -> NumpyPolicy | CardActor:
@@ -209,8 +214,10 @@ class Trainer:
         self.env = make_env(self.cfg, seed=self.cfg.seed * 1_000_003 + self.state.steps)
         if resume:
             # config.json is the run's truth: an edited learning rate etc. holds from here on
+            policy, kwargs = policy_spec(self.cfg)
             self.model = MaskablePPO.load(ckpt, env=self.env, device="cpu", custom_objects={
-                k: getattr(self.cfg, k) for k in PPO_KNOBS})
+                **{k: getattr(self.cfg, k) for k in PPO_KNOBS}, "policy_class": policy,
+                "policy_kwargs": kwargs, "rollout_buffer_class": SingleCopyRolloutBuffer})
             self.model.tensorboard_log = str(self.run_dir)
             for path in self.state.snapshots:
                 selfplay(self.env).add_snapshot(load_snapshot(self.cfg, self.run_dir / path))

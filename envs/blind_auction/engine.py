@@ -14,7 +14,7 @@ from operator import add
 
 import numpy as np
 
-from cardrl.envs import cards, compiled_rng
+from cardrl.envs import cards
 from cardrl.envs.actions import as_action
 from cardrl.envs.blind_auction.actions import action_name
 from cardrl.envs.blind_auction.rules import BID_SUITS, PRIZE_SUIT, TWO_PLAYERS, BlindAuctionRules
@@ -23,6 +23,14 @@ from cardrl.envs.blind_auction.view import BlindAuctionView
 from cardrl.envs.states import clone_state
 
 _PRIZE_BASE = 13 * PRIZE_SUIT  # prize card id - this = its rank
+
+
+def _shuffled(deck: Sequence[int], rng) -> list[int]:
+    """``compiled_rng.shuffled``, imported at the first deal (and bound to this name from
+    then on): it loads numba, which importing the engine does not."""
+    global _shuffled
+    from cardrl.envs.compiled_rng import shuffled as _shuffled
+    return _shuffled(deck, rng)
 
 
 class IllegalActionError(ValueError):
@@ -66,7 +74,7 @@ class BlindAuctionState:
         self.num_rounds = rules.cards_per_suit
         self._tie_rule = rules.tie_rule
         if deal is None:
-            self.prizes = compiled_rng.shuffled(rules._prize_cards, rng)
+            self.prizes = _shuffled(rules._prize_cards, rng)
         else:
             self.prizes = check_prize_order(deal, rules)
         ranks = list(range(self.num_rounds))

@@ -6,14 +6,21 @@ from cardrl.envs.blind_auction import best_response
 from cardrl.envs.blind_auction.actions import NUM_ACTIONS, action_name
 from cardrl.envs.blind_auction.engine import BlindAuctionState
 from cardrl.envs.blind_auction.infostate import INFOSTATE
-from cardrl.envs.blind_auction.observer import BlindAuctionObserver
 from cardrl.envs.blind_auction.render import render
 from cardrl.envs.blind_auction.rules import PRESETS, get_rules
 from cardrl.envs.blind_auction.view import BlindAuctionView
 from cardrl.envs.blind_auction.worlds import sample_worlds
 from cardrl.envs.games import Game
 
-_INFOSTATE = dataclasses.replace(INFOSTATE, observer=BlindAuctionObserver)
+
+def _observer(num_players: int):
+    """The env's compiled observer, imported when an env first makes one: it loads numba,
+    which importing the declaration does not."""
+    from cardrl.envs.blind_auction.observer import BlindAuctionObserver
+    return BlindAuctionObserver(num_players)
+
+
+_INFOSTATE = dataclasses.replace(INFOSTATE, observer=_observer)
 # the rule bots reckon with nothing beyond the information state: the features are the same
 _FEATURES = dataclasses.replace(_INFOSTATE, kind="features")
 

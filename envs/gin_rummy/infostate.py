@@ -44,7 +44,6 @@ from functools import cache
 import numpy as np
 
 from cardrl.envs import encoding
-from cardrl.envs.gin_rummy import meld_kernels
 from cardrl.envs.gin_rummy.actions import (
     DISCARD_OFFSET,
     DRAW_STOCK,
@@ -197,6 +196,17 @@ def encode(view: GinRummyView, out: np.ndarray | None = None) -> np.ndarray:
     return out
 
 
+# the compiled meld search, bound at its first use (``_import_meld_kernels``): it loads
+# numba, which importing the encoders does not
+meld_kernels = None
+
+
+def _import_meld_kernels():
+    global meld_kernels
+    from cardrl.envs.gin_rummy import meld_kernels
+    return meld_kernels
+
+
 def encode_public(view: GinRummyView, out: np.ndarray) -> np.ndarray:
     """``encode`` without the seat to act's blocks: what the observer keeps per seat."""
     out.fill(0.0)
@@ -234,12 +244,12 @@ def write_outlook(row: np.ndarray, o: dict[str, int], view: GinRummyView) -> Non
 def _write_outlook(row: np.ndarray, o: dict[str, int], phase: str, hand: int, draws: int,
                    rules) -> None:
     if phase == "discard":
-        meld_kernels.write_outlook(row, o["discard_outlook"], o["discard_ready"],
-                                   o["discard_gin_ready"], hand, draws, ready_limit(rules),
-                                   DEADWOOD_SCALE)
+        (meld_kernels or _import_meld_kernels()).write_outlook(
+            row, o["discard_outlook"], o["discard_ready"], o["discard_gin_ready"], hand, draws,
+            ready_limit(rules), DEADWOOD_SCALE)
     elif phase == "draw":
-        row[o["stock_outlook"]] = min(1.0, meld_kernels.stock_outlook(hand, draws)
-                                      / DEADWOOD_SCALE)
+        mean = (meld_kernels or _import_meld_kernels()).stock_outlook(hand, draws)
+        row[o["stock_outlook"]] = min(1.0, mean / DEADWOOD_SCALE)
 
 
 def write_decision(row: np.ndarray, o: dict[str, int], view: GinRummyView) -> dict | None:
@@ -271,11 +281,11 @@ def write_decision_state(row: np.ndarray, o: dict[str, int], state) -> None:
     me = state.current_player
     hand = state.masks[me]
     if state.phase == "discard":
-        meld_kernels.write_discards(row, o["discard_deadwood"], o["discard_gin"], hand,
-                                    DEADWOOD_SCALE)
+        (meld_kernels or _import_meld_kernels()).write_discards(
+            row, o["discard_deadwood"], o["discard_gin"], hand, DEADWOOD_SCALE)
     elif state.phase == "draw" and state.pile:
-        best = meld_kernels.take_deadwood(hand, state.pile[-1],
-                                          not state.rules.no_discard_of_taken)
+        best = (meld_kernels or _import_meld_kernels()).take_deadwood(
+            hand, state.pile[-1], not state.rules.no_discard_of_taken)
         row[o["take_deadwood"]] = min(1.0, best / DEADWOOD_SCALE)
     _write_outlook(row, o, state.phase, hand, unseen(hand, state.pile, state.known, me),
                    state.rules)
@@ -441,8 +451,8 @@ class GinRummyObserver:
             for i in t.to_act[state.current_player]:
                 mv[i] = 1.0
         if t.deadwood is not None:  # the compiled search: a memo would miss on most hands
-            mv[t.deadwood[player]] = min(1.0, meld_kernels.deadwood(state.masks[player])
-                                         / DEADWOOD_SCALE)
+            dw = (meld_kernels or _import_meld_kernels()).deadwood(state.masks[player])
+            mv[t.deadwood[player]] = min(1.0, dw / DEADWOOD_SCALE)
         self._sync(state)
 
     def observation(self, state, seat: int) -> np.ndarray:

@@ -27,8 +27,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from cardrl.envs import compiled, encoding
-from cardrl.envs.sevens import points
+from cardrl.envs import encoding
 from cardrl.envs.sevens.actions import NUM_ACTIONS, NUM_CARDS
 from cardrl.envs.sevens.rules import MAX_PLAYERS, MIN_PLAYERS, NUM_SYMBOLS, Parameters, hand_size
 from cardrl.envs.sevens.scoring import points_for_total
@@ -201,6 +200,16 @@ def _rotation(n: int, me: int) -> np.ndarray:
     return index
 
 
+# the compiled play points, bound by the first observer (``_import_points``): they load
+# numba, which importing the encoders does not
+points = None
+
+
+def _import_points() -> None:
+    global points
+    from cardrl.envs.sevens import points
+
+
 class SevensObserver:
     """The information state of every seat, from one vector kept move by move.
 
@@ -221,6 +230,8 @@ class SevensObserver:
         self._mv = memoryview(self._pub)
         self._plays = None
         self._params = None  # the game whose values and points the next three hold
+        _import_points()
+        from cardrl.envs import compiled
         # the kernel inlines code of other files, whose changes numba's own check misses
         compiled.fresh_kernels("sevens.points", "sevens", [points.write_kernel])
 
@@ -232,6 +243,7 @@ class SevensObserver:
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
         self._mv = memoryview(self._pub)
+        _import_points()
 
     def reset(self, state) -> None:
         view = state.view(0)

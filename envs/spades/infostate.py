@@ -34,7 +34,6 @@ import numpy as np
 
 from cardrl.envs import cards, encoding
 from cardrl.envs.cards import NUM_CARDS
-from cardrl.envs.spades import play_kernels
 from cardrl.envs.spades.actions import CARD_OFFSET, NUM_ACTIONS
 from cardrl.envs.spades.engine import POWER_TABLE, SUIT_TABLE
 from cardrl.envs.spades.tracking import beats, trick_leader_card
@@ -69,9 +68,14 @@ LAYOUT = (
 )
 OFFSETS, OBS_SIZE = encoding.offsets(LAYOUT)
 TOPS, MASTER = OFFSETS["tops_trick"], OFFSETS["master"]
-# where ``play_kernels.write_play`` finds its blocks in this layout (the rules' jokers flag)
+# the blocks ``play_kernels.write_play`` reads and writes, in the order of its ``at``, and
+# where it finds them in this layout (the rules' jokers flag)
+PLAY_BLOCKS = ("hand", "played_by", "trick", "leader", "rules", "tops_trick", "master")
 PLAY_AT = np.array([OFFSETS[name] + (2 if name == "rules" else 0)
-                    for name in play_kernels.AT], dtype=np.int64)
+                    for name in PLAY_BLOCKS], dtype=np.int64)
+# the compiled play blocks: ``_import_play_kernels`` binds them for an observer that writes
+# them, as they load numba, which importing the encoders does not
+play_kernels = None
 DECKS = {jokers: tuple(cards.make_deck(jokers)) for jokers in (False, True)}
 # blocks laid out per relative seat (``P`` sub-blocks, the observer's first)
 PER_SEAT_BLOCKS = ("bids", "tricks", "played_by", "trick", "leader", "last_trick",
@@ -262,6 +266,11 @@ class Tables:
         return index
 
 
+def _import_play_kernels() -> None:
+    global play_kernels
+    from cardrl.envs.spades import play_kernels
+
+
 class SpadesObserver:
     """Every seat's vector of a layout's information blocks, kept equal to its encoder.
 
@@ -291,6 +300,8 @@ class SpadesObserver:
         self.t = tables
         self._encode, self._decide = encode, decide
         self._play_blocks = play_blocks
+        if play_blocks:
+            _import_play_kernels()
         self._private = tables.size if private_from is None else private_from
         self._obs = np.zeros((P, tables.size), dtype=np.float32)
         self._seat0 = np.zeros(tables.size + NUM_CARDS, dtype=np.float32)  # see _rotation
@@ -317,6 +328,8 @@ class SpadesObserver:
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
         self._make_views()
+        if self._play_blocks:
+            _import_play_kernels()
 
     def reset(self, state) -> None:
         """Encode every seat afresh from ``state``: seat 0's view, rotated for the others.

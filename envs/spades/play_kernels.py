@@ -16,6 +16,7 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 
 from cardrl.envs import cards
 from cardrl.envs.spades import engine
+from cardrl.envs.spades.infostate import PLAY_BLOCKS as AT
 
 SUIT = np.array(engine.SUIT_TABLE, np.int64)
 POWER = np.array(engine.POWER_TABLE, np.int64)
@@ -25,8 +26,6 @@ SPADES = cards.SPADES
 NUM_CARDS = cards.NUM_CARDS
 STANDARD = np.uint64(sum(1 << c for c in cards.make_deck(False)))
 JOKER_DECK = np.uint64(sum(1 << c for c in cards.make_deck(True)))
-# the blocks ``write_play`` reads and writes, in the order of its ``at``
-AT = ("hand", "played_by", "trick", "leader", "rules", "tops_trick", "master")
 HAND, PLAYED, TRICK, LEADER, RULES, TOPS, MASTER = range(len(AT))
 JOKERS = RULES  # the jokers flag is the rules block's third entry: ``at`` points at it
 assert all(POWER[a] < POWER[b] for a in range(len(SUIT)) for b in range(a + 1, len(SUIT))

@@ -1,0 +1,183 @@
+"""cardrl as a library in a user's world: the wheel holds one top-level package, installs
+beside a package that owns ``agents`` without touching it, registers every game on
+``import cardrl``, plays its shipped bots and has a ``cardrl`` command; and no code names
+a layer by its bare folder name (``import envs`` would find a stranger's package)."""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+import subprocess
+import sys
+import sysconfig
+import textwrap
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from cardrl.cli import COMMANDS
+from cardrl.envs.games import GAMES, get_game
+from cardrl.envs.registry import env_id, gym_id
+
+ROOT = Path(__file__).resolve().parents[1]
+LAYERS = ("envs", "agents", "train", "eval", "web", "checkpoints")
+PACKAGE_CODE = [ROOT / "cardrl", *(ROOT / layer for layer in LAYERS)]
+BARE = re.compile(r"(envs|agents|train|eval|web)\.[a-z_]")
+BARE_IMPORT = re.compile(r"^\s*(from|import) (envs|agents|train|eval|web)\b", re.M)
+
+STANDIN_AGENTS = '''
+"""A stand-in for a library that owns the import name ``agents`` (the OpenAI Agents SDK)."""
+
+
+class Agent:
+    def __init__(self, name):
+        self.name = name
+'''
+
+IN_THE_FRESH_VENV = '''
+import json, sys
+from agents import Agent                      # the other library is untouched
+assert Agent("x").name == "x"
+
+import gymnasium, numpy as np, pettingzoo
+import cardrl
+gymnasium.register_envs(cardrl)
+
+from cardrl import agents as bots
+from cardrl.agents.learned import shipped_bots
+out = {"file": cardrl.__file__, "envs": cardrl.envs.__file__,
+       "aec": sorted(i for i in pettingzoo.aec_registry if i.startswith("cardrl/")),
+       "gym": sorted(i for i in gymnasium.registry if i.startswith("cardrl/")),
+       "shipped": shipped_bots()}
+bot = bots.make("cardrl/spades-killer:worlds=0")
+env = pettingzoo.make("aec", "cardrl/spades-v5", preset="killer", episode="hand")
+env.reset(seed=3)
+moves, total = 0, 0.0
+for agent in env.agent_iter():
+    obs, reward, terminated, truncated, info = env.last()
+    total += reward
+    if terminated or truncated:
+        env.step(None)
+        continue
+    view = env.state_obj.view(env.possible_agents.index(agent))
+    action = bot.act(view, env.state_obj.legal_actions())
+    assert obs["action_mask"][action] == 1
+    env.step(action)
+    moves += 1
+out["moves"] = moves
+out["result"] = env.state_obj.results[-1].to_dict()["points"]
+out["gym_obs"] = list(gymnasium.make("cardrl/Sevens-v4").reset(seed=0)[0].shape)
+print(json.dumps(out))
+'''
+
+
+def run(*argv, **kwargs) -> subprocess.CompletedProcess:
+    out = subprocess.run([str(a) for a in argv], capture_output=True, text=True, timeout=600,
+                         **kwargs)
+    assert out.returncode == 0, f"{argv}:\n{out.stdout}\n{out.stderr}"
+    return out
+
+
+def build_wheel(source: Path, out: Path) -> Path:
+    out.mkdir(parents=True, exist_ok=True)
+    run(sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
+        "--disable-pip-version-check", "-q", "-w", out, source, cwd=out)
+    (wheel,) = out.glob("*.whl")
+    return wheel
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    """The wheel of this checkout's files (tracked and new, not ignored), built from a copy
+    so no build folder of the checkout's leaks into it."""
+    src = tmp_path_factory.mktemp("src")
+    files = run("git", "ls-files", "-co", "--exclude-standard", "-z", cwd=ROOT).stdout
+    for name in filter(None, files.split("\0")):
+        if (ROOT / name).is_file():
+            (src / name).parent.mkdir(parents=True, exist_ok=True)
+            (src / name).write_bytes((ROOT / name).read_bytes())
+    return build_wheel(src, tmp_path_factory.mktemp("wheel"))
+
+
+def test_the_wheel_holds_one_top_level_package_with_every_layer_and_the_bots(wheel):
+    names = zipfile.ZipFile(wheel).namelist()
+    assert {n.split("/")[0] for n in names} == {"cardrl", f"{wheel.name.split('-py')[0]}.dist-info"}
+    for layer in LAYERS:  # every subpackage of the checkout, found without a list to keep
+        for init in (ROOT / layer).rglob("__init__.py"):
+            assert f"cardrl/{init.relative_to(ROOT).as_posix()}" in names, init
+    shipped = sorted(p.name for p in (ROOT / "checkpoints").iterdir()
+                     if p.suffix in (".onnx", ".json"))
+    assert shipped and all(f"cardrl/checkpoints/{n}" in names for n in shipped)
+    assert "cardrl/web/static/index.html" in names
+    entry = [n for n in names if n.endswith("entry_points.txt")]
+    text = zipfile.ZipFile(wheel).read(entry[0]).decode()
+    assert "cardrl = cardrl.cli:main" in text
+
+
+def test_installed_beside_a_package_that_owns_agents(wheel, tmp_path):
+    """A fresh venv (its dependencies seen through a path to this one's site-packages, so
+    no download; this checkout is not on its path) gets the stand-in, then cardrl."""
+    standin = tmp_path / "standin"
+    (standin / "agents").mkdir(parents=True)
+    (standin / "agents" / "__init__.py").write_text(STANDIN_AGENTS)
+    (standin / "pyproject.toml").write_text(textwrap.dedent("""
+        [build-system]
+        requires = ["setuptools>=68"]
+        build-backend = "setuptools.build_meta"
+        [project]
+        name = "agents-standin"
+        version = "1.0"
+        [tool.setuptools]
+        packages = ["agents"]
+    """))
+    standin_wheel = build_wheel(standin, tmp_path / "standin-wheel")
+    venv = tmp_path / "venv"
+    run(sys.executable, "-m", "venv", venv)
+    python, script = venv / "bin" / "python", venv / "bin" / "cardrl"
+    site = Path(run(python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])")
+                .stdout.strip())
+    (site / "zz_dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    for w in (standin_wheel, wheel):
+        run(python, "-m", "pip", "install", "--no-deps", "--no-index", "-q",
+            "--disable-pip-version-check", w)
+    assert (site / "agents" / "__init__.py").read_text() == STANDIN_AGENTS  # not merged into
+
+    out = json.loads(run(python, "-c", IN_THE_FRESH_VENV, cwd=tmp_path).stdout)
+    assert Path(out["file"]).is_relative_to(site) and Path(out["envs"]).is_relative_to(site)
+    assert out["aec"] == sorted(env_id(g) for g in GAMES)
+    assert out["gym"] == sorted(gym_id(g) for g in GAMES)
+    assert "cardrl/spades-killer" in out["shipped"]
+    assert out["moves"] == 4 + 52 and len(out["result"]) == 4  # four bids, 13 tricks
+    assert out["gym_obs"] == [get_game("sevens").encoder().size(4)]
+
+    helptext = run(script, "--help", cwd=tmp_path).stdout
+    for command in COMMANDS:
+        assert re.search(rf"^  {command}\s", helptext, re.M), command
+    assert "usage: cardrl tournament" in run(script, "tournament", "--help", cwd=tmp_path).stdout
+    bad = subprocess.run([script, "nonsense"], capture_output=True, text=True, cwd=tmp_path)
+    assert bad.returncode == 2 and "unknown command 'nonsense'" in bad.stderr
+
+
+def test_no_code_names_a_layer_by_its_bare_folder_name():
+    """``ruff`` bans ``import envs`` (TID251); strings that name modules (``python -m``,
+    ``importlib``, subprocess commands, pickled paths) are checked here."""
+    found = []
+    for folder in [*PACKAGE_CODE, ROOT / "tests", ROOT / "benchmarks"]:
+        for path in folder.rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text(), str(path))):
+                if not isinstance(node, ast.Constant) or not isinstance(node.value, str) \
+                        or node.value == IN_THE_FRESH_VENV:  # its agents is the stand-in's
+                    pass
+                elif BARE.match(node.value) and " " not in node.value.split("\n")[0] \
+                        and not node.value.startswith("web.db") or BARE_IMPORT.search(node.value):
+                    found.append(f"{path.relative_to(ROOT)}:{node.lineno}: {node.value!r}")
+                if isinstance(node, ast.Import | ast.ImportFrom):
+                    modules = [a.name for a in node.names] if isinstance(node, ast.Import) \
+                        else [node.module or ""]
+                    found += [f"{path.relative_to(ROOT)}:{node.lineno}: import {m}"
+                              for m in modules if m.split(".")[0] in LAYERS[:5]]
+    assert found == []
+    commands = (ROOT / "Makefile").read_text() + (ROOT / "README.md").read_text()
+    assert not re.search(r"-m (envs|agents|train|eval|web)\b", commands)
