@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PIP := $(BIN)/python -m pip --disable-pip-version-check -q
 
-.PHONY: demo test setup setup-dev setup-bench bench lint clean
+.PHONY: demo test setup setup-dev setup-bench bench lint typecheck clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -32,7 +32,7 @@ setup-bench: $(VENV)/.bench
 ## main job: train a Spades killer bot for a few minutes, export it to ONNX, and play it
 ## against the shipped bot and the rule bots (train.demo; the rule-bot tournament is eval.demo)
 demo: setup-dev
-	$(BIN)/python -m cardrl.train.demo
+	$(BIN)/cardrl demo
 
 ## Debian's chromium for the web browser test (playwright drives it; no browser download)
 chromium:
@@ -41,6 +41,7 @@ chromium:
 ## the test suite (what CI runs)
 test: setup-dev chromium
 	$(BIN)/python -m ruff check .
+	$(MAKE) typecheck
 # the web storage and restart tests start a throwaway PostgreSQL cluster (loopback only, as
 # the postgres user, in a temporary folder) and stop it; they need Debian's server package
 	ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || (apt-get update && apt-get install -y postgresql)
@@ -54,6 +55,15 @@ bench: setup-bench
 
 lint: setup-dev
 	$(BIN)/python -m ruff check .
+
+## the engines, envs and bots (and the package's own modules) against envs/contracts.py; mypy
+## reads cardrl through a folder of links, each layer folder as cardrl.<layer>
+TYPED := -p cardrl.envs -p cardrl.agents -m cardrl -m cardrl.cli -m cardrl.runtime_env
+typecheck: setup-dev
+	rm -rf build/typecheck && mkdir -p build/typecheck/cardrl
+	for f in cardrl/*.py; do ln -s ../../../$$f build/typecheck/$$f; done
+	for d in envs agents train eval web checkpoints; do ln -s ../../../$$d build/typecheck/cardrl/$$d; done
+	cd build/typecheck && ../../$(BIN)/python -m mypy --config-file ../../pyproject.toml $(TYPED)
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache .hypothesis

@@ -47,6 +47,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils.env_logger import EnvLogger
 
+from cardrl.envs.contracts import EngineState, Observer
 from cardrl.envs.encoding import DEFAULT_OBSERVATION, mask_function
 from cardrl.envs.rewards import Payout
 
@@ -72,7 +73,7 @@ class _AgentIterable:
     def __init__(self, env: CardGameEnv, max_iter: int) -> None:
         self.env, self.max_iter = env, max_iter
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[str]:
         env = self.env
         for _ in range(self.max_iter):
             if not env.agents:
@@ -134,11 +135,12 @@ class CardGameEnv(AECEnv):
             "action_mask": spaces.Box(low=0, high=1, shape=(self.num_actions,), dtype=np.int8),
         })
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
-        self.action_spaces = {a: spaces.Discrete(self.num_actions) for a in self.possible_agents}
-        self.state_obj = None
+        self.action_spaces: dict[str, spaces.Space] = {
+            a: spaces.Discrete(self.num_actions) for a in self.possible_agents}
+        self.state_obj: EngineState | None = None
         self._rng_seed: int | None = None
         self._rng_obj: np.random.Generator | None = None
-        self._observer = self.encoder.make_observer(n)
+        self._observer: Observer = self.encoder.make_observer(n)
         # bound once: observe and step run every step
         self._observation = self._observer.observation
         self._after_apply = self._observer.after_apply
@@ -151,11 +153,11 @@ class CardGameEnv(AECEnv):
         self._live = False  # reset and no agent done yet
         self._rewards_set = False  # some reward of the last step may be non-zero
 
-    def _observe_both(self, state: Any, seat: int) -> dict[str, np.ndarray]:
+    def _observe_both(self, state: EngineState, seat: int) -> dict[str, np.ndarray]:
         return {"observation": self._observation(state, seat),
                 "action_mask": self._action_mask(state, seat)}
 
-    def _legal_mask(self, state: Any, seat: int) -> np.ndarray:
+    def _legal_mask(self, state: EngineState, seat: int) -> np.ndarray:
         """``seat``'s action mask: its legal actions if it is to act, else none."""
         return self._mask(state.legal_actions() if state.current_player == seat else ())
 
@@ -202,9 +204,11 @@ class CardGameEnv(AECEnv):
         self._cumulative_rewards = dict.fromkeys(agents, 0.0)
         self.terminations = dict.fromkeys(agents, False)
         self.truncations = dict.fromkeys(agents, False)
-        self.infos = {a: {} for a in agents}
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in agents}
         self._hands_scored = len(state.results)
-        self.agent_selection = self.possible_agents[state.current_player]
+        seat = state.current_player
+        assert seat is not None, "a new game has a seat to act"
+        self.agent_selection = self.possible_agents[seat]
         self._observer.reset(state)
         self._stepped = True
         self._rewards_set = False
@@ -234,12 +238,14 @@ class CardGameEnv(AECEnv):
     def step(self, action: int | None) -> None:
         if self._live and type(action) is int:  # the hot path: a live agent's int action
             state = self.state_obj
+            assert state is not None  # live: reset made it
             player = state.current_player
             try:
                 state.apply(action)  # checks the action: an illegal one raises, changes nothing
             except ValueError as err:
                 self._step(action, err)
                 return
+            assert player is not None  # it took an action: the game was not over
             self._stepped = True
             self._after_apply(state, player, action)
             self._cumulative_rewards[self.agent_selection] = 0.0

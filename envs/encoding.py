@@ -25,6 +25,8 @@ from typing import Any
 
 import numpy as np
 
+from cardrl.envs.contracts import EngineState, Observer
+
 Layout = Sequence[tuple[str, int]]
 KINDS = ("infostate", "features")
 DEFAULT_OBSERVATION = "infostate"  # the kind an env observes unless told otherwise
@@ -98,13 +100,13 @@ class ViewObserver:
     def __init__(self, encode: Callable[[Any], np.ndarray]) -> None:
         self._encode = encode
 
-    def reset(self, state: Any) -> None:
+    def reset(self, state: EngineState) -> None:
         pass
 
-    def after_apply(self, state: Any, player: int, action: int) -> None:
+    def after_apply(self, state: EngineState, player: int, action: int) -> None:
         pass
 
-    def observation(self, state: Any, seat: int) -> np.ndarray:
+    def observation(self, state: EngineState, seat: int) -> np.ndarray:
         return self._encode(state.view(seat))
 
 
@@ -181,7 +183,7 @@ class Encoder:
     encode: Callable[..., np.ndarray]  # (view, out=None) -> float32 vector
     bounds: Callable[[int], tuple[np.ndarray, np.ndarray]]  # players -> (low, high)
     describe: Callable[[int, int], str]  # (players, index) -> 'block[i]'
-    observer: Callable[[int], Any] | None = None  # players -> observer; None: ViewObserver
+    observer: Callable[[int], Observer] | None = None  # players -> observer; None: ViewObserver
     action_features: Callable[[int], tuple] = no_action_features
     cards: Callable[[int], CardTable] | None = None  # players -> card table (train.cardnet)
 
@@ -189,7 +191,7 @@ class Encoder:
         if self.kind not in KINDS:
             raise ValueError(f"encoder kind must be one of {KINDS}, got {self.kind!r}")
 
-    def make_observer(self, num_players: int) -> Any:
+    def make_observer(self, num_players: int) -> Observer:
         if self.observer is None:
             return ViewObserver(self.encode)
         return self.observer(num_players)

@@ -23,12 +23,13 @@ Engine states all offer ``current_player``, ``legal_actions()``, ``apply(action)
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
 
+from cardrl.envs.contracts import EngineState, PlayerView
 from cardrl.envs.encoding import DEFAULT_OBSERVATION, KINDS, Encoder
 
 # the games: ``envs/<name>/game.py`` declares each as ``GAME``; one line per game
@@ -36,7 +37,7 @@ GAMES = ("spades", "gin_rummy", "sevens", "blind_auction")
 _REGISTERED: dict[str, Game] = {}  # games declared outside envs/ (``registered``)
 
 
-def points_as_scored(before: Any, after: Any) -> tuple:
+def points_as_scored(before: EngineState, after: EngineState) -> tuple:
     """A finished hand's worth to each seat: the points its summary scored."""
     return after.results[-1].points
 
@@ -45,7 +46,7 @@ def no_hand_metric(result: dict, seat: int) -> dict[str, int]:
     return {}
 
 
-def nothing_public(state: Any) -> dict:
+def nothing_public(state: EngineState) -> dict:
     return {}
 
 
@@ -57,8 +58,8 @@ class Game:
     env_name: str  # versioned as in PettingZoo ('spades_v4'); bumped per CHANGELOG.md
     presets: tuple[str, ...]
     get_rules: Callable[..., Any]  # (preset or rules, **changes) -> rules
-    state: type  # the engine: state(rules, rng, deal=None)
-    view: type  # its PlayerView, with from_dict
+    state: Callable[..., EngineState]  # the engine class: state(rules, rng, deal=None)
+    view: type[PlayerView]  # its view class, with from_dict
     num_players: Callable[[Any], int]  # rules -> number of seats
     num_actions: int
     action_name: Callable[[int], str]
@@ -70,7 +71,7 @@ class Game:
     hand_metric: Callable[[dict, int], dict[str, int]] = no_hand_metric
     hand_rates: Mapping[str, tuple[str, str]] = field(default_factory=dict)
     # (view, n, rng) -> n engine states that show the view to its seat (search); None: none
-    sample_worlds: Callable[..., list] | None = None
+    sample_worlds: Callable[..., Sequence[EngineState]] | None = None
     # (state before, state after a hand ended) -> what the hand is worth to each seat
     hand_points: Callable[[Any, Any], tuple] = points_as_scored
     # state -> what the dealer announces at the start (a tournament bot's ``start_game``)
@@ -103,7 +104,7 @@ class Game:
         return self.get_rules(self.presets[0] if rules is None and preset is None
                               else preset if rules is None else rules, **changes)
 
-    def new_state(self, rules: Any, seed: Any = None, deal: Any = None) -> Any:
+    def new_state(self, rules: Any, seed: Any = None, deal: Any = None) -> EngineState:
         return self.state(rules, seed, deal=deal)
 
     def encoder(self, kind: str = DEFAULT_OBSERVATION) -> Encoder:
@@ -114,7 +115,7 @@ class Game:
             raise ValueError(f"observation must be one of {list(self.encoders)}, "
                              f"got {kind!r}") from None
 
-    def view_from_dict(self, data: dict) -> Any:
+    def view_from_dict(self, data: dict) -> PlayerView:
         return self.view.from_dict(data)
 
     def env(self, **kwargs) -> Any:
@@ -122,8 +123,8 @@ class Game:
         ``envs/<game>/environment.py``'s, else the generic one (``cardrl.envs.aec.env_class``)."""
         module = game_module("cardrl.envs", self.name, "environment")
         if module is None:
-            from cardrl.envs import aec as module  # PettingZoo only when an env is made
-            return module.env_class(self)(**kwargs)
+            from cardrl.envs import aec  # PettingZoo only when an env is made
+            return aec.env_class(self)(**kwargs)
         return module.env(**kwargs)
 
 

@@ -17,9 +17,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from cardrl.envs.actions import as_action
+from cardrl.envs.contracts import EngineState
 
 
-def hand_rewards(points: tuple, score_scale: float, relative: bool) -> list[float]:
+def hand_rewards(points: Sequence[float], score_scale: float, relative: bool) -> list[float]:
     """Each seat's reward for a hand's ``points`` (docs/rules.md section 5): points / scale, or
     with ``relative`` its points less the others' mean; all zero when ``score_scale`` is 0."""
     n = len(points)
@@ -86,11 +87,11 @@ class Payout:
         """Each seat's reward for a finished hand's ``points``."""
         return hand_rewards(points, self.score_scale, self.relative_score)
 
-    def ends(self, state: Any) -> bool:
+    def ends(self, state: EngineState) -> bool:
         """Whether the episode is over once ``state`` has scored a hand."""
         return state.is_over or self.episode == "hand"
 
-    def final(self, state: Any) -> list[float]:
+    def final(self, state: EngineState) -> list[float]:
         """Each seat's win bonus when the episode ends at ``state``."""
         winners = state.winners if state.is_over else leaders(state.results[-1].totals)
         return [win_bonus(seat, winners, self.win_reward) for seat in range(len(state.scores))]
@@ -114,7 +115,7 @@ class Payout:
                              f"legal actions: {legal}")
         return legal[draw(len(legal))], self.illegal_penalty
 
-    def settle(self, state: Any, paid: int) -> tuple[list[list[float]], bool]:
+    def settle(self, state: EngineState, paid: int) -> tuple[list[list[float]], bool]:
         """What the hands ``state`` finished since ``paid`` hands were paid are worth: each
         hand's rewards per seat, then the win bonus if the episode ends now; and whether
         it ends. Callers add the terms in this order (the same float sums everywhere)."""

@@ -161,7 +161,7 @@ MODULES = shown_modules()
 
 @pytest.mark.parametrize(("where", "module"), MODULES, ids=[f"{w} {m}" for w, m in MODULES])
 def test_python_m_names_a_runnable_module(where: str, module: str):
-    sys.path.insert(0, str(ROOT))
+    """Found as installed (``cardrl.train.demo``), not as a folder of the checkout."""
     try:
         spec = importlib.util.find_spec(module)
     except (ImportError, ValueError) as err:
@@ -169,12 +169,29 @@ def test_python_m_names_a_runnable_module(where: str, module: str):
         detail = f" ({type(err).__name__}: {err})"
     else:
         detail = ""
-    finally:
-        sys.path.remove(str(ROOT))
     assert spec is not None, f"{where}: python -m {module}: no such module{detail}"
     if spec.submodule_search_locations is not None:  # a package runs its __main__
         assert importlib.util.find_spec(f"{module}.__main__") is not None, (
             f"{where}: python -m {module}: a package without __main__")
+
+
+def shown_commands() -> list[tuple[str, str]]:
+    """(where, subcommand) of every ``cardrl <subcommand>`` line the pages' blocks show."""
+    return [(f"{b.where}+{n}", m["command"]) for path in doc_files() for b in blocks(path)
+            for n, line in enumerate(b.code.splitlines())
+            for m in [COMMAND.match(line.strip())] if m]
+
+
+COMMAND = re.compile(r"(?:\S*/)?cardrl\s+(?P<command>[a-z][\w-]*)")
+COMMANDS_SHOWN = shown_commands()
+
+
+@pytest.mark.parametrize(("where", "command"), COMMANDS_SHOWN,
+                         ids=[f"{w} {c}" for w, c in COMMANDS_SHOWN])
+def test_cardrl_commands_shown_exist(where: str, command: str):
+    from cardrl.cli import COMMANDS
+
+    assert command in COMMANDS, f"{where}: cardrl {command}: no such command"
 
 
 BOTS_PAGE = ROOT / "docs" / "bots.md"

@@ -181,3 +181,73 @@ def test_no_code_names_a_layer_by_its_bare_folder_name():
     assert found == []
     commands = (ROOT / "Makefile").read_text() + (ROOT / "README.md").read_text()
     assert not re.search(r"-m (envs|agents|train|eval|web)\b", commands)
+
+
+def module_files() -> dict[str, Path]:
+    """Every module of the package by its import name (``cardrl.envs.aec``: envs/aec.py)."""
+    out = {}
+    for folder in PACKAGE_CODE:
+        prefix = "cardrl" if folder.name == "cardrl" else f"cardrl.{folder.name}"
+        for path in folder.rglob("*.py"):
+            parts = path.relative_to(folder).with_suffix("").parts
+            parts = parts[:-1] if parts[-1] == "__init__" else parts
+            out[".".join((prefix, *parts))] = path
+    return out
+
+
+def imports_of(path: Path, name: str, modules: dict[str, Path]) -> set[str]:
+    """The package's modules that ``path`` imports, at its top or inside a function (a
+    lazy import is still a dependency); not those under ``if TYPE_CHECKING``."""
+    tree = ast.parse(path.read_text(), str(path))
+    skip = {id(n) for node in ast.walk(tree) if isinstance(node, ast.If)
+            and "TYPE_CHECKING" in ast.unparse(node.test) for n in ast.walk(node)}
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    out = set()
+    for node in ast.walk(tree):
+        if id(node) in skip:
+            continue
+        if isinstance(node, ast.Import):
+            out |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join([*package.split(".")[:len(package.split(".")) - node.level + 1],
+                                 *([node.module] if node.module else [])])
+            out |= {f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base
+                    for a in node.names}
+    return {m for m in out if m in modules and m != name}
+
+
+def test_no_import_circles():
+    """No two modules import each other, directly or round a longer circle (lazy imports
+    included): a circle works only by the order of its imports, and breaks on a refactor.
+    Finding a game's module by its name (``game_module``) is the convention, not an import."""
+    modules = module_files()
+    graph = {m: imports_of(p, m, modules) for m, p in modules.items()}
+    index, low, stack, on, circles = {}, {}, [], set(), []
+
+    def strong(v):  # Tarjan's strongly connected components
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in graph[v]:
+            if w not in index:
+                strong(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            part = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                part.append(w)
+                if w == v:
+                    break
+            if len(part) > 1:
+                circles.append(sorted(part))
+
+    for v in graph:
+        if v not in index:
+            strong(v)
+    assert circles == []

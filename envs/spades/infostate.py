@@ -36,6 +36,7 @@ from cardrl.envs import cards, encoding
 from cardrl.envs.cards import NUM_CARDS
 from cardrl.envs.spades.actions import CARD_OFFSET, NUM_ACTIONS
 from cardrl.envs.spades.engine import POWER_TABLE, SUIT_TABLE
+from cardrl.envs.spades.play_layout import PLAY_BLOCKS
 from cardrl.envs.spades.tracking import beats, trick_leader_card
 from cardrl.envs.spades.view import SpadesView
 
@@ -70,7 +71,6 @@ OFFSETS, OBS_SIZE = encoding.offsets(LAYOUT)
 TOPS, MASTER = OFFSETS["tops_trick"], OFFSETS["master"]
 # the blocks ``play_kernels.write_play`` reads and writes, in the order of its ``at``, and
 # where it finds them in this layout (the rules' jokers flag)
-PLAY_BLOCKS = ("hand", "played_by", "trick", "leader", "rules", "tops_trick", "master")
 PLAY_AT = np.array([OFFSETS[name] + (2 if name == "rules" else 0)
                     for name in PLAY_BLOCKS], dtype=np.int64)
 # the compiled play blocks: ``_import_play_kernels`` binds them for an observer that writes

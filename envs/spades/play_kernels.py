@@ -16,7 +16,7 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 
 from cardrl.envs import cards
 from cardrl.envs.spades import engine
-from cardrl.envs.spades.infostate import PLAY_BLOCKS as AT
+from cardrl.envs.spades.play_layout import PLAY_BLOCKS as AT
 
 SUIT = np.array(engine.SUIT_TABLE, np.int64)
 POWER = np.array(engine.POWER_TABLE, np.int64)
