@@ -31,6 +31,7 @@ import numpy as np
 
 from cardrl.agents.base import Bot
 from cardrl.agents.search import SearchBot
+from cardrl.envs.contracts import PlayerView
 from cardrl.envs.encoding import Encoder
 from cardrl.envs.games import game_names, get_game
 
@@ -193,7 +194,7 @@ class OnnxBot(Bot):
         self._num_actions = int(self.card["num_actions"])
         self._obs_size = int(self.card["obs_size"])
 
-    def _inputs(self, views: Sequence[Any], legal_actions: Sequence[Sequence[int]]
+    def _inputs(self, views: Sequence[PlayerView], legal_actions: Sequence[Sequence[int]]
                 ) -> dict[str, np.ndarray]:
         """The network's inputs for a batch of views: observations and action masks."""
         obs = np.empty((len(views), self._obs_size), dtype=np.float32)
@@ -211,11 +212,11 @@ class OnnxBot(Bot):
                 mask[i, int(a)] = 1.0
         return {"observation": obs, "action_mask": mask}
 
-    def logits(self, view: Any, legal_actions: Sequence[int]) -> np.ndarray:
+    def logits(self, view: PlayerView, legal_actions: Sequence[int]) -> np.ndarray:
         """The network's masked logits for ``view`` (illegal actions at -1e8)."""
         return self.session.run(None, self._inputs([view], [legal_actions]))[0][0]
 
-    def act(self, view: Any, legal_actions: Sequence[int]) -> int:
+    def act(self, view: PlayerView, legal_actions: Sequence[int]) -> int:
         if len(legal_actions) == 0:
             raise ValueError(f"{self.name}: no legal actions to choose from")
         return self._choose(self.logits(view, legal_actions)[None])[0]
@@ -231,7 +232,7 @@ class OnnxBot(Bot):
             logits = logits + self.rng.gumbel(size=logits.shape)
         return [int(a) for a in np.argmax(logits, axis=1)]
 
-    def act_batch(self, views: Sequence[Any], legal_actions: Sequence[Sequence[int]]
+    def act_batch(self, views: Sequence[PlayerView], legal_actions: Sequence[Sequence[int]]
                   ) -> list[int]:
         """The masked argmax of each view, in one run of the network."""
         if any(len(legal) == 0 for legal in legal_actions):
@@ -240,7 +241,7 @@ class OnnxBot(Bot):
             return []
         return self._choose(self.session.run(None, self._inputs(views, legal_actions))[0])
 
-    def probabilities(self, view: Any, legal_actions: Sequence[int]) -> dict[int, float]:
+    def probabilities(self, view: PlayerView, legal_actions: Sequence[int]) -> dict[int, float]:
         """The policy's masked softmax over the legal actions."""
         z = self.logits(view, legal_actions)
         legal = [int(a) for a in legal_actions]
@@ -274,8 +275,10 @@ def load(path: str | Path, seed: int | None = None, sample: bool | None = None,
     knobs = {**(net.card.get("search") or {}), **search}
     if not knobs or knobs.get("worlds") == 0:
         return net
+    game = net.game
+    assert game is not None  # from the card
     try:
-        bot = SearchBot(net, net.game, seed=seed, **knobs)
+        bot = SearchBot(net, game, seed=seed, **knobs)
     except (TypeError, ValueError) as err:
         raise BotLoadError(f"bad search settings {knobs} for {str(path)!r}: {err}") from None
     bot.card = net.card

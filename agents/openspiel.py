@@ -46,6 +46,7 @@ import pyspiel
 from open_spiel.python.algorithms import ismcts, mcts
 
 from cardrl.agents.base import Bot
+from cardrl.envs.contracts import EngineState, PlayerView
 from cardrl.envs.games import DEFAULT_OBSERVATION, Game, game_names, get_game
 from cardrl.envs.rules_base import editable_fields
 
@@ -195,12 +196,19 @@ class _Spec(_Shared):
         return _Spec, (self.name, self.params)
 
 
+def _route_draws(engine: EngineState, rng: Any) -> None:
+    """Send ``engine``'s later draws to ``rng`` (None: it may draw no more in this episode).
+    An engine that draws after it is made keeps its generator as ``rng``, which
+    ``EngineState`` does not name (one that draws only when made gets it unread)."""
+    setattr(engine, "rng", rng)  # noqa: B010 - no member of the protocol
+
+
 class _Engine:
     """An engine state held by a pyspiel state: a copy clones it (``clone()``)."""
 
     __slots__ = ("state",)
 
-    def __init__(self, state: Any) -> None:
+    def __init__(self, state: EngineState) -> None:
         self.state = state
 
     def __deepcopy__(self, memo: dict) -> _Engine:
@@ -234,7 +242,7 @@ def rules_from_params(game: Game, params: dict) -> Any:
     preset = params.get("preset") or game.presets[0]
     base = game.make_rules(preset)
     fields = editable_fields(base)
-    changes = {}
+    changes: dict[str, Any] = {}
     for name, value in params.items():
         if name not in fields or value in (KEEP, ""):
             continue
@@ -314,11 +322,11 @@ class CardGame(pyspiel.Game):
         recall = iig_obs_type is None or iig_obs_type.perfect_recall
         return _Observer(self.spec, recall)
 
-    def state_from_engine(self, engine: Any) -> CardState:
+    def state_from_engine(self, engine: EngineState) -> CardState:
         """A state of this game at an engine state (a world sampled for search): its
         episode starts there."""
         state = CardState(self, start=False)
-        engine.rng = None
+        _route_draws(engine, None)
         state._engine = _Engine(engine)
         state._before = _Start(engine.clone())
         state._results_at_start = len(engine.results)
@@ -357,13 +365,13 @@ class CardState(pyspiel.State):
                 engine = self._spec.game.new_state(self._spec.rules, rng)
             else:
                 engine = self._base.state.clone()
-                engine.rng = rng
+                _route_draws(engine, rng)
                 for action in self._step:
                     engine.apply(action)
         except _Chance as chance:
             if (engine is not None and self._spec.episode == "hand"
                     and len(engine.results) > self._results_at_start):
-                engine.rng = None  # the hand is over: the next deal is not this episode's
+                _route_draws(engine, None)  # the hand is over: the next deal is not this episode's
                 self._engine, self._ended = _Engine(engine), True
                 self._outcomes = None
                 return
@@ -371,7 +379,7 @@ class CardState(pyspiel.State):
             if self._base is None and not self._draws:
                 self._spec.first_outcomes = chance.outcomes
             return
-        engine.rng = None
+        _route_draws(engine, None)
         self._engine, self._base, self._step, self._draws = _Engine(engine), None, (), []
         self._outcomes = None
         if self._before is None:
@@ -379,6 +387,7 @@ class CardState(pyspiel.State):
         self._finish_step()
 
     def _finish_step(self) -> None:
+        assert self._engine is not None  # a step was played
         engine = self._engine.state
         if self._spec.episode == "hand" and len(engine.results) > self._results_at_start:
             self._ended = True
@@ -388,14 +397,15 @@ class CardState(pyspiel.State):
         self._run()
 
     @property
-    def engine(self) -> Any:
+    def engine(self) -> EngineState | None:
         """The engine state (None while a step waits for chance)."""
         return None if self._engine is None else self._engine.state
 
     def _movers(self) -> list[int]:
         """The seats that move at a simultaneous node, in seat order."""
+        assert self._engine is not None  # no draw waits
         engine = self._engine.state.clone()
-        movers = []
+        movers: list[int] = []
         while engine.current_player is not None and engine.current_player not in movers:
             seat = engine.current_player
             if movers and seat < movers[-1]:
@@ -416,14 +426,21 @@ class CardState(pyspiel.State):
             return pyspiel.PlayerId.TERMINAL
         if self._spec.simultaneous:
             return pyspiel.PlayerId.SIMULTANEOUS
-        return int(self._engine.state.current_player)
+        assert self._engine is not None  # no draw waits
+        player = self._engine.state.current_player
+        assert player is not None  # not terminal: a seat to act
+        return int(player)
 
     def is_terminal(self) -> bool:
-        return self._outcomes is None and (self._ended or self._engine.state.is_over)
+        if self._outcomes is not None:
+            return False
+        assert self._engine is not None  # no draw waits
+        return self._ended or self._engine.state.is_over
 
     def _legal_actions(self, player: int) -> list[int]:
         if self.is_terminal():
             return []
+        assert self._engine is not None  # no draw waits
         engine = self._engine.state
         if not self._spec.simultaneous:
             return sorted(engine.legal_actions()) if player == engine.current_player else []
@@ -436,6 +453,7 @@ class CardState(pyspiel.State):
         return sorted(engine.legal_actions())
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
+        assert self._outcomes is not None  # a chance node
         p = 1.0 / len(self._outcomes)
         return [(int(o), p) for o in sorted(self._outcomes)]
 
@@ -458,6 +476,7 @@ class CardState(pyspiel.State):
         n = self._spec.num_players
         if not self.is_terminal():
             return [0.0] * n
+        assert self._engine is not None and self._before is not None  # an episode ended
         engine = self._engine.state
         if self._spec.episode == "hand":
             points = [float(p) for p in self._spec.game.hand_points(self._before.state, engine)]
@@ -554,7 +573,7 @@ GAMES = register_all()
 
 
 # ------------------------------------------------------------------ the bot
-def _declaration_of(view: Any) -> Game:
+def _declaration_of(view: PlayerView) -> Game:
     for name in game_names():
         game = get_game(name)
         if isinstance(view, game.view):

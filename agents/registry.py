@@ -171,6 +171,7 @@ def load_file(path: str, **options) -> Bot:
     module = sys.modules.get(module_name)
     if module is None:
         spec = importlib.util.spec_from_file_location(module_name, p)
+        assert spec is not None and spec.loader is not None  # a .py file (check_file)
         module = importlib.util.module_from_spec(spec)
         sys.modules[module_name] = module  # before running it: dataclasses, pickle need it
         try:

@@ -23,11 +23,11 @@ defer until the fifth). The play-outs run in lock step, one batched call of the 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 
 from cardrl.agents.base import Bot
+from cardrl.envs.contracts import PlayerView
 from cardrl.envs.games import get_game
 
 # bumped when the same knobs start to choose other moves (a judged match names it):
@@ -51,6 +51,8 @@ def hand_value(points: Sequence[float] | None, over: bool, winners: Sequence[int
 
 class SearchBot(Bot):
     """A policy improved by determinized play-outs (see the module docstring)."""
+
+    card: dict  # loaded from a bot file (``cardrl.agents.learned.load``): its card; else unset
 
     def __init__(self, policy: Bot, game: str, worlds: int = 16, top_k: int = 3,
                  min_prior: float = 0.0, z: float = 0.0, score_scale: float | None = None,
@@ -81,7 +83,7 @@ class SearchBot(Bot):
         super().reset(seed)
         self.policy.reset(seed)
 
-    def candidates(self, view: Any, legal: Sequence[int]) -> list[int]:
+    def candidates(self, view: PlayerView, legal: Sequence[int]) -> list[int]:
         """The moves worth a search: the policy's ``top_k`` likeliest with at least
         ``min_prior`` of its probability, likeliest first."""
         probs = self.policy.probabilities(view, legal)
@@ -89,10 +91,10 @@ class SearchBot(Bot):
         keep = [a for a in order[:self.top_k] if probs[a] >= self.min_prior]
         return keep or order[:1]
 
-    def values(self, view: Any, moves: Sequence[int]) -> np.ndarray:
+    def values(self, view: PlayerView, moves: Sequence[int]) -> np.ndarray:
         """Play-out values, one row per move, one column per sampled world (the same
         worlds for every move)."""
-        worlds = self._sample(view, self.worlds, self.rng)
+        worlds = list(self._sample(view, self.worlds, self.rng))
         hands_before = len(worlds[0].results)
         states = []
         for move in moves:
@@ -117,7 +119,7 @@ class SearchBot(Bot):
                 s.apply(a)
             live = [s for s in live if not s.is_over and len(s.results) == hands_before]
 
-    def act(self, view: Any, legal_actions: Sequence[int]) -> int:
+    def act(self, view: PlayerView, legal_actions: Sequence[int]) -> int:
         legal = [int(a) for a in legal_actions]
         if not legal:
             raise ValueError(f"{self.name}: no legal actions to choose from")

@@ -194,6 +194,7 @@ def example(game: str, seed: int = 0) -> str:
     g = get_game(game)
     state = g.new_state(g.get_rules(g.presets[0]), seed)
     seat = state.current_player
+    assert seat is not None  # a new game has a seat to act
     legal = state.legal_actions()
     request = {"view": state.view(seat).to_dict(), "legal": legal}
     names = ", ".join(f"{a}={g.action_name(a)}" for a in legal)

@@ -42,17 +42,19 @@ import numpy as np
 from gymnasium import spaces
 
 from cardrl.agents.registry import check_bot
-from cardrl.envs.games import get_game
+from cardrl.envs.contracts import BotLike
+from cardrl.envs.games import Game, get_game
 
 REDEALS = 1000  # deals tried for an episode in which the learner gets a move
 # the env's; text has no frame rate, but Gymnasium's checker asks for one
-METADATA = {"render_modes": ["ansi"], "render_fps": 1}
+METADATA: dict[str, Any] = {"render_modes": ["ansi"], "render_fps": 1}
 
 
 class SingleSeatEnv(gymnasium.Env):
     """The seat ``seat`` of one ``game`` against ``opponents`` (module docstring)."""
 
     metadata = METADATA
+    action_space: spaces.Discrete
 
     def __init__(self, game: str, opponents: str | Sequence[str] | None = None,
                  seat: int | None = None, render_mode: str | None = None,
@@ -73,7 +75,7 @@ class SingleSeatEnv(gymnasium.Env):
         self.opponents = self._opponent_specs(opponents, declaration, n)
         # each spec checked now (a clear error naming it); its bot is the first seat's
         self._spare = {spec: check_bot(spec, self.game) for spec in set(self.opponents)}
-        self._bots: dict[tuple[int, str], Any] = {}  # (seat, spec) -> its bot, made once
+        self._bots: dict[tuple[int, str], BotLike] = {}  # (seat, spec) -> its bot, made once
         self.render_mode = render_mode
         agent = self.aec.possible_agents[0]
         self.observation_space = self.aec.observation_space(agent)["observation"]
@@ -88,7 +90,7 @@ class SingleSeatEnv(gymnasium.Env):
         self._over = False
 
     @staticmethod
-    def _opponent_specs(opponents: Any, declaration: Any, n: int) -> tuple[str, ...]:
+    def _opponent_specs(opponents: Any, declaration: Game, n: int) -> tuple[str, ...]:
         """One bot spec per other seat: the other seats in seat order, the learner's skipped."""
         if opponents is None:
             if not declaration.strongest:
@@ -149,7 +151,7 @@ class SingleSeatEnv(gymnasium.Env):
                 raise TypeError
             action = operator.index(action)
         except TypeError:
-            raise ValueError(f"an action is an int in 0..{self.action_space.n - 1}, "
+            raise ValueError(f"an action is an int in 0..{self.aec.num_actions - 1}, "
                              f"got {action!r}") from None
         self.aec.step(action)  # an illegal action: the AEC env's error (or its penalty)
         self.moves.append(action)
@@ -162,7 +164,9 @@ class SingleSeatEnv(gymnasium.Env):
         """The learner's legal actions now, as booleans (sb3-contrib's ``MaskablePPO``)."""
         return self._mask.copy()
 
-    def render(self) -> str | None:
+    # gymnasium types render's return with a TypeVar of the method alone (RenderFrame), which
+    # no concrete return type overrides
+    def render(self) -> str | None:  # type: ignore[override]
         return self.aec.render() if self.render_mode == "ansi" else None
 
     def close(self) -> None:
@@ -181,15 +185,16 @@ class SingleSeatEnv(gymnasium.Env):
             if agent == learner:
                 return False
             bot = self._others[seat]
+            assert bot is not None  # None only at the learner's seat
             action = int(bot.act(state.view(seat), state.legal_actions()))
             aec.step(action)
             self.moves.append(action)
         return True
 
-    def _seat_bots(self, learner: int) -> list[Any]:
+    def _seat_bots(self, learner: int) -> list[BotLike | None]:
         """The bot at each seat when the learner sits at ``learner`` (None there): the
         other seats take ``opponents`` in seat order; each (seat, spec) keeps its bot."""
-        out: list[Any] = []
+        out: list[BotLike | None] = []
         for seat in range(self.num_players):
             if seat == learner:
                 out.append(None)

@@ -13,67 +13,22 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
+from importlib import import_module
 
-
-def _demo(argv: list[str]) -> int | None:
-    from cardrl.train import demo
-
-    return demo.main(argv)
-
-
-def _train(argv: list[str]) -> int | None:
-    from cardrl.train import run
-
-    return run.main(argv)
-
-
-def _dmc(argv: list[str]) -> int | None:
-    from cardrl.train import dmc
-
-    return dmc.main(argv)
-
-
-def _ship(argv: list[str]) -> int | None:
-    from cardrl.train import ship
-
-    return ship.main(argv)
-
-
-def _tournament(argv: list[str]) -> int | None:
-    from cardrl.eval import tournament
-
-    return tournament.main(argv)
-
-
-def _serve(argv: list[str]) -> int | None:
-    from cardrl.agents import server
-
-    return server.main(argv)
-
-
-def _web(argv: list[str]) -> int | None:
-    from cardrl.web import __main__ as web
-
-    return web.main(argv)
-
-
-def _bench(argv: list[str]) -> int | None:
-    from cardrl.train import bench
-
-    return bench.main(argv)
-
-
-# name -> (run, one line of help); imports happen only for the subcommand run
-COMMANDS: dict[str, tuple[Callable[[list[str]], int | None], str]] = {
-    "demo": (_demo, "the main job: train a Spades bot from scratch, export it, play a tournament"),
-    "train": (_train, "train a bot with MaskablePPO self-play (--resume goes on with a run)"),
-    "dmc": (_dmc, "train a bot with Deep Monte Carlo self-play"),
-    "ship": (_ship, "the recipes of the shipped bots: list them or train one"),
-    "tournament": (_tournament, "a duplicate tournament of bots, with 95% intervals"),
-    "serve": (_serve, "serve a bot over JSON lines (any front end, any language)"),
-    "web": (_web, "the web table: people against bots and each other"),
-    "bench": (_bench, "the training loop's speed beside its torch-alone limit"),
+# name -> (the module whose ``main(argv)`` runs it, one line of help); a module is imported
+# only for the subcommand run, so ``cardrl --help`` loads no torch, Ray or web server
+COMMANDS: dict[str, tuple[str, str]] = {
+    "demo": ("cardrl.train.demo",
+             "the main job: train a Spades bot from scratch, export it, play a tournament"),
+    "train": ("cardrl.train.run",
+              "train a bot with MaskablePPO self-play (--resume goes on with a run)"),
+    "dmc": ("cardrl.train.dmc", "train a bot with Deep Monte Carlo self-play"),
+    "ship": ("cardrl.train.ship", "the recipes of the shipped bots: list them or train one"),
+    "tournament": ("cardrl.eval.tournament", "a duplicate tournament of bots, with 95% intervals"),
+    "serve": ("cardrl.agents.server", "serve a bot over JSON lines (any front end, any language)"),
+    "web": ("cardrl.web.__main__", "the web table: people against bots and each other"),
+    "bench": ("cardrl.train.bench", "the training loop's speed beside its torch-alone limit"),
 }
 
 
@@ -102,7 +57,7 @@ def main(argv: Sequence[str] | None = None) -> int:
               file=sys.stderr)
         print(usage(), file=sys.stderr)
         return 2
-    code = command[0](args[1:])
+    code = import_module(command[0]).main(args[1:])
     return 0 if code is None else int(code)
 
 

@@ -35,7 +35,10 @@ def layers() -> dict[str, ModuleType]:
 def package_folder() -> Path:
     """A folder named ``cardrl`` holding the whole package (see the module docstring)."""
     root = Path(cardrl.__file__).parent
-    parts = {name: Path(module.__file__).parent for name, module in layers().items()}
+    parts = {}
+    for name, module in layers().items():
+        assert module.__file__ is not None  # a package of files
+        parts[name] = Path(module.__file__).parent
     if all(path == root / name for name, path in parts.items()):
         return root  # installed: one folder already
     stage = Path(tempfile.mkdtemp(prefix="cardrl-package-")) / "cardrl"

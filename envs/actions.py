@@ -11,11 +11,12 @@ first and passes the second back to the game's own name parser, and
 from __future__ import annotations
 
 import numbers
+from typing import TypeGuard
 
 import numpy as np
 
 
-def is_action_id(action: object, num_actions: int) -> bool:
+def is_action_id(action: object, num_actions: int) -> TypeGuard[int]:
     """``action`` is an int (not a bool) in ``0 .. num_actions - 1``."""
     return isinstance(action, int) and not isinstance(action, bool) and 0 <= action < num_actions
 

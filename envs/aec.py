@@ -40,6 +40,7 @@ before ``reset`` is a plain ``AttributeError``.
 from __future__ import annotations
 
 import numbers
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -147,8 +148,11 @@ class CardGameEnv(AECEnv):
         self._mask = mask_function(self.num_actions)
         # the observer's own masks where it keeps them (legal_actions() otherwise), and its
         # own observation dict where it builds both at once (one call per step less)
-        self._action_mask = getattr(self._observer, "action_mask", self._legal_mask)
-        self._observe = getattr(self._observer, "observe", self._observe_both)
+        # (a state as the observers take it: ``Observer`` says Any, each reads its own game's)
+        self._action_mask: Callable[[Any, int], np.ndarray] = getattr(
+            self._observer, "action_mask", self._legal_mask)
+        self._observe: Callable[[Any, int], dict[str, np.ndarray]] = getattr(
+            self._observer, "observe", self._observe_both)
         self._stepped = False  # step() or reset() since agent_iter last yielded
         self._live = False  # reset and no agent done yet
         self._rewards_set = False  # some reward of the last step may be non-zero
@@ -252,7 +256,7 @@ class CardGameEnv(AECEnv):
             if self._rewards_set:  # else every reward is still 0.0 from the step before
                 self._clear_rewards()
             if len(state.results) != self._hands_scored:
-                self._score_finished_hands()
+                self._score_finished_hands(state)
                 self._accumulate_rewards()
                 self._rewards_set = True
             if state.current_player is not None:
@@ -275,7 +279,8 @@ class CardGameEnv(AECEnv):
         when the hot path's ``apply`` refused ``action``."""
         state = self.state_obj
         if state is None:
-            EnvLogger.error_step_before_reset()
+            EnvLogger.error_step_before_reset()  # raises
+            return
         agent = self.agent_selection
         self._stepped = True
         try:
@@ -302,8 +307,7 @@ class CardGameEnv(AECEnv):
         """A uniformly random index below ``n`` (the legal action replacing an illegal one)."""
         return int(self._rng.integers(n))
 
-    def _score_finished_hands(self) -> None:
-        state = self.state_obj
+    def _score_finished_hands(self, state: EngineState) -> None:
         rewards, agents = self.rewards, self._agent_names
         terms, ended = self.payout.settle(state, self._hands_scored)
         for term in terms:
@@ -316,10 +320,12 @@ class CardGameEnv(AECEnv):
             self._live = False
 
     def render(self) -> str | None:
-        if self.state_obj is None:
-            EnvLogger.error_render_before_reset()
-        seat = self.state_obj.current_player
-        text = self.game.render(self.state_obj.view(0 if seat is None else seat))
+        state = self.state_obj
+        if state is None:
+            EnvLogger.error_render_before_reset()  # raises
+            return None
+        seat = state.current_player
+        text = self.game.render(state.view(0 if seat is None else seat))
         if self.render_mode == "human":
             print(text)
             return None

@@ -35,6 +35,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from cardrl.envs.compiled import CompiledGames, find_core
+from cardrl.envs.contracts import EngineState, Observer
 from cardrl.envs.games import DEFAULT_OBSERVATION, Game, get_game
 from cardrl.envs.rewards import Payout
 
@@ -73,7 +74,9 @@ class BatchedGames:
         self.num_players = n = self.game.num_players(self.rules)
         self.num_actions = self.game.num_actions
         self.obs_size = self.encoder.size(n)
-        self.states: list[Any] = [None] * num_games
+        # game i's engine state (None before reset): the Python path's own list, or the core's
+        self._states: list[EngineState | None] = [None] * num_games
+        self.states: Sequence[EngineState | None] = self._states
         self.episode_seeds = np.zeros(num_games, dtype=np.int64)
         self._episodes = np.zeros(num_games, dtype=np.int64)  # episodes started per game
         self._hands = [0] * num_games  # hands scored per game
@@ -90,7 +93,7 @@ class BatchedGames:
             self.obs, self.masks, self.seats, self.episode_seeds)
         if self._core is not None:
             self.states = self._core.states
-        self._observers = [] if self._core is not None else [
+        self._observers: list[Observer] = [] if self._core is not None else [
             self.encoder.make_observer(n) for _ in range(num_games)]
 
     @property
@@ -107,7 +110,7 @@ class BatchedGames:
             self._core.restart(i, int(seed), deal)
             return
         state = self.game.state(self.rules, int(seed), deal=deal)  # checks the deal first
-        self.states[i] = state
+        self._states[i] = state
         self._live[i] = True
         self.episode_seeds[i] = seed
         self._hands[i] = len(state.results)
@@ -144,7 +147,8 @@ class BatchedGames:
 
     def _write(self, i: int) -> None:
         """Game ``i``'s row of the observations, masks and seats."""
-        state = self.states[i]
+        state = self._states[i]
+        assert state is not None  # restarted
         seat = state.current_player
         mask = self.masks[i]
         mask[:] = False
@@ -170,7 +174,7 @@ class BatchedGames:
                                          else self._core.everyone, actions)
         return Batch(self.obs.copy(), self.masks.copy(), self.seats.copy(), rewards, dones)
 
-    def step_games(self, games: Sequence[int], actions: Sequence[int] | np.ndarray
+    def step_games(self, games: Sequence[int] | np.ndarray, actions: Sequence[int] | np.ndarray
                    ) -> tuple[np.ndarray, np.ndarray]:
         """``step`` for the games ``games`` only (``actions[k]`` for game ``games[k]``): the
         others wait. Returns those games' rewards ``(len(games), num_players)`` and done
@@ -180,21 +184,23 @@ class BatchedGames:
             if not self._core.started:
                 raise RuntimeError("step() before reset()")
             return self._core.step(games, actions, self._draw)
-        states = self.states
+        states = self._states
         if states[0] is None:
             raise RuntimeError("step() before reset()")
         if len(actions) != len(games):
             raise ValueError(f"{len(games)} games but {len(actions)} actions")
         live = self._live
         payout = self.payout
-        chosen = []
+        chosen: list[int | None] = []
         penalties = []
         for k, i in enumerate(games):  # every action checked before any is applied
             if not live[i]:
                 chosen.append(None)
                 continue
-            seat = states[i].current_player
-            act, penalty = payout.resolve(states[i].legal_actions(), actions[k],
+            state = states[i]
+            assert state is not None  # live: restarted
+            seat = state.current_player
+            act, penalty = payout.resolve(state.legal_actions(), actions[k],
                                           f"player_{seat} in game {i}", self.game.action_name,
                                           self._draw)
             if penalty:
@@ -205,13 +211,15 @@ class BatchedGames:
         for k, seat, penalty in penalties:
             rewards[k, seat] += penalty
         for k, i in enumerate(games):
-            act = chosen[k]
-            if act is None:
+            move = chosen[k]
+            if move is None:
                 continue
             state = states[i]
+            assert state is not None  # live: restarted
             player = state.current_player
-            state.apply(act)
-            self._observers[i].after_apply(state, player, act)
+            state.apply(move)
+            assert player is not None  # it took a move: the game was not over
+            self._observers[i].after_apply(state, player, move)
             if len(state.results) != self._hands[i]:
                 terms, ended = payout.settle(state, self._hands[i])
                 for term in terms:

@@ -70,7 +70,7 @@ def names(card_ids: Iterable[int]) -> list[str]:
     return [name(c) for c in card_ids]
 
 
-def parse(text: str) -> int:
+def parse(text: object) -> int:
     """Card id from a name such as 'AS', '10h', 'TD' or 'BJ' (case-insensitive)."""
     if not isinstance(text, str):
         raise CardError(f"a card name must be a string like 'AS' or '10H', got {text!r}")

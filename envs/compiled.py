@@ -67,15 +67,16 @@ package has changed since that code was written (a digest stored beside it).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, overload
 
 import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from cardrl.envs import compiled_rng
+from cardrl.envs.contracts import CompiledCore, EngineState
 from cardrl.envs.games import Game, game_module
 from cardrl.envs.rewards import Payout
 
@@ -266,7 +267,7 @@ def sources_digest(game: str) -> str:
     return digest.hexdigest()
 
 
-def fresh(game: str, core: Core) -> None:
+def fresh(game: str, core: CompiledCore) -> None:
     """Drop the cached code of ``core``'s kernels if it was compiled from other sources
     (the module docstring); once per game and process."""
     fresh_kernels(game, game, [getattr(core, name) for name in ("start", "step", "write")])
@@ -296,7 +297,7 @@ def fresh_kernels(name: str, game: str, kernels: list) -> None:
         pass
 
 
-def find_core(game: Game, rules: Any, kind: str) -> tuple[Core | None, str]:
+def find_core(game: Game, rules: Any, kind: str) -> tuple[CompiledCore | None, str]:
     """The game's ``CORE`` if it serves ``rules`` and ``kind``, and why not otherwise."""
     module = game_module("cardrl.envs", game.name, "compiled")
     core = getattr(module, "CORE", None)
@@ -307,18 +308,24 @@ def find_core(game: Game, rules: Any, kind: str) -> tuple[Core | None, str]:
     return (None, why) if why else (core, "")
 
 
-class States(Sequence):
+class States(Sequence[EngineState]):
     """``BatchedGames.states`` from a core: game ``i``'s engine state, rebuilt on demand by
     replaying its episode's recorded actions (see the module docstring)."""
 
     def __init__(self, games: CompiledGames) -> None:
         self._games = games
-        self._cache: list[tuple[int, Any, int] | None] = [None] * games.num_games
+        self._cache: list[tuple[int, EngineState, int] | None] = [None] * games.num_games
 
     def __len__(self) -> int:
         return self._games.num_games
 
-    def __getitem__(self, i: int) -> Any:  # type: ignore[override]
+    @overload
+    def __getitem__(self, i: int) -> EngineState: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[EngineState]: ...
+
+    def __getitem__(self, i: int | slice) -> EngineState | list[EngineState]:
         g = self._games
         if isinstance(i, slice):
             return [self[j] for j in range(*i.indices(len(self)))]
@@ -336,7 +343,8 @@ class States(Sequence):
         self._cache[i] = self._played(i, cached, int(d.hist_len[i]))
         return cached[1]
 
-    def _played(self, i: int, cached: tuple[int, Any, int], n: int) -> tuple[int, Any, int]:
+    def _played(self, i: int, cached: tuple[int, EngineState, int], n: int
+                ) -> tuple[int, EngineState, int]:
         """``cached`` with the episode's actions up to ``n`` applied to its state."""
         start, state, done = cached
         for a in self._games.d.hist[i, done:n].tolist():
@@ -364,7 +372,7 @@ class States(Sequence):
 class CompiledGames:
     """The Python side of a core for ``BatchedGames``: arrays, checks, restarts, states."""
 
-    def __init__(self, game: Game, core: Core, rules: Any, kind: str, num_games: int,
+    def __init__(self, game: Game, core: CompiledCore, rules: Any, kind: str, num_games: int,
                  payout: Payout, auto_reset: bool, obs: np.ndarray, masks: np.ndarray,
                  seats: np.ndarray, seeds: np.ndarray) -> None:
         self.game, self.core, self.rules, self.payout = game, core, rules, payout
@@ -394,11 +402,12 @@ class CompiledGames:
         self.started = True
         d.seed_base[0] = seed
         d.episodes[:] = 0
-        given = [] if deals is None else [i for i in range(self.num_games)
-                                          if deals[i] is not None]
-        for i in given:
-            self.restart(i, seed + i, deals[i])
-            d.episodes[i] = 1
+        given = []
+        if deals is not None:
+            given = [i for i in range(self.num_games) if deals[i] is not None]
+            for i in given:
+                self.restart(i, seed + i, deals[i])
+                d.episodes[i] = 1
         rows = np.setdiff1d(self.everyone, np.array(given, np.int64)) if given else self.everyone
         self._after(self.core.start(self.st, d, rows))
 
@@ -430,7 +439,8 @@ class CompiledGames:
             grown[:, :d.hist.shape[1]] = d.hist
             self.d = d._replace(hist=grown)
 
-    def step(self, games: Sequence[int], actions: Any, draw) -> tuple[np.ndarray, np.ndarray]:
+    def step(self, games: Sequence[int] | np.ndarray, actions: Any, draw: Callable[[int], int]
+             ) -> tuple[np.ndarray, np.ndarray]:
         """``BatchedGames.step_games`` (same checks, same order of errors and penalties)."""
         d = self.d
         idx = np.ascontiguousarray(games, dtype=np.int64)
@@ -445,7 +455,8 @@ class CompiledGames:
             self.states.finish(idx[dones], before)
         return rewards, dones
 
-    def _checked(self, idx: np.ndarray, actions: Any, rewards: np.ndarray, draw) -> np.ndarray:
+    def _checked(self, idx: np.ndarray, actions: Any, rewards: np.ndarray,
+                 draw: Callable[[int], int]) -> np.ndarray:
         """The actions as int64, each legal: an illegal one raises before anything changes
         or is replaced and charged, by ``Payout.resolve`` as on the Python path."""
         d = self.d

@@ -70,6 +70,8 @@ def editable_fields(rules: Any) -> dict[str, Editable]:
 class GameRules:
     """Mixin of a game's frozen rules dataclass (which has a ``preset`` field)."""
 
+    # (set by the game's @dataclass: ``dataclasses.fields`` and ``replace`` take the rules)
+    __dataclass_fields__: ClassVar[dict[str, dataclasses.Field[Any]]]
     title: ClassVar[str]  # the game's name in messages, e.g. "Gin Rummy"
     error: ClassVar[type[ValueError]]  # raised for a bad field or preset
     # fields whose change keeps the preset's name (e.g. a player count)
@@ -107,7 +109,8 @@ def lookup(cls: type[R], presets: Mapping[str, R], preset: str | R,
 def from_dict(cls: type[R], presets: Mapping[str, R], fields: Mapping[str, Any]) -> R:
     """Rules from ``to_dict`` output: the preset object itself when ``fields`` name a preset
     and match it (so ``rules is PRESETS[name]`` survives a JSON round trip), else new rules."""
-    preset = presets.get(fields.get("preset"))
+    name: Any = fields.get("preset")  # JSON: any value; one that names no preset finds None
+    preset = presets.get(name)
     if preset is not None and all(getattr(preset, k, _MISSING) == v for k, v in fields.items()):
         return preset
     rules = cls(**fields)  # checks the fields (JSON lists become the tuples rules hold)

@@ -30,8 +30,8 @@ def clone_state(state: S, lists: Iterable[str] = (), nested: Iterable[str] = ())
     attrs.update(state.__dict__)
     rng = attrs.get("rng")
     if rng is not None:
-        other.rng = np.random.Generator(type(rng.bit_generator)())
-        other.rng.bit_generator.state = rng.bit_generator.state
+        attrs["rng"] = copy = np.random.Generator(type(rng.bit_generator)())
+        copy.bit_generator.state = rng.bit_generator.state
     for name in lists:
         attrs[name] = list(attrs[name])
     for name in nested:

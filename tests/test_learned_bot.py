@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -44,7 +45,8 @@ def first_decisions(game: str, count: int) -> list[tuple]:
 
 def test_loading_and_playing_imports_no_torch(exported):
     code = f"""
-import sys, agents
+import sys
+from cardrl import agents
 from cardrl.envs.games import get_game
 bot = agents.load({str(exported)!r})
 g = get_game("spades")
@@ -219,3 +221,29 @@ def test_every_game_exports_and_loads(game, kind, tmp_path):
         bot.card["num_players"])
     for view, legal in first_decisions(game, 20):
         assert bot.act(view, legal) in legal
+
+
+def test_cardrl_names_a_shipped_bot_and_anything_else_is_a_path(tmp_path, monkeypatch):
+    """``cardrl/<name>`` is a bot inside the installed package, wherever it is run from;
+    an unknown name is refused with the list; a path (even under a folder named cardrl)
+    is the user's own file."""
+    from cardrl.agents.learned import BotLoadError, resolve, shipped_bots, shipped_folder
+
+    monkeypatch.chdir(tmp_path)  # nothing of the checkout beside us
+    shipped = shipped_bots()
+    assert shipped == sorted(shipped) and "cardrl/spades-killer" in shipped
+    assert shipped_bots("sevens") == ["cardrl/sevens-random"]
+    assert resolve("cardrl/spades-killer") == shipped_folder() / "spades-killer.onnx"
+    bot = agents.make("cardrl/sevens-random")
+    assert bot.game == "sevens" and bot.name == "cardrl/sevens-random"
+    with pytest.raises(BotLoadError, match=r"no shipped bot 'cardrl/nobody'.*cardrl/sevens-random"):
+        agents.load("cardrl/nobody")
+    own = tmp_path / "cardrl" / "sevens-random.onnx"  # a folder of the user's named so
+    own.parent.mkdir()
+    shutil.copy(resolve("cardrl/sevens-random"), own)
+    shutil.copy(resolve("cardrl/sevens-random").with_suffix(".json"), own.with_suffix(".json"))
+    assert resolve("cardrl/sevens-random.onnx") == Path("cardrl/sevens-random.onnx")
+    assert agents.load("cardrl/sevens-random.onnx").card["game"] == "sevens"
+    for bad in ("cardrl/", "cardrl/../x", "cardrl/Spades"):
+        with pytest.raises(BotLoadError, match="no bot card"):
+            agents.load(bad)

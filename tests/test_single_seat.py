@@ -213,7 +213,7 @@ def test_sync_and_async_vector_envs_give_the_same_episodes(game):
 
 
 def test_make_vec_async_workers_find_the_env_without_the_drivers_imports():
-    code = ("import gymnasium, numpy as np, agents\n"
+    code = ("import gymnasium, numpy as np, cardrl\n"
             "envs = gymnasium.make_vec('cardrl/BlindAuction-v0', num_envs=2,\n"
             "                          vectorization_mode='async',\n"
             "                          vector_kwargs={'context': 'spawn'})\n"

@@ -32,7 +32,7 @@ import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 
-from cardrl.agents.learned import BotLoadError, read_card, shipped_folder
+from cardrl.agents.learned import SHIPPED, BotLoadError, read_card, resolve, shipped_bots
 from cardrl.envs.games import game_names, get_game
 from cardrl.eval.config import ConfigError, TournamentConfig
 from cardrl.eval.play import BotError
@@ -61,15 +61,15 @@ DEMO_DMC = {"relative_score": True, "lr_decay": True, "win_reward": 0.5}
 def shipped_bot(game: str, preset: str) -> str | None:
     """The committed bot of this game and preset, if there is one that loads here, as its
     network alone (no search)."""
-    path = shipped_folder() / f"{game}-{preset}.onnx"
-    if not path.is_file():
+    spec = f"{SHIPPED}{game}-{preset}"
+    if spec not in shipped_bots(game):
         return None
     try:
-        read_card(path)
+        read_card(resolve(spec))
     except BotLoadError as err:
         print(f"note: not using the shipped bot: {err}", file=sys.stderr)
         return None
-    return f"{onnx_spec(path)}:worlds=0"
+    return f"{spec}:worlds=0"
 
 
 def lineups(fresh: str, shipped: str | None, rules: list[str], seats: int) -> list[tuple]:

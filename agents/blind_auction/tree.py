@@ -244,11 +244,13 @@ def best_response(tree: PublicTree, row: dict[int, np.ndarray] | None = None,
     or ``row`` (seat 0's mixes) to get the value seat 1's best response holds seat 0 to."""
     if (row is None) == (col is None):
         raise ValueError("give the mixes of exactly one seat (row or col)")
-    below = None
+    below: np.ndarray | None = None
     for k in range(1, tree.n + 1):
         m = tree.stage_matrices(k, below)
         if col is not None:
             below = np.einsum("sij,sj->si", m, col[k]).max(1)
         else:
+            assert row is not None  # one of the two
             below = np.einsum("si,sij->sj", row[k], m).min(1)
+    assert below is not None  # a tree has a level per card
     return float(below[0])

@@ -81,7 +81,9 @@ class ExpertBot(Bot):
 
     # ------------------------------------------------------------------ draw
     def wants_up_card(self, know: Knowledge) -> bool:
-        taken = know.value_of_taking(know.view.top)
+        top = know.view.top
+        assert top is not None  # the up card, or the last discard, to take
+        taken = know.value_of_taking(top)
         return taken < know.expected_deadwood(know.hand) - self.take_margin
 
     # --------------------------------------------------------------- discard

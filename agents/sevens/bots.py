@@ -61,6 +61,7 @@ class LookaheadBot(Bot):
             score = immediate_points(view, a) - self.weight * replies[a]
             if score > best_score + 1e-9:
                 best, best_score = a, score
+        assert best is not None  # a legal action scores more than -inf
         return int(best)
 
 

@@ -62,7 +62,7 @@ class BasicPlay:
 
     # ------------------------------------------------------------ judgement
     def p_win(self, kn: Knowledge, card: int) -> float:
-        if kn.trick and not beats(card, kn.best, kn.led):
+        if kn.best is not None and not beats(card, kn.best, kn.led):  # a trick is on the table
             return 0.0
         if not kn.after:
             return 1.0
@@ -104,7 +104,7 @@ class BasicPlay:
     def keep_nil(self, kn: Knowledge, legal: list[int]) -> int:
         """Our nil: the most dangerous card that cannot win; if all can, the lowest (others
         set on breaking us will not overtake it), unless we are last and win anyway."""
-        if not kn.trick:
+        if kn.best is None:  # no trick on the table
             return self.nil_lead(kn, legal)
         losers = [c for c in legal if not beats(c, kn.best, kn.led)]
         if losers or not kn.after:
@@ -120,7 +120,7 @@ class BasicPlay:
 
         ``keep`` holds cards to spare (our counted winners) when others will do.
         """
-        if kn.trick:
+        if kn.best is not None:  # a trick is on the table
             losers = [c for c in legal if not beats(c, kn.best, kn.led)]
         else:
             losers = []
@@ -134,7 +134,7 @@ class BasicPlay:
     def take(self, kn: Knowledge, legal: list[int], greedy: bool = False) -> int:
         """Win a needed trick when its odds allow (P1.1); when the winners we count on
         already cover the bid, duck instead, keeping them (P1.2 sets how far)."""
-        if not kn.trick:
+        if kn.best is None:  # no trick on the table
             if greedy:
                 return max(legal, key=lambda c: (self.p_win(kn, c), -POWER[c]))
             return self.lead(kn, legal, self)
@@ -172,7 +172,7 @@ class BasicPlay:
         targets = self.nil_targets(kn)
         if not targets:
             return None
-        if not kn.trick:  # lead low in a suit the nil bidder may still hold
+        if kn.best is None:  # no trick on the table: lead low in a suit the nil bidder may hold
             target = max(targets, key=lambda s: kn.view.scores[s])
             pool = [c for c in legal if not kn.void(target, SUIT[c])]
             return cheapest(pool) if pool else None

@@ -19,7 +19,7 @@ def card_action(card_id: int) -> int:
     return cards.rank_of(card_id)
 
 
-def action_name(action: int) -> str:
+def action_name(action: object) -> str:
     """'bid 10', 'bid A', for logs and error messages."""
     if not is_action_id(action, NUM_ACTIONS):
         return repr(action)
@@ -31,6 +31,7 @@ def parse_action(text: str | int) -> int:
     action = action_id(text, NUM_ACTIONS, "Q")
     if action is not None:
         return action
+    assert isinstance(text, str)  # action_id passes only names on
     key = text.strip().upper().removeprefix("BID ").strip().replace("T", "10")
     if key in cards.RANKS:
         return cards.RANKS.index(key)

@@ -48,22 +48,21 @@ def check_rules(rules: BlindAuctionRules, policies: int = 1) -> None:
 
 
 class _Level:
-    """The round starts with ``k`` cards left per seat: states, then what their round leads to."""
+    """The round starts with ``k`` cards left per seat: states, then what their round leads
+    to (``build_levels`` fills it in)."""
 
-    def __init__(self, states: list[BlindAuctionState]) -> None:
+    def __init__(self, states: list[BlindAuctionState], k: int) -> None:
         self.states = states
-        self.margin: np.ndarray | None = None  # (S, k, k, k): seat 0 minus seat 1, (a, b, prize)
-        self.child: np.ndarray | None = None  # (S, k, k, k): index into the next level
+        shape = (len(states), k, k, k)
+        self.margin = np.empty(shape)  # (S, k, k, k): seat 0 minus seat 1, (a, b, prize)
+        self.child = np.full(shape, -1, dtype=np.int64)  # (S, k, k, k): index into the next
 
 
 def build_levels(rules: BlindAuctionRules, encoder: Encoder, merge: bool) -> list[_Level]:
     """Every history (merged by observation when ``merge``), level by level from the root."""
-    levels = [_Level([BlindAuctionState(rules, 0)])]
+    levels = [_Level([BlindAuctionState(rules, 0)], rules.cards_per_suit)]
     for k in range(rules.cards_per_suit, 0, -1):
         level = levels[-1]
-        s_count = len(level.states)
-        level.margin = np.empty((s_count, k, k, k))
-        level.child = np.full((s_count, k, k, k), -1, dtype=np.int64)
         below: list[BlindAuctionState] = []
         index: dict[bytes, int] = {}
         for s, state in enumerate(level.states):
@@ -79,16 +78,18 @@ def build_levels(rules: BlindAuctionRules, encoder: Encoder, merge: bool) -> lis
                         level.margin[s, i, j, q] = points[0] - points[1]
                         if k == 1:
                             continue
-                        key = encoder.encode(child.view(0)).tobytes() if merge else None
-                        at = index.get(key) if merge else None
-                        if at is None:
+                        if merge:
+                            key = encoder.encode(child.view(0)).tobytes()
+                            at = index.get(key)
+                            if at is None:
+                                at = index[key] = len(below)
+                                below.append(child)
+                        else:
                             at = len(below)
                             below.append(child)
-                            if merge:
-                                index[key] = at
                         level.child[s, i, j, q] = at
         if k > 1:
-            levels.append(_Level(below))
+            levels.append(_Level(below, k - 1))
     return levels
 
 
@@ -156,14 +157,15 @@ def exploitability(rules: BlindAuctionRules, encoder: Encoder, policies: Sequenc
         mixes.append(per_seat)
     # the mix each seat's policy plays at every node: the weights times the chance that each
     # policy made that seat's bids so far (the reach), then its mix
-    behaviour = [[None, None] for _ in levels]
+    behaviour: list[list[np.ndarray]] = []  # [level][seat]
     reach = [np.ones((1, len(policies))), np.ones((1, len(policies)))]
     for d, level in enumerate(levels):
+        behaviour.append([])
         for seat in (0, 1):
             r = reach[seat] * w  # (S, P)
             total = r.sum(axis=1, keepdims=True)
             prior = np.where(total > 0, r / np.where(total > 0, total, 1.0), w)
-            behaviour[d][seat] = np.einsum("sp,psk->sk", prior, mixes[d][seat])
+            behaviour[d].append(np.einsum("sp,psk->sk", prior, mixes[d][seat]))
         if d + 1 < len(levels):
             nxt = [np.empty((len(levels[d + 1].states), len(policies))) for _ in (0, 1)]
             child = level.child
@@ -175,7 +177,9 @@ def exploitability(rules: BlindAuctionRules, encoder: Encoder, policies: Sequenc
                 nxt[seat][child.reshape(-1)] = r.reshape(-1, len(policies))
             reach = nxt
     # backward: the responder's best reply against each seat of the policy
-    v0 = v1 = None  # seat 0's margin from each node on, with the policy in seat 0 / seat 1
+    # seat 0's margin from each node on, with the policy in seat 0 / seat 1
+    v0: np.ndarray | None = None
+    v1: np.ndarray | None = None
     for d in range(len(levels) - 1, -1, -1):
         level = levels[d]
         m0 = level.margin if v0 is None else level.margin + v0[level.child]
@@ -183,6 +187,7 @@ def exploitability(rules: BlindAuctionRules, encoder: Encoder, policies: Sequenc
         m0, m1 = m0.mean(axis=3), m1.mean(axis=3)  # (S, k, k): the prize is uniform
         v0 = np.einsum("si,sij->sj", behaviour[d][0], m0).min(axis=1)
         v1 = np.einsum("sij,sj->si", m1, behaviour[d][1]).max(axis=1)
+    assert v0 is not None and v1 is not None  # a level per card
     seat0, seat1 = -float(v0[0]), float(v1[0])
     value = (seat0 + seat1) / 2
     return {"exploitability": value, "fraction": value / rules.prize_total,

@@ -108,13 +108,13 @@ class BlindAuctionState:
         return list(self.hands[seat])
 
     # ---------------------------------------------------------------- apply
-    def apply(self, action: int) -> None:
+    def apply(self, action: object) -> None:
         """Bid ``action`` for the current player; raise and change nothing if illegal."""
         seat = self.current_player
-        hand = self.hands[seat] if seat is not None else ()
+        hand = self.hands[seat] if seat is not None else []
         if type(action) is not int:
             action = as_action(action)
-        if action not in hand:
+        if seat is None or action not in hand:
             raise IllegalActionError(
                 f"illegal action {action!r} ({action_name(action)}) for player_{seat}"
                 + ("; the game is over" if seat is None else f"; legal: {list(hand)}"))
@@ -130,8 +130,9 @@ class BlindAuctionState:
         prize = self.prizes[self.round]
         carried = self.carried
         carried_value = sum(c - _PRIZE_BASE + 2 for c in carried) if carried else 0
-        scorers, points, carry = resolve(self._tie_rule, pending, prize - _PRIZE_BASE + 2,
-                                         carried_value)
+        # every seat has bid: no None is pending (narrowing the list would cost on the hot path)
+        scorers, points, carry = resolve(self._tie_rule, pending,  # type: ignore[arg-type]
+                                         prize - _PRIZE_BASE + 2, carried_value)
         taken = (*carried, prize) if scorers else ()
         for seat in scorers:
             self.scores[seat] += points[seat]

@@ -14,12 +14,11 @@ so a share of the prizes) and the win bonus come together at the end.
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 from pettingzoo import ParallelEnv
 
 from cardrl.envs.aec import CardGameEnv
+from cardrl.envs.blind_auction.engine import BlindAuctionState
 from cardrl.envs.blind_auction.game import GAME
 
 ENV_NAME = GAME.env_name
@@ -28,6 +27,7 @@ ENV_NAME = GAME.env_name
 class raw_env(CardGameEnv):  # noqa: N801 - PettingZoo naming
     metadata = {**CardGameEnv.metadata, "name": ENV_NAME}
     game = GAME
+    state_obj: BlindAuctionState | None  # this game's engine (``GAME.state``)
 
 
 def env(**kwargs) -> raw_env:
@@ -61,11 +61,12 @@ class parallel_raw_env(ParallelEnv):  # noqa: N801 - PettingZoo naming
         return self.aec.action_space(agent)
 
     @property
-    def state_obj(self) -> Any:
+    def state_obj(self) -> BlindAuctionState | None:
         return self.aec.state_obj
 
     def _observations(self) -> dict:
         state = self.aec.state_obj
+        assert state is not None  # after reset
         observe = self.aec._observation
         mask = self.aec._mask  # every live seat's own hand (legal_for): they bid at once
         return {a: {"observation": observe(state, seat), "action_mask": mask(state.legal_for(seat))}
@@ -92,6 +93,7 @@ class parallel_raw_env(ParallelEnv):  # noqa: N801 - PettingZoo naming
         if missing:
             raise ValueError(f"actions missing for {missing}; every live agent bids each step")
         state = self.aec.state_obj
+        assert state is not None  # agents are live: reset made it
         if self.aec.illegal_action == "raise":  # every bid checked before any is played
             for seat, agent in enumerate(self.agents):
                 self.aec.payout.resolve(state.legal_for(seat), actions[agent], agent,
@@ -105,7 +107,7 @@ class parallel_raw_env(ParallelEnv):  # noqa: N801 - PettingZoo naming
         terminations = dict(aec.terminations)
         truncations = dict(aec.truncations)
         obs = self._observations()
-        infos = {a: {} for a in self.agents}
+        infos: dict[str, dict] = {a: {} for a in self.agents}
         if all(terminations.values()):
             self.agents = []
         return obs, rewards, terminations, truncations, infos

@@ -13,13 +13,18 @@ so the engine stays the one truth; the tests check the rows equal
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from numba import njit
 
 from cardrl.envs import compiled
 from cardrl.envs.blind_auction import compiled as core
 from cardrl.envs.blind_auction.infostate import OBS_SIZE
-from cardrl.envs.blind_auction.rules import TIE_RULES
+from cardrl.envs.blind_auction.rules import TIE_RULES, BlindAuctionRules
+
+if TYPE_CHECKING:
+    from cardrl.envs.blind_auction.engine import BlindAuctionState
 
 P, R = core.P, core.R
 # one game's core arrays as slices of two flat buffers: (offset, length) in ``ints``
@@ -86,8 +91,8 @@ class BlindAuctionObserver:
         self._n = n = num_players
         self._buf = np.zeros(8 * (_INTS + _FLOATS) + n * (4 * OBS_SIZE + R), np.uint8)
         self._no_mask = np.zeros(R, dtype=np.int8)
-        self._rules = None  # the rules the start template below was made for
-        self._state = None
+        self._rules: BlindAuctionRules | None = None  # the rules of the start template below
+        self._state: BlindAuctionState | None = None
         self._rebind()
         self._start = self._ints.copy()
 
@@ -112,7 +117,7 @@ class BlindAuctionObserver:
         """The core's ``st`` for the one game, as ``_views`` cuts it in the kernel."""
         return _views.py_func(self._ints, self._floats)[0]
 
-    def reset(self, state) -> None:
+    def reset(self, state: BlindAuctionState) -> None:
         """Load the compiled game from ``state`` and write every seat's vector."""
         rules = state.rules
         if rules is not self._rules:
@@ -130,7 +135,7 @@ class BlindAuctionObserver:
         observe(self._buf, self._n, -1)
         self._state, self._round, self._player = state, state.round, state.current_player
 
-    def after_apply(self, state, player: int, action: int) -> None:
+    def after_apply(self, state: BlindAuctionState, player: int, action: int) -> None:
         """Update the vectors after ``player`` bid ``action`` (a rank) in ``state``."""
         if state is not self._state or player != self._player:
             self.reset(state)
@@ -138,14 +143,14 @@ class BlindAuctionObserver:
         observe(self._buf, self._n, action)
         self._round, self._player = state.round, state.current_player
 
-    def observation(self, state, seat: int) -> np.ndarray:
+    def observation(self, state: BlindAuctionState, seat: int) -> np.ndarray:
         """A new copy of ``seat``'s vector: ``encode(state.view(seat))``."""
         if (state is not self._state or state.round != self._round
                 or state.current_player != self._player):
             self.reset(state)  # moved without after_apply (e.g. state.apply called directly)
         return self._rows[seat].copy()
 
-    def observe(self, state, seat: int) -> dict[str, np.ndarray]:
+    def observe(self, state: BlindAuctionState, seat: int) -> dict[str, np.ndarray]:
         """``seat``'s observation dict: new copies of its vector and its mask."""
         if (state is not self._state or state.round != self._round
                 or state.current_player != self._player):
@@ -154,7 +159,7 @@ class BlindAuctionObserver:
                 "action_mask": (self._masks[seat] if seat == state.current_player
                                 else self._no_mask).copy()}
 
-    def action_mask(self, state, seat: int) -> np.ndarray:
+    def action_mask(self, state: BlindAuctionState, seat: int) -> np.ndarray:
         """A new copy of ``seat``'s mask: the ranks it holds if it is to bid, else none."""
         if (state is not self._state or state.round != self._round
                 or state.current_player != self._player):

@@ -22,7 +22,8 @@ def resolve(tie_rule: str, bids: Sequence[int], prize_value: int,
     prizes carried into this round (only ever non-zero with ``carry``).
     """
     top = max(bids)
-    points = [0] * len(bids)
+    points: list[float] = [0] * len(bids)
+    tops: tuple[int, ...]
     if bids.count(top) == 1:
         tops = (bids.index(top),)
         points[tops[0]] = prize_value + carried_value

@@ -30,8 +30,12 @@ def sample_worlds(view: BlindAuctionView, n: int,
         for seat, acted in enumerate(view.acted):
             if not acted:
                 break  # seats bid in seat order
-            bid = view.chosen if seat == view.seat else \
-                view.remaining[seat][int(rng.integers(len(view.remaining[seat])))]
-            state.apply(bid % 13)
+            if seat == view.seat:
+                chosen = view.chosen
+                assert chosen is not None  # it has bid
+                state.apply(chosen % 13)
+            else:
+                state.apply(view.remaining[seat][int(rng.integers(len(view.remaining[seat])))]
+                            % 13)
         worlds.append(state)
     return worlds

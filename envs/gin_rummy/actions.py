@@ -35,7 +35,7 @@ def action_card(action: int) -> int:
     return action - KNOCK_OFFSET if action >= KNOCK_OFFSET else action - DISCARD_OFFSET
 
 
-def action_name(action: int) -> str:
+def action_name(action: object) -> str:
     """'draw stock', 'take discard', 'discard QS' or 'knock QS', for logs and errors."""
     if not is_action_id(action, NUM_ACTIONS):
         return repr(action)
@@ -52,6 +52,7 @@ def parse_action(text: str | int) -> int:
     action = action_id(text, NUM_ACTIONS, "discard QS")
     if action is not None:
         return action
+    assert isinstance(text, str)  # action_id passes only names on
     key = " ".join(text.strip().lower().split())
     if key in ("draw stock", "draw", "stock"):
         return DRAW_STOCK

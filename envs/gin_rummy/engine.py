@@ -117,10 +117,12 @@ class GinRummyState:
         if deal is None:
             hands, rest = cards.deal(DECK, n, HAND_SIZE, self.rng)
         else:
-            hands, rest = deal
-            if rest is None:
+            hands, given = deal
+            if given is None:
                 dealt = {c for h in hands for c in h}
                 rest = cards.shuffled([c for c in DECK if c not in dealt], self.rng)
+            else:
+                rest = given
         self.hand_number += 1
         self.hands = [list(h) for h in hands]  # sorted
         self.masks = [mask_of(h) for h in hands]
@@ -154,6 +156,7 @@ class GinRummyState:
         if self.phase == "over":
             return ()
         seat = self.current_player
+        assert seat is not None  # discarding
         hand = self.hands[seat]
         if self.taken is not None and self.rules.no_discard_of_taken:
             hand = [c for c in hand if c != self.taken]
@@ -178,6 +181,7 @@ class GinRummyState:
                 f"player_{self.current_player} in phase {self.phase!r}; legal: {list(legal)}")
         action = int(action)
         seat = self.current_player
+        assert seat is not None  # a legal action: the game is on
         self._legal = None
         self.moves += 1
         if action == DRAW_STOCK:

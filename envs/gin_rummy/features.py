@@ -156,6 +156,7 @@ def decision_features(row: np.ndarray, o: dict, view: GinRummyView) -> None:
             row[o["discard_ready"] + card] = ready
             row[o["discard_gin_ready"] + card] = gin_ready
             row[o["discard_danger"] + card] = min(1.0, know.danger(card) / DANGER_SCALE)
+        assert after is not None  # discarding: the deadwood after each discard
         knock_features(row, o, view, know, after)
     elif view.phase == "draw" and view.pile:
         mean = Knowledge(view).expected_deadwood(hand)  # the mean alone: no shares counted

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -53,6 +54,9 @@ from cardrl.envs.gin_rummy.actions import (
 )
 from cardrl.envs.gin_rummy.melds import ALL_CARDS, deadwood, deadwood_after_discards, mask_of
 from cardrl.envs.gin_rummy.view import GinRummyView
+
+if TYPE_CHECKING:
+    from cardrl.envs.gin_rummy.engine import GinRummyState
 
 VERSION = 3
 SCORE_CLIP = 4.0
@@ -252,7 +256,8 @@ def _write_outlook(row: np.ndarray, o: dict[str, int], phase: str, hand: int, dr
         row[o["stock_outlook"]] = min(1.0, mean / DEADWOOD_SCALE)
 
 
-def write_decision(row: np.ndarray, o: dict[str, int], view: GinRummyView) -> dict | None:
+def write_decision(row: np.ndarray, o: dict[str, int], view: GinRummyView
+                   ) -> dict[int, int] | None:
     """The seat to act's deadwood blocks (the definition): discarding, ``discard_deadwood``
     and ``discard_gin`` (0 deadwood there is both "gin" and "not in hand"); drawing from a
     pile, ``take_deadwood``. Returns the deadwood after each discard, when discarding."""
@@ -274,11 +279,12 @@ def write_decision(row: np.ndarray, o: dict[str, int], view: GinRummyView) -> di
     return None
 
 
-def write_decision_state(row: np.ndarray, o: dict[str, int], state) -> None:
+def write_decision_state(row: np.ndarray, o: dict[str, int], state: GinRummyState) -> None:
     """``write_decision`` and ``write_outlook`` for the seat to act of an engine state,
     through the compiled meld search and the state's hand masks (no view built): the
     observer's, held equal to the definitions at every step by its tests."""
     me = state.current_player
+    assert me is not None  # a seat to act
     hand = state.masks[me]
     if state.phase == "discard":
         (meld_kernels or _import_meld_kernels()).write_discards(
@@ -306,9 +312,7 @@ class Tables:
         def relative(offset: int, seat: int, stride: int) -> tuple[int, ...]:
             return encoding.in_every_row(size, n, offset, seat, stride)
 
-        def per_card(block: str | None) -> tuple | None:
-            if block not in o:
-                return None
+        def per_card(block: str) -> tuple[tuple[tuple[int, ...], ...], ...]:
             return tuple(tuple(relative(o[block] + c, s, CARDS) for c in range(CARDS))
                          for s in range(n))
 
@@ -323,7 +327,7 @@ class Tables:
         self.top = tuple(every_row(o["pile_top"] + c) for c in range(CARDS))
         self.pile = tuple(every_row(o["pile"] + c) for c in range(CARDS))
         self.known = per_card("known")
-        self.picked = per_card("picked")
+        self.picked = per_card("picked") if "picked" in o else None  # the infostate's only
         self.discarded = per_card("discarded")
         self.to_act = tuple(relative(o["to_act"], s, 1) for s in range(n))
 
@@ -355,13 +359,13 @@ class GinRummyObserver:
         self._encode, self._decide, self._decide_state = encode, decide, decide_state
         self._private = tables.size if private_from is None else private_from
         self._obs = np.zeros((self.n, tables.size), dtype=np.float32)
-        self._pile = None  # no state yet: the first call re-encodes
+        self._pile: list[int] | None = None  # no state yet: the first call re-encodes
         self._make_views()
 
     def _make_views(self) -> None:
         """Views of ``_obs`` (not pickled: a memoryview cannot be)."""
         self._rows = list(self._obs)
-        self._mv = memoryview(self._obs.reshape(-1))
+        self._mv = encoding.float_view(self._obs.reshape(-1))
 
     def __getstate__(self) -> dict:
         state = dict(self.__dict__)
@@ -372,21 +376,21 @@ class GinRummyObserver:
         self.__dict__.update(state)
         self._make_views()
 
-    def reset(self, state) -> None:
+    def reset(self, state: GinRummyState) -> None:
         """Encode every seat afresh from ``state``."""
         for seat, row in enumerate(self._rows):
             self._encode(state.view(seat), out=row)
             row[self._private:] = 0.0  # added per observation (``observation``)
         self._sync(state)
 
-    def _sync(self, state) -> None:
+    def _sync(self, state: GinRummyState) -> None:
         self._pile = state.pile
         self._moves = state.moves
         self._player = state.current_player
         self._taken = state.taken
         self._top = state.pile[-1] if state.pile else None
 
-    def after_apply(self, state, player: int, action: int) -> None:
+    def after_apply(self, state: GinRummyState, player: int, action: int) -> None:
         """Update the vectors after ``player``'s ``action`` was applied to ``state``.
 
         Anything but the next move of this hand from where the last call left off
@@ -400,13 +404,16 @@ class GinRummyObserver:
             return
         t, mv = self.t, self._mv
         if action < 2:  # a draw: now the player discards
-            mv[t.hand[player][state.drawn]] = 1.0
+            drawn = state.drawn
+            assert drawn is not None  # just drawn
+            mv[t.hand[player][drawn]] = 1.0
             if action == 0:
                 stock = len(state.stock) / state.rules.stock_size
                 for i in t.stock:
                     mv[i] = stock
             else:
                 card = state.taken
+                assert card is not None  # just taken
                 for i in t.top[card]:
                     mv[i] = 0.0
                 if pile:
@@ -448,14 +455,16 @@ class GinRummyObserver:
                 mv[i] = 1.0
             for i in t.to_act[player]:
                 mv[i] = 0.0
-            for i in t.to_act[state.current_player]:
+            nxt = state.current_player
+            assert nxt is not None  # the hand goes on: the next seat draws
+            for i in t.to_act[nxt]:
                 mv[i] = 1.0
         if t.deadwood is not None:  # the compiled search: a memo would miss on most hands
             dw = (meld_kernels or _import_meld_kernels()).deadwood(state.masks[player])
             mv[t.deadwood[player]] = min(1.0, dw / DEADWOOD_SCALE)
         self._sync(state)
 
-    def observation(self, state, seat: int) -> np.ndarray:
+    def observation(self, state: GinRummyState, seat: int) -> np.ndarray:
         """A new copy of ``seat``'s vector, equal to its encoder's vector of the view."""
         if (state.pile is not self._pile or state.moves != self._moves
                 or state.current_player != self._player):

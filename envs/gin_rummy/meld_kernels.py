@@ -18,7 +18,7 @@ _FIELD = np.int64((1 << 13) - 1)
 ALL_CARDS = np.int64(melds.ALL_CARDS)  # every card's bit
 _REPLICATE = np.int64(melds._REPLICATE)
 CARD_BIT = np.array(melds.CARD_BIT, dtype=np.int64)  # card id -> its bit in a hand mask
-INDEX_CARD = np.array([-1 if c is None else c for c in melds._INDEX_CARD], dtype=np.int64)
+INDEX_CARD = np.array(melds._INDEX_CARD, dtype=np.int64)
 INDEX_VALUE = np.array(melds._INDEX_VALUE, dtype=np.int64)
 RANK_MASK = np.array(melds._RANK_MASK[:13] + (0, 0, 0), dtype=np.int64)  # ranks 13..15: no card
 

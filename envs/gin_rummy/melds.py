@@ -43,7 +43,7 @@ def _bit_index(card_id: int) -> int:
 CARD_BIT: tuple[int, ...] = tuple(1 << _bit_index(c) for c in range(52))
 CARD_VALUE: tuple[int, ...] = tuple(min(rank_low(c) + 1, 10) for c in range(52))  # 9a-c
 # per bit index (64 of them, gaps included): the card there and its value
-_INDEX_CARD: list[int | None] = [None] * 64
+_INDEX_CARD: list[int] = [-1] * 64  # -1: a gap, no card
 _INDEX_VALUE: list[int] = [0] * 64
 for _c in range(52):
     _INDEX_CARD[_bit_index(_c)] = _c

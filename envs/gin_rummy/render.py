@@ -30,7 +30,7 @@ def render(view: GinRummyView) -> str:
              + (f", player_{view.current_player} to act" if view.current_player is not None
                 else "")]
     lines.append(f"stock {view.stock_size}  pile ({len(view.pile)}) top: "
-                 f"{cards.name(view.top) if view.pile else '-'}"
+                 f"{cards.name(view.top) if view.top is not None else '-'}"
                  + (f"  taken this turn: {cards.name(view.taken)}" if view.taken is not None
                     else ""))
     lines.append(f"{'seat':<10}{'score':>7}  known in hand / discarded")
@@ -48,8 +48,10 @@ def render(view: GinRummyView) -> str:
             lines.append(f"last hand ({last.hand_number}): dead, the stock ran out")
         else:
             how = "gin" if last.gin else ("undercut" if last.undercut else "knock")
+            winner = last.winner
+            assert winner is not None  # a knock has a winner
             lines.append(f"last hand ({last.hand_number}): player_{last.knocker} knocked, "
-                         f"{how}; player_{last.winner} scored {last.points[last.winner]}; "
+                         f"{how}; player_{winner} scored {last.points[winner]}; "
                          f"deadwood {list(last.deadwood)}")
     if view.winners:
         lines.append("winner: " + ", ".join(f"player_{w}" for w in view.winners))

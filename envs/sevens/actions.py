@@ -27,7 +27,7 @@ def action_value_index(action: int) -> int:
     return action & 1
 
 
-def action_name(action: int) -> str:
+def action_name(action: object) -> str:
     """'7H' for a card's first value, '7H/2' for its second; for logs and errors."""
     if not is_action_id(action, NUM_ACTIONS):
         return repr(action)
@@ -40,6 +40,7 @@ def parse_action(text: str | int) -> int:
     action = action_id(text, NUM_ACTIONS, "AS/2")
     if action is not None:
         return action
+    assert isinstance(text, str)  # action_id passes only names on
     name, slash, index = text.strip().partition("/")
     if slash and index.strip() not in ("1", "2"):
         raise ValueError(f"bad value choice in {text!r}: use '/1' or '/2'")

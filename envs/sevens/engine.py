@@ -150,7 +150,7 @@ class SevensState:
         return list(self._legal)
 
     # --------------------------------------------------------------- apply
-    def apply(self, action: int) -> None:
+    def apply(self, action: object) -> None:
         """Play ``action`` for the current player; raise and change nothing if illegal."""
         legal = self._legal if self._legal is not None else self.legal_actions()
         if type(action) is not int:
@@ -160,6 +160,7 @@ class SevensState:
                 f"illegal action {action!r} ({action_name(action)}) for "
                 f"player_{self.current_player}; legal: {list(legal)}")
         seat = self.current_player
+        assert seat is not None  # a legal action: the game is on
         card = action >> 1
         value = self.params.values[RANK[card]][action & 1]
         self.total += value

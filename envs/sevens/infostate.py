@@ -24,6 +24,7 @@ other features explained a quarter of its variance (docs/results.md). Like
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -32,6 +33,9 @@ from cardrl.envs.sevens.actions import NUM_ACTIONS, NUM_CARDS
 from cardrl.envs.sevens.rules import MAX_PLAYERS, MIN_PLAYERS, NUM_SYMBOLS, Parameters, hand_size
 from cardrl.envs.sevens.scoring import points_for_total
 from cardrl.envs.sevens.view import SevensView
+
+if TYPE_CHECKING:
+    from cardrl.envs.sevens.engine import SevensState
 
 VERSION = 2
 P = MAX_PLAYERS
@@ -201,8 +205,11 @@ def _rotation(n: int, me: int) -> np.ndarray:
 
 
 # the compiled play points, bound by the first observer (``_import_points``): they load
-# numba, which importing the encoders does not
-points = None
+# numba, which importing the encoders does not (None until then)
+if TYPE_CHECKING:
+    from cardrl.envs.sevens import points
+else:
+    points = None
 
 
 def _import_points() -> None:
@@ -227,9 +234,10 @@ class SevensObserver:
         self.n = num_players
         self._rotations = [_rotation(num_players, me) for me in range(num_players)]
         self._pub = np.zeros(OBS_SIZE + 1, dtype=np.float32)  # + the zero the hands read
-        self._mv = memoryview(self._pub)
-        self._plays = None
-        self._params = None  # the game whose values and points the next three hold
+        self._mv = encoding.float_view(self._pub)
+        self._plays: list[tuple[int, int, int]] | None = None
+        # the game whose values and points the next three hold
+        self._params: Parameters | None = None
         _import_points()
         from cardrl.envs import compiled
         # the kernel inlines code of other files, whose changes numba's own check misses
@@ -242,10 +250,10 @@ class SevensObserver:
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
-        self._mv = memoryview(self._pub)
+        self._mv = encoding.float_view(self._pub)
         _import_points()
 
-    def reset(self, state) -> None:
+    def reset(self, state: SevensState) -> None:
         view = state.view(0)
         encode(view, out=self._pub[:OBS_SIZE])
         self._pub[_HAND:_HAND + NUM_CARDS] = 0.0
@@ -263,14 +271,14 @@ class SevensObserver:
                 self._counts[s] = len(vals)
             self._points = np.array(state.params.points, dtype=np.int64)
 
-    def _sync(self, state) -> None:
+    def _sync(self, state: SevensState) -> None:
         self._plays = state.plays
         self._num_plays = len(state.plays)
         self._total = state.total
         self._last = state.last_card
         self._last_by = state.plays[-1][0] if state.plays else P
 
-    def after_apply(self, state, player: int, action: int) -> None:
+    def after_apply(self, state: SevensState, player: int, action: int) -> None:
         plays = state.plays
         if (plays is not self._plays or len(plays) != self._num_plays + 1
                 or state.current_player is None):
@@ -298,7 +306,7 @@ class SevensObserver:
         self._held[player] &= ~(1 << card)
         self._seen |= 1 << card
 
-    def observation(self, state, seat: int) -> np.ndarray:
+    def observation(self, state: SevensState, seat: int) -> np.ndarray:
         """A new vector of ``seat``'s information state: ``encode(state.view(seat))``."""
         if state.plays is not self._plays or len(state.plays) != self._num_plays:
             self.reset(state)  # moved without after_apply (e.g. state.apply called directly)

@@ -61,7 +61,7 @@ def _value_grid(values: tuple[tuple[int, ...], ...]) -> np.ndarray:
     return np.array([(vals[0], vals[-1]) for vals in values], dtype=np.int64)
 
 
-def reply_gains(totals: Sequence[int], values: tuple[tuple[int, ...], ...],
+def reply_gains(totals: Sequence[int] | np.ndarray, values: tuple[tuple[int, ...], ...],
                 points: tuple[int, int, int]) -> np.ndarray:
     """(totals, symbols): the most points a reply of each symbol earns on each total."""
     after = np.asarray(totals, dtype=np.int64)[:, None, None] + _value_grid(values)[None]
@@ -78,7 +78,8 @@ def expected_replies(view: SevensView, actions: Iterable[int]) -> dict[int, floa
     return dict(zip(actions, replies.tolist(), strict=True))
 
 
-def expected_reply_array(view: SevensView, actions: np.ndarray, totals: Sequence[int],
+def expected_reply_array(view: SevensView, actions: np.ndarray,
+                         totals: Sequence[int] | np.ndarray,
                          unseen: Sequence[int]) -> np.ndarray:
     """``expected_replies`` as an array, given each action's new total and the unseen
     cards (the encoder has both at hand)."""
@@ -86,5 +87,5 @@ def expected_reply_array(view: SevensView, actions: np.ndarray, totals: Sequence
     held = view.hand_sizes[nxt] if nxt != view.seat else 0
     if not held or not unseen or not len(actions):
         return np.zeros(len(actions))
-    gains = reply_gains(totals, view.params.values, tuple(view.params.points))
+    gains = reply_gains(totals, view.params.values, view.params.points)
     return _expected(gains, actions >> 1, np.asarray(unseen), held)

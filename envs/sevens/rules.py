@@ -113,8 +113,10 @@ class SevensRules(GameRules):
 
     preset: str = "custom"
     num_players: int = editable(4, low=MIN_PLAYERS, high=MAX_PLAYERS)
-    values: tuple[tuple[int, ...], ...] | str | None = None  # None: drawn per game
-    points: tuple[int, int, int] | str | None = None  # None: drawn per game
+    # None: drawn per game. Text or lists are taken too: ``__post_init__`` keeps what
+    # ``check_values`` / ``check_points`` make of them
+    values: tuple[tuple[int, ...], ...] | None = None
+    points: tuple[int, int, int] | None = None
     value_min: int = -6  # ranges the drawn parameters come from (see module docstring)
     value_max: int = 13
     second_value_chance: float = 0.5
@@ -158,7 +160,7 @@ class SevensRules(GameRules):
         leaves the drawn points (and the deal after them) as they were.
         """
         lo, hi = self.value_min, self.value_max
-        drawn = []
+        drawn: list[tuple[int, ...]] = []
         for _ in range(NUM_SYMBOLS):
             first = int(rng.integers(lo, hi + 1))
             if lo < hi and rng.random() < self.second_value_chance:
@@ -166,7 +168,8 @@ class SevensRules(GameRules):
                 drawn.append((first, second + (second >= first)))
             else:
                 drawn.append((first,))
-        pts = tuple(int(p) for p in rng.integers(self.points_min, self.points_max + 1, size=3))
+        a, b, c = (int(p) for p in rng.integers(self.points_min, self.points_max + 1, size=3))
+        pts = (a, b, c)
         return Parameters(self.values if self.values is not None else tuple(drawn),
                           self.points if self.points is not None else pts)
 

@@ -30,7 +30,7 @@ def action_card(action: int) -> int:
     return action - CARD_OFFSET
 
 
-def action_name(action: int) -> str:
+def action_name(action: object) -> str:
     """'bid 3', 'bid nil' or the card name, for logs and error messages."""
     if not isinstance(action, int) or not 0 <= action < NUM_ACTIONS:
         return repr(action)

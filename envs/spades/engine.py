@@ -122,7 +122,9 @@ class SpadesState:
         return [b for b in _ALL_BIDS if b != refused]
 
     def legal_cards(self) -> list[int]:
-        hand = self.hands[self.current_player]
+        seat = self.current_player
+        assert seat is not None, "the game is over"
+        hand = self.hands[seat]
         if self.trick:
             return follow_suit(hand, SUIT_TABLE[self.trick[0]], SUIT_TABLE)
         if self.rules.spades_must_be_broken and not self.spades_broken:
@@ -140,7 +142,9 @@ class SpadesState:
 
     def _find_legal(self) -> tuple[int, ...]:
         if self.phase == "play":  # legal_cards as action ids, inlined: the env's hot path
-            hand = self.hands[self.current_player]
+            seat = self.current_player
+            assert seat is not None  # playing
+            hand = self.hands[seat]
             if self.trick:
                 led = SUIT_TABLE[self.trick[0]]
                 legal = [c + CARD_OFFSET for c in hand if SUIT_TABLE[c] == led]
@@ -156,7 +160,7 @@ class SpadesState:
         return ()
 
     # ---------------------------------------------------------------- apply
-    def apply(self, action: int) -> None:
+    def apply(self, action: object) -> None:
         """Play ``action`` for the current player; raise and change nothing if illegal."""
         legal = self._legal
         if legal is None:
@@ -175,15 +179,18 @@ class SpadesState:
             self._play(action - CARD_OFFSET)
 
     def _bid(self, bid: int) -> None:
-        self.bids[self.current_player] = bid
+        seat = self.current_player
+        assert seat is not None  # bidding
+        self.bids[seat] = bid
         if self.num_bids_made == NUM_PLAYERS:
             self.phase = "play"
             self.current_player = self.leader
         else:
-            self.current_player = (self.current_player + 1) % NUM_PLAYERS
+            self.current_player = (seat + 1) % NUM_PLAYERS
 
     def _play(self, card: int) -> None:
         seat = self.current_player
+        assert seat is not None  # playing
         hand = self.hands[seat]
         suit = SUIT_TABLE[card]
         if self.trick:
@@ -211,14 +218,16 @@ class SpadesState:
 
     def _end_hand(self) -> None:
         points, penalties = [], []
+        bids = [b for b in self.bids if b is not None]
+        assert len(bids) == NUM_PLAYERS  # every seat bid before the play
         for seat in range(NUM_PLAYERS):
             p, self.bags[seat], pen = score_bid(
-                self.rules, self.bids[seat], self.tricks[seat], self.bags[seat])
+                self.rules, bids[seat], self.tricks[seat], self.bags[seat])
             self.scores[seat] += p
             points.append(p)
             penalties.append(pen)
         self.results.append(HandResult(
-            self.hand_number, self.dealer, tuple(self.bids), tuple(self.tricks), tuple(points),
+            self.hand_number, self.dealer, tuple(bids), tuple(self.tricks), tuple(points),
             tuple(penalties), tuple(self.bags), tuple(self.scores)))
         top = max(self.scores)
         leaders = tuple(s for s in range(NUM_PLAYERS) if self.scores[s] == top)

@@ -152,7 +152,7 @@ def play_features(kn: Knowledge, out: np.ndarray) -> None:
     last = max(1, len(hand) - 1)
     for i, c in enumerate(hand):
         suit = SUIT_TABLE[c]
-        if not kn.trick or beats(c, kn.best, kn.led):
+        if kn.best is None or beats(c, kn.best, kn.led):  # None: no trick on the table
             out[tops + c] = 1.0
         out[danger + c] = kn.danger(c) / DANGER_SCALE
         if c in kn.counted:

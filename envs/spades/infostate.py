@@ -29,13 +29,14 @@ shares both. A block a layout does not have is skipped.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from cardrl.envs import cards, encoding
 from cardrl.envs.cards import NUM_CARDS
 from cardrl.envs.spades.actions import CARD_OFFSET, NUM_ACTIONS
-from cardrl.envs.spades.engine import POWER_TABLE, SUIT_TABLE
+from cardrl.envs.spades.engine import POWER_TABLE, SUIT_TABLE, SpadesState
 from cardrl.envs.spades.play_layout import PLAY_BLOCKS
 from cardrl.envs.spades.tracking import beats, trick_leader_card
 from cardrl.envs.spades.view import SpadesView
@@ -74,8 +75,12 @@ TOPS, MASTER = OFFSETS["tops_trick"], OFFSETS["master"]
 PLAY_AT = np.array([OFFSETS[name] + (2 if name == "rules" else 0)
                     for name in PLAY_BLOCKS], dtype=np.int64)
 # the compiled play blocks: ``_import_play_kernels`` binds them for an observer that writes
-# them, as they load numba, which importing the encoders does not
-play_kernels = None
+# them, as they load numba, which importing the encoders does not (None until then; an
+# observer with ``play_blocks`` calls it only once bound)
+if TYPE_CHECKING:
+    from cardrl.envs.spades import play_kernels
+else:
+    play_kernels = None
 DECKS = {jokers: tuple(cards.make_deck(jokers)) for jokers in (False, True)}
 # blocks laid out per relative seat (``P`` sub-blocks, the observer's first)
 PER_SEAT_BLOCKS = ("bids", "tricks", "played_by", "trick", "leader", "last_trick",
@@ -171,7 +176,7 @@ def write_play(view: SpadesView, out: np.ndarray) -> None:
     led = SUIT_TABLE[trick[0][1]] if trick else -1
     best = trick_leader_card(trick)[1]
     for c in view.hand:
-        if not trick or beats(c, best, led):
+        if best is None or beats(c, best, led):  # None: no trick on the table
             out[TOPS + c] = 1.0
         if POWER_TABLE[c] > top[SUIT_TABLE[c]]:
             out[MASTER + c] = 1.0
@@ -305,7 +310,7 @@ class SpadesObserver:
         self._private = tables.size if private_from is None else private_from
         self._obs = np.zeros((P, tables.size), dtype=np.float32)
         self._seat0 = np.zeros(tables.size + NUM_CARDS, dtype=np.float32)  # see _rotation
-        self._plays = None  # no state yet: the first call re-encodes
+        self._plays: list[tuple[int, int]] | None = None  # no state yet: the first call re-encodes
         self._starts: dict = {}  # rows before a hand's first bid, but the hands (``reset``)
         self._make_views()
 
@@ -314,7 +319,7 @@ class SpadesObserver:
         views would no longer share the buffer)."""
         self._rows = list(self._obs)
         self._flat = self._obs.reshape(-1)
-        self._mv = memoryview(self._flat)
+        self._mv = encoding.float_view(self._flat)
         self._trick_block = self._obs[:, self.t.trick_slice]
         last = self.t.last_slice
         self._last_block = None if last is None else self._obs[:, last]
@@ -331,7 +336,7 @@ class SpadesObserver:
         if self._play_blocks:
             _import_play_kernels()
 
-    def reset(self, state) -> None:
+    def reset(self, state: SpadesState) -> None:
         """Encode every seat afresh from ``state``: seat 0's view, rotated for the others.
 
         A hand before its first bid looks the same to every game with the same rules,
@@ -376,7 +381,7 @@ class SpadesObserver:
         self._player = state.current_player
         self._phase = state.phase
 
-    def after_apply(self, state, player: int, action: int) -> None:
+    def after_apply(self, state: SpadesState, player: int, action: int) -> None:
         """Update the vectors after ``player``'s ``action`` was applied to ``state``.
 
         Anything but the next move from where the last call left off (a new
@@ -424,7 +429,7 @@ class SpadesObserver:
         self._num_plays = num_plays
         self._player = state.current_player
 
-    def _trick_done(self, state, num_plays: int) -> None:
+    def _trick_done(self, state: SpadesState, num_plays: int) -> None:
         """The trick leaves the table for ``last_trick``; its winner takes it and leads."""
         t = self.t
         if self._last_block is not None:
@@ -432,6 +437,7 @@ class SpadesObserver:
         self._trick_block.fill(0.0)
         flat = self._flat
         winner = state.last_trick_winner
+        assert winner is not None  # a trick was just won
         taken = state.tricks[winner]
         flat[t.leader_clears[self._leader][self._last_winner]] = 0.0
         flat[t.tricks[winner][taken - 1]] = 0.0
@@ -439,7 +445,7 @@ class SpadesObserver:
         flat[t.tricks_played] = (num_plays // P) / 13.0
         self._leader = self._last_winner = winner
 
-    def observation(self, state, seat: int) -> np.ndarray:
+    def observation(self, state: SpadesState, seat: int) -> np.ndarray:
         """A new copy of ``seat``'s vector, equal to its encoder's vector of the view."""
         if (state.plays is not self._plays or len(state.plays) != self._num_plays
                 or state.current_player != self._player or state.phase != self._phase):

@@ -38,8 +38,9 @@ def cost(card: int) -> tuple[bool, int]:
     return SUIT[card] == SPADES, POWER[card]
 
 
-def beats(card: int, best: int, led: int) -> bool:
-    """Whether ``card`` would take over from ``best`` on a trick led in ``led``."""
+def beats(card: int, best: int, led: int | None) -> bool:
+    """Whether ``card`` would take over from ``best`` on a trick led in ``led`` (which the
+    answer does not need: ``best`` is of the led suit or a spade)."""
     if SUIT[card] == SUIT[best]:
         return POWER[card] > POWER[best]
     return SUIT[card] == SPADES  # a ruff over a non-spade best (best is then of the led suit)
@@ -75,6 +76,9 @@ class Knowledge:
             self.left[s] -= 1
         self.trick = view.trick
         self.led = SUIT[self.trick[0][1]] if self.trick else None
+        # (seat, card) winning the trick; both None, as ``led``, while no trick is on the table
+        self.best_seat: int | None
+        self.best: int | None
         self.best_seat, self.best = trick_leader_card(self.trick)
         self.after = tuple((self.seat + k) % NUM_PLAYERS
                            for k in range(1, NUM_PLAYERS - len(self.trick)))
@@ -174,10 +178,10 @@ class Knowledge:
         nor, on a side-suit trick, ruff (over-ruff, if ours is a ruff). Seats
         that have made their bid, or bid nil, overtake mainly when forced.
         """
-        if self.trick and not beats(card, self.best, self.led):
+        if self.best is not None and not beats(card, self.best, self.led):  # a trick is on
             return 0.0
         suit = SUIT[card]
-        led = self.led if self.trick else suit
+        led = self.led if self.led is not None else suit  # None: no trick, we lead
         p = 1.0
         if suit == led:
             taken = sum(self.share(s, suit) * self._overtakes(s, card) for s in self.after)
