@@ -5,7 +5,7 @@
     bot = agents.load("checkpoints/spades-killer.onnx")   # a trained bot (onnxruntime)
 
 ``import cardrl`` registers each game's single-seat Gymnasium env, one seat against
-bots (``cardrl.agents.single_seat``): ``gymnasium.make("cardrl/Spades-v5", opponents=...)``.
+bots (``cardrl.agents.single_seat``): ``gymnasium.make("cardrl/Spades-v6", opponents=...)``.
 """
 
 from cardrl.agents.base import Bot, RandomBot

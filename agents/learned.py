@@ -111,7 +111,7 @@ def read_card(path: str | Path) -> dict:
     if card["game"] not in game_names():
         raise BotLoadError(f"bot card {str(cpath)!r} is for unknown game {card['game']!r}")
     game = get_game(card["game"])
-    if card["env_name"] != game.env_name:
+    if not isinstance(card["env_name"], str) or not game.plays(card["env_name"]):
         raise BotLoadError(
             f"bot {str(cpath)!r} was trained on {card['env_name']!r} but the installed "
             f"{card['game']} env is {game.env_name!r}: its actions or rules differ, so the "

@@ -48,6 +48,7 @@ from open_spiel.python.algorithms import ismcts, mcts
 from cardrl.agents.base import Bot
 from cardrl.envs.contracts import EngineState, PlayerView
 from cardrl.envs.games import DEFAULT_OBSERVATION, Game, game_names, get_game
+from cardrl.envs.rewards import MAX_EPISODE_HANDS
 from cardrl.envs.rules_base import editable_fields
 
 PREFIX = "cardrl_"
@@ -55,7 +56,10 @@ BUCKETS = 1000  # a uniform float draw: this many equal slices, each drawn at it
 KEEP, NONE = -1, -2  # an int parameter: the preset's value; none
 EPISODES = ("game", "hand")
 RETURNS = ("margin", "win")
-MAX_GAME_LENGTH = 100_000  # a loose cap on the moves of a game (chance nodes not counted)
+# the most moves of a game, chance nodes not counted: a game stops there (its returns are
+# the margin so far), so the length OpenSpiel is told is true; with the hand cap below a
+# game ends well before it
+MAX_GAME_LENGTH = 100_000
 MARGIN_BOUND = 1e4  # a loose bound on a margin in units of the score scale
 
 
@@ -231,6 +235,8 @@ def parameter_specification(game: Game) -> dict[str, Any]:
     spec: dict[str, Any] = {"preset": game.presets[0], "episode": "game", "returns": "margin"}
     for name in editable_fields(rules):
         spec[name] = "" if isinstance(getattr(rules, name), str) else KEEP
+    if "max_hands" in spec and rules.max_hands is None:  # a game random play never ends
+        spec["max_hands"] = MAX_EPISODE_HANDS  # (killer Spades) stops at the env's hand cap
     if game.simultaneous:
         spec["turn_based"] = False
     return spec
@@ -348,6 +354,7 @@ class CardState(pyspiel.State):
         self._outcomes: tuple[int, ...] | None = None  # what the next draw may be
         self._results_at_start = 0
         self._ended = False  # an episode of one hand is over
+        self._moves = 0  # player moves so far (``MAX_GAME_LENGTH``)
         if start:
             first = self._spec.first_outcomes
             if first is None:
@@ -393,6 +400,7 @@ class CardState(pyspiel.State):
             self._ended = True
 
     def _begin(self, moves: tuple[int, ...]) -> None:
+        self._moves += len(moves)
         self._base, self._step, self._draws, self._engine = self._engine, moves, [], None
         self._run()
 
@@ -435,7 +443,7 @@ class CardState(pyspiel.State):
         if self._outcomes is not None:
             return False
         assert self._engine is not None  # no draw waits
-        return self._ended or self._engine.state.is_over
+        return self._ended or self._engine.state.is_over or self._moves >= MAX_GAME_LENGTH
 
     def _legal_actions(self, player: int) -> list[int]:
         if self.is_terminal():

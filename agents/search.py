@@ -13,7 +13,7 @@ a few worlds would overrule a well-trained policy at random).
 
 A hand is scored as the env scores it with ``relative_score``: the seat's
 points less the mean of the others', over the game's score scale, and the
-game's win reward (+1 to the winner, -1 to the others) when the hand ends the
+game's win bonus (the winners share +1, the others -1) when the hand ends the
 game. A game may say what a hand is worth beyond its points (``Game.hand_points``:
 Spades charges each bag its share of the bag penalty, which the points alone
 defer until the fifth). The play-outs run in lock step, one batched call of the policy per ply
@@ -29,6 +29,7 @@ import numpy as np
 from cardrl.agents.base import Bot
 from cardrl.envs.contracts import PlayerView
 from cardrl.envs.games import get_game
+from cardrl.envs.rewards import win_bonus
 
 # bumped when the same knobs start to choose other moves (a judged match names it):
 # 2 = hands weighed by Game.hand_points (Spades bags charged as they are made)
@@ -36,16 +37,17 @@ VERSION = 2
 
 
 def hand_value(points: Sequence[float] | None, over: bool, winners: Sequence[int], seat: int,
-               score_scale: float, win_reward: float = 1.0) -> float:
-    """What a finished hand paid ``seat``: its ``points`` less the others' mean, over
-    ``score_scale``, plus the win reward if the game is ``over`` (shared by tied
-    ``winners``). ``points`` None: no hand finished (nothing but the win counts)."""
+               score_scale: float, num_players: int, win_reward: float = 1.0) -> float:
+    """What a finished hand paid ``seat``, as the env pays it by default: its ``points`` less
+    the others' mean, over ``score_scale``, plus the win bonus if the game is ``over``
+    (``cardrl.envs.rewards.win_bonus``). ``points`` None: no hand finished (only the win
+    counts)."""
     value = 0.0
     if points is not None:
         others = (sum(points) - points[seat]) / (len(points) - 1)
         value = (points[seat] - others) / score_scale
     if over:
-        value += win_reward / len(winners) if seat in winners else -win_reward
+        value += win_bonus(seat, tuple(winners), num_players, win_reward)
     return value
 
 
@@ -106,7 +108,8 @@ class SearchBot(Bot):
         scores = []
         for world, s in zip(worlds * len(moves), states, strict=True):
             points = self._points(world, s) if len(s.results) > hands_before else None
-            scores.append(hand_value(points, s.is_over, s.winners, view.seat, self.score_scale))
+            scores.append(hand_value(points, s.is_over, s.winners, view.seat, self.score_scale,
+                                     len(s.scores)))
         return np.array(scores).reshape(len(moves), len(worlds))
 
     def play_out(self, states: list, hands_before: int) -> None:

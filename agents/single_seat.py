@@ -1,4 +1,4 @@
-"""One seat against bots, as a Gymnasium env: ``gymnasium.make("cardrl/Spades-v5")``.
+"""One seat against bots, as a Gymnasium env: ``gymnasium.make("cardrl/Spades-v6")``.
 
 Single-agent libraries (SB3, CleanRL, Tianshou) want one learner and someone
 else at the other seats. ``SingleSeatEnv`` is a game's AEC env with one seat
@@ -158,7 +158,9 @@ class SingleSeatEnv(gymnasium.Env):
         over = self._over = self._play_others()
         reward = self._pending + self._take_reward()
         self._pending = 0.0
-        return self._observe(), reward, over, False, self._info()
+        # an episode cut at the env's hand cap (``max_episode_hands``) is truncated, not won
+        cut = over and self.aec.truncations.get(self._agent, False)
+        return self._observe(), reward, over and not cut, cut, self._info()
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions now, as booleans (sb3-contrib's ``MaskablePPO``)."""

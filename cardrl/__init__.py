@@ -1,9 +1,9 @@
 """cardrl: card games for reinforcement learning.
 
 Importing ``cardrl`` (or any of its modules: a package's ``__init__`` runs first)
-registers every game with PettingZoo (``pettingzoo.make("aec", "cardrl/spades-v5")``,
+registers every game with PettingZoo (``pettingzoo.make("aec", "cardrl/spades-v6")``,
 and ``"parallel"`` where a game has one) and its single-seat env with Gymnasium
-(``gymnasium.make("cardrl/Spades-v5")``), as Gymnasium's add-ons do;
+(``gymnasium.make("cardrl/Spades-v6")``), as Gymnasium's add-ons do;
 ``gymnasium.register_envs(cardrl)`` names the import for linters. Registering reads the
 games' declarations and imports no env, bot, numba or torch module.
 

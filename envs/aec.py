@@ -10,13 +10,14 @@ Options (``env(**options)``; any other keyword is a rules field):
 * ``observation``: ``"infostate"`` (default: everything the seat's view holds,
   nothing estimated) or ``"features"`` (the information plus what the expert bots
   reckon with); see ``cardrl.envs.encoding``.
-* Rewards (docs/rules.md section 5): after each hand, each agent's score change for the
-  hand divided by ``score_scale`` (``None``: the game's scale; ``0`` turns the term
-  off); ``relative_score=True`` pays instead its change minus the mean of the other
-  seats' changes (what a ranking by points pays); when the episode ends,
-  ``win_reward`` to the winner and ``-win_reward`` to every other agent (tied
-  winners share it).
-* ``episode="hand"`` ends the episode after one hand (the winner is whoever leads).
+* Rewards (docs/rules.md section 5), zero-sum by default: after each hand, each agent's
+  score change for the hand minus the mean of the other seats' changes (what a ranking by
+  points pays; ``relative_score=False``: the raw change), divided by ``score_scale``
+  (``None``: the game's scale; ``0`` turns the term off); when the episode ends, the
+  winners share ``win_reward`` and the others share ``-win_reward`` (a draw pays 0).
+* ``episode="hand"`` ends the episode after one hand (the winner is whoever leads);
+  ``max_episode_hands`` (100; ``None``: no cap) truncates an episode of whole games that
+  has not ended by then: PettingZoo's ``truncations``, and no win bonus.
 * ``illegal_action="raise"`` (default) refuses an illegal action with an error
   naming the agent, the action and the legal set, changing nothing; ``"penalty"``
   gives the agent ``illegal_penalty`` and plays a uniformly random legal action
@@ -50,7 +51,7 @@ from pettingzoo.utils.env_logger import EnvLogger
 
 from cardrl.envs.contracts import EngineState, Observer
 from cardrl.envs.encoding import DEFAULT_OBSERVATION, mask_function
-from cardrl.envs.rewards import Payout
+from cardrl.envs.rewards import MAX_EPISODE_HANDS, Payout
 
 if TYPE_CHECKING:  # the declaration makes envs (Game.env): no import back at run time
     from cardrl.envs.games import Game
@@ -103,10 +104,11 @@ class CardGameEnv(AECEnv):
         render_mode: str | None = None,
         episode: str = "game",
         score_scale: float | None = None,
-        relative_score: bool = False,
+        relative_score: bool = True,
         win_reward: float = 1.0,
         illegal_action: str = "raise",
         illegal_penalty: float = -1.0,
+        max_episode_hands: int | None = MAX_EPISODE_HANDS,
         **rule_changes: Any,
     ) -> None:
         super().__init__()
@@ -119,7 +121,8 @@ class CardGameEnv(AECEnv):
                              f"{self.metadata['render_modes']}")
         self.render_mode = render_mode
         self.payout = Payout.checked(game.score_scale(self.rules), episode, score_scale,
-                                     relative_score, win_reward, illegal_action, illegal_penalty)
+                                     relative_score, win_reward, illegal_action, illegal_penalty,
+                                     max_episode_hands)
         # the options as attributes, as before the payout had a record of its own
         self.episode, self.score_scale = episode, self.payout.score_scale
         self.relative_score, self.win_reward = relative_score, self.payout.win_reward
@@ -309,14 +312,15 @@ class CardGameEnv(AECEnv):
 
     def _score_finished_hands(self, state: EngineState) -> None:
         rewards, agents = self.rewards, self._agent_names
-        terms, ended = self.payout.settle(state, self._hands_scored)
+        terms, ended, truncated = self.payout.settle(state, self._hands_scored)
         for term in terms:
             for seat, reward in enumerate(term):
                 rewards[agents[seat]] += reward
         self._hands_scored = len(state.results)
         if ended:
+            done = self.truncations if truncated else self.terminations
             for agent in agents:
-                self.terminations[agent] = True
+                done[agent] = True
             self._live = False
 
     def render(self) -> str | None:

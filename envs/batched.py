@@ -37,7 +37,7 @@ import numpy as np
 from cardrl.envs.compiled import CompiledGames, find_core
 from cardrl.envs.contracts import EngineState, Observer
 from cardrl.envs.games import DEFAULT_OBSERVATION, Game, get_game
-from cardrl.envs.rewards import Payout
+from cardrl.envs.rewards import MAX_EPISODE_HANDS, Payout
 
 
 class Batch(NamedTuple):
@@ -48,6 +48,7 @@ class Batch(NamedTuple):
     seats: np.ndarray  # (N,) int64: the seat to act; -1 for a finished game not restarted
     rewards: np.ndarray  # (N, num_players) float32: what each seat got on this step
     dones: np.ndarray  # (N,) bool: the episode ended on this step
+    truncated: np.ndarray  # (N,) bool: of those, the ones cut at ``max_episode_hands``
 
 
 class BatchedGames:
@@ -56,8 +57,9 @@ class BatchedGames:
     def __init__(self, game: str | Game, num_games: int, preset: str | None = None,
                  rules: Any = None, observation: str = DEFAULT_OBSERVATION,
                  episode: str = "game", score_scale: float | None = None,
-                 relative_score: bool = False, win_reward: float = 1.0,
+                 relative_score: bool = True, win_reward: float = 1.0,
                  illegal_action: str = "raise", illegal_penalty: float = -1.0,
+                 max_episode_hands: int | None = MAX_EPISODE_HANDS,
                  auto_reset: bool = True, compiled: bool = True, **rule_changes: Any) -> None:
         self.game = get_game(game) if isinstance(game, str) else game
         if isinstance(num_games, bool) or not isinstance(num_games, int) or num_games < 1:
@@ -69,7 +71,8 @@ class BatchedGames:
         self.rules = self.game.make_rules(preset, rules, **rule_changes)
         self.encoder = self.game.encoder(observation)
         self.payout = Payout.checked(self.game.score_scale(self.rules), episode, score_scale,
-                                     relative_score, win_reward, illegal_action, illegal_penalty)
+                                     relative_score, win_reward, illegal_action, illegal_penalty,
+                                     max_episode_hands)
         self.num_games, self.auto_reset = num_games, auto_reset
         self.num_players = n = self.game.num_players(self.rules)
         self.num_actions = self.game.num_actions
@@ -85,6 +88,7 @@ class BatchedGames:
         self.obs = np.zeros((num_games, self.obs_size), dtype=np.float32)
         self.masks = np.zeros((num_games, self.num_actions), dtype=bool)
         self.seats = np.full(num_games, -1, dtype=np.int64)
+        self.truncated = np.zeros(num_games, dtype=bool)  # the last episode end was a cut
         self._live = [False] * num_games  # the game's episode goes on
         core, self.python_reason = find_core(self.game, self.rules, observation) if compiled \
             else (None, "compiled=False")
@@ -143,7 +147,7 @@ class BatchedGames:
             self.restart(i, self._next_seed(i), None if deals is None else deals[i])
         return Batch(self.obs.copy(), self.masks.copy(), self.seats.copy(),
                      np.zeros((self.num_games, self.num_players), dtype=np.float32),
-                     np.zeros(self.num_games, dtype=bool))
+                     np.zeros(self.num_games, dtype=bool), np.zeros(self.num_games, dtype=bool))
 
     def _write(self, i: int) -> None:
         """Game ``i``'s row of the observations, masks and seats."""
@@ -172,18 +176,21 @@ class BatchedGames:
                              f"{actions!r}")
         rewards, dones = self.step_games(range(self.num_games) if self._core is None
                                          else self._core.everyone, actions)
-        return Batch(self.obs.copy(), self.masks.copy(), self.seats.copy(), rewards, dones)
+        return Batch(self.obs.copy(), self.masks.copy(), self.seats.copy(), rewards, dones,
+                     dones & self.truncated)
 
     def step_games(self, games: Sequence[int] | np.ndarray, actions: Sequence[int] | np.ndarray
                    ) -> tuple[np.ndarray, np.ndarray]:
         """``step`` for the games ``games`` only (``actions[k]`` for game ``games[k]``): the
         others wait. Returns those games' rewards ``(len(games), num_players)`` and done
-        flags; ``obs``, ``masks`` and ``seats`` rows are updated in place. A self-play
+        flags; ``obs``, ``masks`` and ``seats`` rows are updated in place, and
+        ``truncated[i]`` says whether game ``i``'s episode that ended was cut at the hand
+        cap. A self-play
         collector steps the games whose seat to act is played by one network this way."""
         if self._core is not None:
             if not self._core.started:
                 raise RuntimeError("step() before reset()")
-            return self._core.step(games, actions, self._draw)
+            return self._core.step(games, actions, self._draw, self.truncated)
         states = self._states
         if states[0] is None:
             raise RuntimeError("step() before reset()")
@@ -221,12 +228,13 @@ class BatchedGames:
             assert player is not None  # it took a move: the game was not over
             self._observers[i].after_apply(state, player, move)
             if len(state.results) != self._hands[i]:
-                terms, ended = payout.settle(state, self._hands[i])
+                terms, ended, truncated = payout.settle(state, self._hands[i])
                 for term in terms:
                     rewards[k] += term
                 self._hands[i] = len(state.results)
                 if ended:
                     dones[k] = True
+                    self.truncated[i] = truncated
                     if self.auto_reset:
                         self.restart(i, self._next_seed(i))
                         continue

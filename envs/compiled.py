@@ -89,8 +89,9 @@ INLINE = dict(KERNEL, inline="always")  # the small helpers a kernel calls per g
 GOES_ON, RESTART, STOPPED = 0, 1, 2  # what ``settle`` says follows a scored hand
 PYTHON, HISTORY = 1, 2  # flags a kernel returns: a row to start in Python; a history to grow
 HISTORY_CAPACITY = 512  # actions per game before the driver grows ``hist``
-# ``pay`` holds: score_scale, relative_score, win_reward, episode == "hand", auto_reset
-SCALE, RELATIVE, WIN, BY_HAND, AUTO_RESET = range(5)
+# ``pay`` holds: score_scale, relative_score, win_reward, episode == "hand", auto_reset,
+# max_episode_hands (0: none)
+SCALE, RELATIVE, WIN, BY_HAND, AUTO_RESET, CAP = range(6)
 
 
 class Driver(NamedTuple):
@@ -107,10 +108,12 @@ class Driver(NamedTuple):
     hist: np.ndarray  # (N, capacity) int16: the actions of each episode so far
     hist_len: np.ndarray  # (N,) int64
     python: np.ndarray  # (N,) bool: the episode must be started by the Python engine
-    pay: np.ndarray  # (5,) float64: the payout's numbers (SCALE ... AUTO_RESET)
+    pay: np.ndarray  # (6,) float64: the payout's numbers (SCALE ... CAP)
     seed_base: np.ndarray  # (2,) int64: reset's seed, num_games
     scratch: np.ndarray  # (64,) uint64: a kernel's working space (a deck's order, seeding)
     hand: np.ndarray  # (3, num_players) float64: a scored hand's points, totals, winners (1/0)
+    hands: np.ndarray  # (N,) int64: hands scored in the row's episode (the cap counts them)
+    cut: np.ndarray  # (N,) bool: per entry k of a step, its episode was cut at the cap
 
 
 # ------------------------------------------------------------ kernel helpers
@@ -136,6 +139,7 @@ def begin(d, i):
     d.seeds[i] = seed
     compiled_rng.seed_state(seed, d.rng[i], d.scratch[:compiled_rng.SCRATCH])
     d.hist_len[i] = 0
+    d.hands[i] = 0
     d.starts[i] += 1
     d.live[i] = True
     d.python[i] = False
@@ -183,8 +187,10 @@ def settle(d, i, k, over, rewards, dones):
     (the same float operations): each seat's points (``d.hand[0]``) over the scale (or,
     relative, less the others' mean), then, when the episode ends (``over``: the game's
     winners, ``d.hand[2]`` 1 or 0; by hand: the leaders on the totals, ``d.hand[1]``), the
-    win bonus. Returns GOES_ON, RESTART or STOPPED."""
+    win bonus; or, at the hand cap (``CAP``) before the game ends, nothing more and the
+    entry marked cut (``d.cut[k]``). Returns GOES_ON, RESTART or STOPPED."""
     pay = d.pay
+    d.hands[i] += 1
     points, totals, winners = d.hand[0], d.hand[1], d.hand[2]
     n = points.shape[0]
     scale = pay[SCALE]
@@ -198,20 +204,24 @@ def settle(d, i, k, over, rewards, dones):
                 p = p - (total - p) / (n - 1)
             rewards[k, s] = np.float32(np.float64(rewards[k, s]) + p / scale)
     if not over and pay[BY_HAND] == 0.0:
-        return GOES_ON
-    if not over:
-        top = totals[0]
-        for s in range(1, n):
-            top = max(top, totals[s])
+        if pay[CAP] == 0.0 or d.hands[i] < pay[CAP]:
+            return GOES_ON
+        d.cut[k] = True  # truncated: nobody won
+    else:
+        if not over:
+            top = totals[0]
+            for s in range(1, n):
+                top = max(top, totals[s])
+            for s in range(n):
+                winners[s] = 1.0 if totals[s] == top else 0.0
+        count = 0
         for s in range(n):
-            winners[s] = 1.0 if totals[s] == top else 0.0
-    count = 0
-    for s in range(n):
-        count += winners[s] != 0.0
-    win = pay[WIN]
-    for s in range(n):
-        bonus = win / count if winners[s] != 0.0 else -win
-        rewards[k, s] = np.float32(np.float64(rewards[k, s]) + bonus)
+            count += winners[s] != 0.0
+        if count < n:  # a draw (every seat a winner) pays no bonus
+            win = pay[WIN]
+            for s in range(n):
+                bonus = win / count if winners[s] != 0.0 else -win / (n - count)
+                rewards[k, s] = np.float32(np.float64(rewards[k, s]) + bonus)
     dones[k] = True
     if pay[AUTO_RESET] != 0.0:
         return RESTART
@@ -379,13 +389,15 @@ class CompiledGames:
         self.num_games = num_games
         n = num_games
         pay = np.array([payout.score_scale, payout.relative_score, payout.win_reward,
-                        payout.episode == "hand", auto_reset], dtype=np.float64)
+                        payout.episode == "hand", auto_reset, payout.max_episode_hands or 0],
+                       dtype=np.float64)
         self.d = Driver(obs, masks, seats, seeds, np.zeros(n, np.int64), np.zeros(n, np.int64),
                         np.zeros(n, bool), np.zeros((n, compiled_rng.ROW), np.uint64),
                         np.zeros((n, HISTORY_CAPACITY), np.int16), np.zeros(n, np.int64),
                         np.zeros(n, bool), pay, np.array([0, n], np.int64),
                         np.zeros(64, np.uint64),
-                        np.zeros((3, game.num_players(rules)), np.float64))
+                        np.zeros((3, game.num_players(rules)), np.float64),
+                        np.zeros(n, np.int64), np.zeros(n, bool))
         self.st = core.arrays(rules, n, kind)
         self.deals: list[tuple[int, Any]] = [(-1, None)] * n  # (start, deal) of given deals
         self.states = States(self)
@@ -422,6 +434,7 @@ class CompiledGames:
             compiled_rng.from_generator(rng, d.rng[i])
         d.seeds[i] = seed
         d.hist_len[i] = 0
+        d.hands[i] = len(state.results)
         d.starts[i] += 1
         d.live[i] = True
         d.python[i] = False
@@ -439,9 +452,10 @@ class CompiledGames:
             grown[:, :d.hist.shape[1]] = d.hist
             self.d = d._replace(hist=grown)
 
-    def step(self, games: Sequence[int] | np.ndarray, actions: Any, draw: Callable[[int], int]
-             ) -> tuple[np.ndarray, np.ndarray]:
-        """``BatchedGames.step_games`` (same checks, same order of errors and penalties)."""
+    def step(self, games: Sequence[int] | np.ndarray, actions: Any, draw: Callable[[int], int],
+             truncated: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``BatchedGames.step_games`` (same checks, same order of errors and penalties);
+        ``truncated[i]`` := whether game ``i``'s episode that ended was cut at the cap."""
         d = self.d
         idx = np.ascontiguousarray(games, dtype=np.int64)
         if len(actions) != len(idx):
@@ -450,9 +464,13 @@ class CompiledGames:
         dones = np.zeros(len(idx), dtype=bool)
         acts = self._checked(idx, actions, rewards, draw)
         before = self.states.snapshot()
+        cut = d.cut[:len(idx)]
+        cut[:] = False
         self._after(self.core.step(self.st, d, idx, acts, rewards, dones))
-        if before is not None and dones.any():
-            self.states.finish(idx[dones], before)
+        if dones.any():
+            truncated[idx[dones]] = cut[dones]
+            if before is not None:
+                self.states.finish(idx[dones], before)
         return rewards, dones
 
     def _checked(self, idx: np.ndarray, actions: Any, rewards: np.ndarray,

@@ -90,11 +90,18 @@ class Game:
     # of the round before the round ends: the moves are simultaneous (Blind Auction's bids;
     # its Parallel env, and OpenSpiel's simultaneous dynamics in ``cardrl.agents.openspiel``)
     simultaneous: bool = False
+    # earlier env versions that differ from this one only in what the env pays or when an
+    # episode ends (not in actions, rules or observations): a bot trained on one still plays
+    bots_carry_over_from: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         missing = [k for k in KINDS if k not in self.encoders]
         if missing:
             raise ValueError(f"game {self.name!r} declares no {missing} encoder")
+
+    def plays(self, env_name: str) -> bool:
+        """Whether a bot trained on ``env_name`` plays the installed env unchanged."""
+        return env_name == self.env_name or env_name in self.bots_carry_over_from
 
     def make_rules(self, preset: str | None = None, rules: Any = None, **changes: Any) -> Any:
         """Rules from a preset name or a rules object (not both; neither: the first

@@ -1,4 +1,4 @@
-"""Every game in PettingZoo's registry: ``pettingzoo.make("aec", "cardrl/spades-v5")``.
+"""Every game in PettingZoo's registry: ``pettingzoo.make("aec", "cardrl/spades-v6")``.
 
 ``import cardrl`` calls ``register_games`` (the package's ``__init__``), which puts each
 game of ``cardrl.envs.games.GAMES`` under the namespace ``cardrl`` with its declaration's
@@ -22,7 +22,7 @@ _VERSIONED = re.compile(r"(?P<name>\w+?)_v(?P<version>\d+)")
 
 
 def split_env_name(env_name: str) -> tuple[str, int]:
-    """'spades_v5' -> ('spades', 4); a clear error for a name without a version."""
+    """'spades_v6' -> ('spades', 6); a clear error for a name without a version."""
     m = _VERSIONED.fullmatch(env_name) if isinstance(env_name, str) else None
     if m is None:
         raise ValueError(f"an env name is '<name>_v<N>', got {env_name!r}")
@@ -30,14 +30,14 @@ def split_env_name(env_name: str) -> tuple[str, int]:
 
 
 def env_id(game: str) -> str:
-    """The PettingZoo id of a game: 'cardrl/spades-v5' (its declaration's version)."""
+    """The PettingZoo id of a game: 'cardrl/spades-v6' (its declaration's version)."""
     name, version = split_env_name(get_game(game).env_name)
     return f"{NAMESPACE}/{name}-v{version}"
 
 
 def gym_id(game: str) -> str:
     """The Gymnasium id of a game's single-seat env (``cardrl.agents.single_seat``):
-    'cardrl/GinRummy-v8', at the game's env version."""
+    'cardrl/GinRummy-v9', at the game's env version."""
     name, version = split_env_name(get_game(game).env_name)
     return f"{NAMESPACE}/{''.join(part.title() for part in name.split('_'))}-v{version}"
 

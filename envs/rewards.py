@@ -1,12 +1,14 @@
 """Rewards, the same for every game and every API (docs/rules.md section 5).
 
-After each hand, each seat's score change for the hand divided by a scale (or,
-``relative``, its change less the mean of the other seats'); when the episode
-ends, ``win_reward`` to the winner and ``-win_reward`` to the others, shared
-among tied winners. An illegal action raises an error naming it, or is
-replaced by a random legal one and charged ``illegal_penalty``. ``cardrl.envs.aec``
-(the PettingZoo env) and ``cardrl.envs.batched`` both check actions and pay through
-``Payout`` (``resolve``, ``settle``), so the two cannot drift apart.
+After each hand, each seat's score change for the hand less the mean of the other seats'
+(``relative``, the default: zero-sum, as a ranking by points is; or the raw change),
+divided by a scale; when the episode ends, the winners share ``win_reward`` and the others
+share ``-win_reward`` (zero-sum for any number of seats; a draw, everyone tied, pays 0).
+An episode that reaches ``max_episode_hands`` hands before the game ends is truncated:
+its last hand is paid, and nobody is called the winner. An illegal action raises an
+error naming it, or is replaced by a random legal one and charged ``illegal_penalty``.
+``cardrl.envs.aec`` (the PettingZoo env) and ``cardrl.envs.batched`` both check actions
+and pay through ``Payout`` (``resolve``, ``settle``), so the two cannot drift apart.
 """
 
 from __future__ import annotations
@@ -18,6 +20,10 @@ from typing import Any
 
 from cardrl.envs.actions import as_action
 from cardrl.envs.contracts import EngineState
+
+# an episode of whole games ends after this many hands at most (the tournaments' cap): a
+# game whose target random play never reaches (killer Spades, Gin) must still end
+MAX_EPISODE_HANDS = 100
 
 
 def hand_rewards(points: Sequence[float], score_scale: float, relative: bool) -> list[float]:
@@ -38,9 +44,16 @@ def leaders(totals: tuple) -> tuple[int, ...]:
     return tuple(s for s, t in enumerate(totals) if t == top)
 
 
-def win_bonus(seat: int, winners: tuple[int, ...], win_reward: float) -> float:
-    """``win_reward`` shared among tied winners; ``-win_reward`` to everyone else."""
-    return win_reward / len(winners) if seat in winners else -win_reward
+def win_bonus(seat: int, winners: tuple[int, ...], num_players: int, win_reward: float
+              ) -> float:
+    """The winners share ``win_reward`` and the others share ``-win_reward``: the bonus sums
+    to zero for any number of seats, a two-seat game pays +-``win_reward`` as it always
+    did, and a draw (every seat a winner) pays nothing. (A rank-based split would pay for
+    finishing second, which no game's rules count.)"""
+    won = len(winners)
+    if won == num_players:
+        return 0.0
+    return win_reward / won if seat in winners else -win_reward / (num_players - won)
 
 
 def _number(name: str, value: object, minimum: float | None = None) -> float:
@@ -61,27 +74,35 @@ class Payout:
     """
 
     score_scale: float
-    relative_score: bool = False
+    relative_score: bool = True
     win_reward: float = 1.0
     episode: str = "game"
     illegal_action: str = "raise"
     illegal_penalty: float = -1.0
+    max_episode_hands: int | None = MAX_EPISODE_HANDS
 
     @classmethod
     def checked(cls, default_scale: float, episode: str = "game",
-                score_scale: float | None = None, relative_score: bool = False,
+                score_scale: float | None = None, relative_score: bool = True,
                 win_reward: float = 1.0, illegal_action: str = "raise",
-                illegal_penalty: float = -1.0) -> Payout:
+                illegal_penalty: float = -1.0,
+                max_episode_hands: int | None = MAX_EPISODE_HANDS) -> Payout:
         """A payout from user options; a clear error naming any bad value."""
         if episode not in ("game", "hand"):
             raise ValueError(f"episode must be 'game' or 'hand', got {episode!r}")
+        if max_episode_hands is not None and (
+                isinstance(max_episode_hands, bool) or not isinstance(max_episode_hands, int)
+                or max_episode_hands < 1):
+            raise ValueError(f"max_episode_hands must be None or an int >= 1, got "
+                             f"{max_episode_hands!r}")
         if illegal_action not in ("raise", "penalty"):
             raise ValueError(f"illegal_action must be 'raise' or 'penalty', got {illegal_action!r}")
         if not isinstance(relative_score, bool):
             raise ValueError(f"relative_score must be True or False, got {relative_score!r}")
         scale = default_scale if score_scale is None else _number("score_scale", score_scale, 0.0)
         return cls(scale, relative_score, _number("win_reward", win_reward), episode,
-                   illegal_action, _number("illegal_penalty", illegal_penalty))
+                   illegal_action, _number("illegal_penalty", illegal_penalty),
+                   max_episode_hands)
 
     def hand(self, points: tuple) -> list[float]:
         """Each seat's reward for a finished hand's ``points``."""
@@ -94,7 +115,14 @@ class Payout:
     def final(self, state: EngineState) -> list[float]:
         """Each seat's win bonus when the episode ends at ``state``."""
         winners = state.winners if state.is_over else leaders(state.results[-1].totals)
-        return [win_bonus(seat, winners, self.win_reward) for seat in range(len(state.scores))]
+        n = len(state.scores)
+        return [win_bonus(seat, winners, n, self.win_reward) for seat in range(n)]
+
+    def cut(self, state: EngineState) -> bool:
+        """Whether an episode that goes on is truncated at ``state``: it has played
+        ``max_episode_hands`` hands (a fresh state per episode counts them)."""
+        cap = self.max_episode_hands
+        return cap is not None and len(state.results) >= cap
 
     def resolve(self, legal: Sequence[int], action: Any, who: str,
                 action_name: Callable[[int], str], draw: Callable[[int], int]
@@ -115,12 +143,15 @@ class Payout:
                              f"legal actions: {legal}")
         return legal[draw(len(legal))], self.illegal_penalty
 
-    def settle(self, state: EngineState, paid: int) -> tuple[list[list[float]], bool]:
+    def settle(self, state: EngineState, paid: int
+               ) -> tuple[list[list[float]], bool, bool]:
         """What the hands ``state`` finished since ``paid`` hands were paid are worth: each
-        hand's rewards per seat, then the win bonus if the episode ends now; and whether
-        it ends. Callers add the terms in this order (the same float sums everywhere)."""
+        hand's rewards per seat, then the win bonus if the episode ends now; whether it
+        ends, and whether it ends truncated (at the hand cap, with no bonus). Callers add
+        the terms in this order (the same float sums everywhere)."""
         terms = [self.hand(result.points) for result in state.results[paid:]]
-        ended = self.ends(state)
-        if ended:
+        if self.ends(state):
             terms.append(self.final(state))
-        return terms, ended
+            return terms, True, False
+        truncated = self.cut(state)
+        return terms, truncated, truncated

@@ -29,11 +29,11 @@ CASES = [(2, "discard"), (2, "carry"), (3, "split"), (3, "carry")]
 def test_metadata_and_spaces(kind):
     for players in (2, 3):
         e = env(num_players=players, observation=kind)
-        assert e.metadata["name"] == "blind_auction_v0"
+        assert e.metadata["name"] == "blind_auction_v1"
         assert e.possible_agents == [f"player_{i}" for i in range(players)]
         assert e.observation_space("player_0")["observation"].shape == (encode.OBS_SIZE,)
         assert e.action_space("player_1").n == 13
-    assert parallel_env(observation=kind).metadata["name"] == "blind_auction_v0"
+    assert parallel_env(observation=kind).metadata["name"] == "blind_auction_v1"
     assert parallel_env(observation=kind).aec.observation_kind == kind
 
 
@@ -152,11 +152,14 @@ def test_no_leak_of_a_bid_made_earlier_in_the_same_round(kind, rules, seed, data
 
 # ------------------------------------------------------------------ rewards
 def test_rewards_are_score_over_the_prize_total_plus_win_bonus():
-    e = raw_env(num_players=2, cards_per_suit=3)
-    e.reset(seed=0, options={"deal": ["4D", "2D", "3D"]})
-    bids = iter([2, 2, 0, 1, 1, 0])  # 4D tied, 2D to seat 1, 3D to seat 0: 3 against 2
-    totals = reward_totals(e, lambda e: next(bids))
-    assert totals == pytest.approx({"player_0": 3 / 9 + 1, "player_1": 2 / 9 - 1})
+    """By default the score less the other's (zero-sum) over the prize total; raw with
+    ``relative_score=False``."""
+    for relative, want in ((True, {"player_0": 1 / 9 + 1, "player_1": -1 / 9 - 1}),
+                           (False, {"player_0": 3 / 9 + 1, "player_1": 2 / 9 - 1})):
+        e = raw_env(num_players=2, cards_per_suit=3, relative_score=relative)
+        e.reset(seed=0, options={"deal": ["4D", "2D", "3D"]})
+        bids = iter([2, 2, 0, 1, 1, 0])  # 4D tied, 2D to seat 1, 3D to seat 0: 3 against 2
+        assert reward_totals(e, lambda e, bids=bids: next(bids)) == pytest.approx(want)
 
 
 def test_parallel_env_plays_rounds_at_once_and_refuses_bad_steps():
@@ -178,7 +181,7 @@ def test_parallel_env_plays_rounds_at_once_and_refuses_bad_steps():
     obs, rew, term, trunc, _ = p.step({"player_0": 0, "player_1": 0, "player_2": 2})
     assert all(term.values()) and p.agents == []
     assert p.state_obj.scores == [0, 0, 9]
-    assert rew == {"player_0": -1.0, "player_1": -1.0, "player_2": 1.0}
+    assert rew == {"player_0": -0.5, "player_1": -0.5, "player_2": 1.0}  # losers share -1
     with pytest.raises(ValueError, match="after the game ended"):
         p.step({})
 

@@ -110,6 +110,7 @@ def _same(fast: BatchedGames, slow: BatchedGames, a, b) -> None:
     assert np.array_equal(a.obs, b.obs)
     assert np.array_equal(a.rewards, b.rewards)  # the same float32 sums, not just close
     assert np.array_equal(a.dones, b.dones)
+    assert np.array_equal(a.truncated, b.truncated)
     assert np.array_equal(fast.episode_seeds, slow.episode_seeds)
     assert fast.live == slow.live
 
@@ -149,6 +150,7 @@ def test_core_equals_the_python_engines_step_by_step(game, preset, changes, data
         relative_score=data.draw(st.booleans(), label="relative"),
         score_scale=data.draw(st.sampled_from([None, 0.0, 3.5]), label="scale"),
         win_reward=data.draw(st.sampled_from([1.0, 0.25]), label="win"),
+        max_episode_hands=data.draw(st.sampled_from([None, 1, 2, 100]), label="cap"),
         illegal_action="penalty" if penalty else "raise", illegal_penalty=-0.5,
         auto_reset=data.draw(st.booleans(), label="auto_reset"))
     n = data.draw(st.integers(1, 4), label="games")
@@ -176,9 +178,9 @@ def test_core_equals_the_python_engines_step_by_step(game, preset, changes, data
             for (rf, df), (rs, ds) in [out]:
                 assert np.array_equal(rf, rs) and np.array_equal(df, ds)
             a = a._replace(obs=fast.obs, masks=fast.masks, seats=fast.seats, rewards=rf,
-                           dones=df)
+                           dones=df, truncated=df & fast.truncated[idx])
             b = b._replace(obs=slow.obs, masks=slow.masks, seats=slow.seats, rewards=rs,
-                           dones=ds)
+                           dones=ds, truncated=ds & slow.truncated[idx])
         else:
             a, b = fast.step(actions), slow.step(actions)
         _same(fast, slow, a, b)

@@ -301,3 +301,26 @@ def test_no_file_refers_to_the_shared_folder():
             found.append(f"{path.relative_to(ROOT)}:{','.join(map(str, lines))}")
     assert not found, (f"files that refer to {NEEDLE}, which users of the repository do not "
                        f"have (the rules, design and results belong in docs/): {found}")
+
+
+def test_the_observation_sizes_the_pages_state_are_the_encoders():
+    """README's games table and each env page's observation sections say sizes and
+    versions written by hand: held here to the encoders, so a layout change that forgets
+    a page fails."""
+    from cardrl.envs.games import game_names, get_game
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for name in game_names():
+        game = get_game(name)
+        rules = game.make_rules()
+        n = game.num_players(rules)
+        sizes = {kind: enc.size(n) for kind, enc in game.encoders.items()}
+        row = next(line for line in readme.splitlines()
+                   if line.startswith("|") and f"envs/{name}.md" in line)
+        assert f"{sizes['infostate']} / {sizes['features']}" in row, (name, row)
+        page = (ROOT / "docs" / "envs" / f"{name}.md").read_text(encoding="utf-8")
+        for kind, enc in game.encoders.items():
+            stated = re.search(rf"\*\*`{kind}`\*\*[^.]*?version (\d+)[,;] (\d+) floats", page)
+            if stated is None:  # a page that states the two kinds as one vector
+                continue
+            assert (int(stated[1]), int(stated[2])) == (enc.version, enc.size(n)), (name, kind)

@@ -58,7 +58,7 @@ def test_the_standard_preset_is_refused_for_more_than_two_players(n):
 def test_metadata_and_spaces(kind):
     for n in (2, 3, 4):
         e = env(num_players=n, observation=kind)
-        assert e.metadata["name"] == "gin_rummy_v8" and e.unwrapped is e
+        assert e.metadata["name"] == "gin_rummy_v9" and e.unwrapped is e
         assert e.possible_agents == [f"player_{i}" for i in range(n)]
         size = LAYOUTS[kind](n).size
         assert e.observation_space("player_0")["observation"].shape == (size,)
@@ -227,8 +227,13 @@ def test_rewards_are_hand_points_over_100_plus_the_win_bonus():
     e = raw_env(preset="standard", episode="hand")
     e.reset(seed=0, options={"deal": deal})
     e.step(DRAW_STOCK)
-    e.step(knock_action(C("KH")))  # seat 1 knocks with 5 against 64
-    assert e.rewards == pytest.approx({"player_0": 0.0 - 1, "player_1": 0.59 + 1})
+    e.step(knock_action(C("KH")))  # seat 1 knocks with 5 against 64: 59 points
+    assert e.rewards == pytest.approx({"player_0": -0.59 - 1, "player_1": 0.59 + 1})
+    raw = raw_env(preset="standard", episode="hand", relative_score=False)
+    raw.reset(seed=0, options={"deal": deal})
+    raw.step(DRAW_STOCK)
+    raw.step(knock_action(C("KH")))
+    assert raw.rewards == pytest.approx({"player_0": 0.0 - 1, "player_1": 0.59 + 1})
     assert all(e.terminations.values())
     e = raw_env(preset="standard", episode="hand", score_scale=0, win_reward=2.0)
     e.reset(seed=0, options={"deal": deal})
@@ -237,14 +242,14 @@ def test_rewards_are_hand_points_over_100_plus_the_win_bonus():
     assert e.rewards == pytest.approx({"player_0": -2.0, "player_1": 2.0})
 
 
-def test_a_dead_hand_in_hand_episodes_is_a_shared_win():
+def test_a_dead_hand_in_hand_episodes_is_a_draw_that_pays_nobody():
     e = raw_env(preset="seed", episode="hand", num_players=3)
     e.reset(seed=2)
     state = e.state_obj
     while not all(e.terminations.values()):
         e.step(DRAW_STOCK if state.phase == "draw" else state.legal_actions()[0])
     assert state.results[0].dead
-    assert e._cumulative_rewards == pytest.approx({f"player_{i}": 1 / 3 for i in range(3)})
+    assert e._cumulative_rewards == pytest.approx({f"player_{i}": 0.0 for i in range(3)})
 
 
 def test_ansi_render_shows_the_table_and_only_the_actors_hand():

@@ -126,10 +126,20 @@ def copy_bot(src: Path, dst_dir: Path, **card_changes) -> Path:
 def test_card_of_another_env_version_is_refused_clearly(exported, tmp_path):
     old = copy_bot(exported, tmp_path, env_name="spades_v99")
     with pytest.raises(BotLoadError, match=r"trained on 'spades_v99' but the installed spades "
-                                           r"env is 'spades_v5'"):
+                                           r"env is 'spades_v6'"):
         agents.load(old)
     with pytest.raises(ValueError, match="spades_v99"):
         agents.make(str(old))
+
+
+def test_a_bot_of_a_version_that_changed_only_the_rewards_still_plays(exported, tmp_path):
+    """spades_v6 changed what the env pays, not its actions or observations: a spades_v5
+    bot plays it (``Game.bots_carry_over_from``); spades_v4's observation differs."""
+    (folder := tmp_path / "v5").mkdir()
+    assert agents.load(copy_bot(exported, folder, env_name="spades_v5")).game == "spades"
+    (folder := tmp_path / "v4").mkdir()
+    with pytest.raises(BotLoadError, match="trained on 'spades_v4'"):
+        agents.load(copy_bot(exported, folder, env_name="spades_v4"))
 
 
 def test_card_of_another_observation_version_is_refused_naming_both(exported, tmp_path):

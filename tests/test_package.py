@@ -62,7 +62,7 @@ out = {"file": cardrl.__file__, "envs": cardrl.envs.__file__,
        "gym": sorted(i for i in gymnasium.registry if i.startswith("cardrl/")),
        "shipped": shipped_bots()}
 bot = bots.make("cardrl/spades-killer:worlds=0")
-env = pettingzoo.make("aec", "cardrl/spades-v5", preset="killer", episode="hand")
+env = pettingzoo.make("aec", "cardrl/spades-v6", preset="killer", episode="hand")
 env.reset(seed=3)
 moves, total = 0, 0.0
 for agent in env.agent_iter():
@@ -78,7 +78,7 @@ for agent in env.agent_iter():
     moves += 1
 out["moves"] = moves
 out["result"] = env.state_obj.results[-1].to_dict()["points"]
-out["gym_obs"] = list(gymnasium.make("cardrl/Sevens-v4").reset(seed=0)[0].shape)
+out["gym_obs"] = list(gymnasium.make("cardrl/Sevens-v5").reset(seed=0)[0].shape)
 print(json.dumps(out))
 '''
 

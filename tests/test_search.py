@@ -45,13 +45,16 @@ def decision(game: str, seed: int, moves: int):
     ((30, -20, 10, 0), False, (), 1, (-20 - (30 + 10 + 0) / 3) / 100),
     ((30, -20, 10, 0), True, (0,), 0, (30 - (-20 + 10 + 0) / 3) / 100 + 1),
     ((30, -20, 10, 0), True, (0, 2), 2, (10 - (30 - 20 + 0) / 3) / 100 + 0.5),
-    ((30, -20, 10, 0), True, (0,), 3, (0 - (30 - 20 + 10) / 3) / 100 - 1),
+    ((30, -20, 10, 0), True, (0,), 3, (0 - (30 - 20 + 10) / 3) / 100 - 1 / 3),
+    ((30, -20, 10, 0), True, (0, 2), 1, (-20 - (30 + 10 + 0) / 3) / 100 - 0.5),
+    ((10, 10), True, (0, 1), 0, 0.0),  # a draw pays nothing
     ((25, 0), False, (), 1, -0.25),
     (None, True, (1,), 1, 1.0),  # the game ended without a scored hand: only the win counts
 ])
 def test_a_hand_pays_relative_points_over_the_scale_and_the_win(points, over, winners, seat,
                                                                 expected):
-    assert hand_value(points, over, winners, seat, 100.0) == pytest.approx(expected)
+    n = 4 if points is None else len(points)
+    assert hand_value(points, over, winners, seat, 100.0, n) == pytest.approx(expected)
 
 
 @pytest.mark.parametrize("points, before, after, expected", [
@@ -107,7 +110,8 @@ def test_lock_step_play_outs_value_moves_as_single_play_outs_do(nets, game, move
             while not s.is_over and len(s.results) == hands:
                 s.apply(net.act(s.view(s.current_player), s.legal_actions()))
             points = get_game(game).hand_points(w, s)
-            row.append(hand_value(points, s.is_over, s.winners, seat, bot.score_scale))
+            row.append(hand_value(points, s.is_over, s.winners, seat, bot.score_scale,
+                                  len(s.scores)))
         expected.append(row)
     assert np.allclose(got, expected)
     assert state.view(seat) == view  # the search played on copies

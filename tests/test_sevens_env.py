@@ -35,7 +35,7 @@ def test_metadata_and_one_observation_size_for_every_player_count(kind):
     size = MODULES[kind].OBS_SIZE
     for n in range(2, 10):
         e = env(num_players=n, observation=kind)
-        assert e.metadata["name"] == "sevens_v4"
+        assert e.metadata["name"] == "sevens_v5"
         assert e.possible_agents == [f"player_{i}" for i in range(n)]
         assert e.observation_space("player_0")["observation"].shape == (size,)
         assert encoder(kind).size(n) == size
@@ -267,13 +267,13 @@ def test_the_leak_test_would_catch_a_leak(kind):
 
 def test_rewards_are_points_over_10_plus_win_bonus():
     rules = fixed_rules(n=2, points=(10, -5, 30))
-    e = raw_env(rules=rules)
+    e = raw_env(rules=rules, relative_score=False)  # raw points
     e.reset(seed=2)
     totals = reward_totals(e, lambda e: e.state_obj.legal_actions()[-1])
     scores = e.state_obj.scores
     winners = e.state_obj.winners
     for seat in range(2):
-        bonus = 1 / len(winners) if seat in winners else -1
+        bonus = 0.0 if len(winners) == 2 else 1.0 if seat in winners else -1.0
         assert totals[f"player_{seat}"] == pytest.approx(scores[seat] / 10 + bonus)
 
 

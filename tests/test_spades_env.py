@@ -30,7 +30,7 @@ def test_pettingzoo_api_with_one_hand_episodes(preset):
 @pytest.mark.parametrize("kind", KINDS)
 def test_metadata_and_spaces(kind):
     e = env(observation=kind)
-    assert e.metadata["name"] == "spades_v5"
+    assert e.metadata["name"] == "spades_v6"
     assert e.possible_agents == [f"player_{i}" for i in range(4)]
     space = e.observation_space("player_0")
     assert space["observation"].shape == ({"infostate": 805, "features": 1334}[kind],)
@@ -175,12 +175,19 @@ def test_rewards_are_hand_score_over_100_plus_win_bonus():
         state = e.state_obj
         return bids[state.current_player] if state.phase == "bid" else state.legal_actions()[0]
 
-    totals = reward_totals(e, choose)
-    assert totals == pytest.approx({"player_0": 1.3 + 1, "player_1": 1.0 - 1,
-                                    "player_2": 1.0 - 1, "player_3": -0.1 - 1})
+    totals = reward_totals(e, choose)  # points 130, 100, 100, -10; seat 0 leads alone
+    assert totals == pytest.approx({  # each less the others' mean; the losers share -1
+        "player_0": (130 - 190 / 3) / 100 + 1, "player_1": (100 - 220 / 3) / 100 - 1 / 3,
+        "player_2": (100 - 220 / 3) / 100 - 1 / 3, "player_3": (-10 - 330 / 3) / 100 - 1 / 3})
+    assert sum(totals.values()) == pytest.approx(0.0, abs=1e-9)
+    raw = raw_env(preset="killer", episode="hand", relative_score=False)
+    raw.reset(seed=0, options={"deal": all_spades_deal()})
+    assert reward_totals(raw, choose) == pytest.approx({
+        "player_0": 1.3 + 1, "player_1": 1.0 - 1 / 3, "player_2": 1.0 - 1 / 3,
+        "player_3": -0.1 - 1 / 3})
 
 
-def test_reward_options_turn_terms_off_and_ties_share_the_win():
+def test_reward_options_turn_terms_off_and_ties_share_the_win_and_the_loss():
     e = raw_env(preset="killer", episode="hand", score_scale=0, win_reward=2.0)
     e.reset(seed=0, options={"deal": all_spades_deal()})
     state = e.state_obj
@@ -189,7 +196,7 @@ def test_reward_options_turn_terms_off_and_ties_share_the_win():
     while state.hand_number == 1:
         e.step(state.legal_actions()[0])
     assert state.results[0].points == (-100, 100, 100, -130)
-    assert e.rewards == {"player_0": -2.0, "player_1": 1.0, "player_2": 1.0, "player_3": -2.0}
+    assert e.rewards == {"player_0": -1.0, "player_1": 1.0, "player_2": 1.0, "player_3": -1.0}
 
 
 def test_ansi_render_shows_the_table_and_only_the_actors_hand():

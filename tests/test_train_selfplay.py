@@ -31,10 +31,11 @@ def random_policy(games: BatchedGames, seed: int, hidden: int = 8) -> NumpyPolic
                          rng.normal(size=games.num_actions))], "tanh")
 
 
-def section5_total(state, seat: int, scale: float, relative: bool) -> float:
+def section5_total(state, seat: int, scale: float, relative: bool, cut: bool = False) -> float:
     """docs/rules.md section 5 for ``seat`` over a finished episode, from the engine's own hand
     results: each hand's points / scale (relative: less the others' mean), then +1 shared by
-    the winners or -1 (a game stopped after a hand is won by whoever leads on total score)."""
+    the winners and -1 shared by the others, nothing on a draw (a game stopped after a hand
+    is won by whoever leads on total score); a game cut at the hand cap gets no bonus."""
     total = 0.0
     for result in state.results:
         points = list(result.points)
@@ -44,10 +45,15 @@ def section5_total(state, seat: int, scale: float, relative: bool) -> float:
         total += mine / scale
     if state.is_over:
         winners = list(state.winners)
+    elif cut:
+        return total
     else:
         totals = list(state.results[-1].totals)
         winners = [s for s, t in enumerate(totals) if t == max(totals)]
-    return total + (1.0 / len(winners) if seat in winners else -1.0)
+    n = len(state.scores)
+    if len(winners) == n:
+        return total
+    return total + (1.0 / len(winners) if seat in winners else -1.0 / (n - len(winners)))
 
 
 class Referee:
@@ -71,7 +77,7 @@ class Referee:
         n = games.num_games
         self.aecs = [self.game.env(preset=preset, **options) for _ in range(n)]
         self.scale = self.game.score_scale(games.rules)
-        self.relative = bool(options.get("relative_score", False))
+        self.relative = bool(options.get("relative_score", True))  # the envs' default
         self.learner_turn = False
         self.in_reset = False
         self.episode = [0] * n  # episodes started per game
@@ -215,8 +221,9 @@ class Referee:
         self.since[i] += reward
         if seat != learner and reward != 0.0:
             self.paid_on_others += 1
-        if all(aec.terminations.values()):
-            independent = section5_total(aec.state_obj, learner, self.scale, self.relative)
+        cut = all(aec.truncations.values())
+        if all(aec.terminations.values()) or cut:
+            independent = section5_total(aec.state_obj, learner, self.scale, self.relative, cut)
             assert self.total[i] == pytest.approx(independent, abs=1e-6)
             if self.learner_moved[i]:
                 self.expected[i].append(self.total[i])
@@ -278,7 +285,7 @@ def play(env: SelfPlayVecEnv, referee: Referee, episodes: int, seed: int = 0,
 
 
 # the reward variants of test 1: episode, relative score, opponent mix
-VARIANTS = [("game", False, "rules@1"), ("hand", False, "self@1,random@1"),
+VARIANTS = [("game", False, "rules@1"), ("hand", False, "self@1,random@1,rules@1"),
             ("game", True, "self@1,snapshot@1,random@1"), ("hand", True, "rules@1")]
 
 

@@ -106,7 +106,8 @@ def test_every_shipped_bot_loads_on_the_installed_env_and_plays_legally(name):
     assert path.parent == ship.CHECKPOINTS
     card = json.loads(path.with_suffix(".json").read_text())
     g = get_game(recipe.game)
-    assert card["env_name"] == g.env_name, f"{name} was trained on {card['env_name']}"
+    # the installed env, or one it declares the bots of carry over (only rewards changed)
+    assert g.plays(card["env_name"]), f"{name} was trained on {card['env_name']}"
     bot = agents.load(path)
     rules = g.get_rules(recipe.preset)
     if g.num_players(rules) != card["num_players"]:

@@ -79,7 +79,7 @@ def check_card(card: Any) -> dict:
         raise RefusedUploadError(f"the card's game {_short(name)} is not one of "
                             f"{', '.join(game_names())}")
     game = get_game(name)
-    if card["env_name"] != game.env_name:
+    if not isinstance(card["env_name"], str) or not game.plays(card["env_name"]):
         raise RefusedUploadError(f"the card's env {_short(card['env_name'])} is not the installed "
                             f"{game.env_name!r}: retrain on this version")
     preset = card["preset"]

@@ -1,4 +1,4 @@
-"""PettingZoo envs for Blind Auction (``blind_auction_v0``): AEC and Parallel.
+"""PettingZoo envs for Blind Auction (``blind_auction_v1``): AEC and Parallel.
 
     from cardrl.envs.blind_auction import env, parallel_env
     e = env(num_players=3, tie_rule="carry")      # or preset="3p"; any rules field
@@ -7,9 +7,10 @@
 AEC: the seats bid in seat order; an observation never shows another seat's
 bid before the round resolves (the observer's "acted" flags say only who has
 bid). Parallel: every seat bids at once each round. Observations are
-``{"observation": float32[195], "action_mask": int8[13]}``; a game is one
-hand, so the hand reward (score / ``score_scale``, by default the prize total,
-so a share of the prizes) and the win bonus come together at the end.
+``{"observation": float32[INFOSTATE.size(n)], "action_mask": int8[13]}`` (sizes on
+docs/envs/blind_auction.md); a game is one hand, so the hand reward (the score less the
+others' mean, over ``score_scale``, by default the prize total) and the win bonus come
+together at the end.
 """
 
 from __future__ import annotations

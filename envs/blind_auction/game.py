@@ -26,7 +26,8 @@ _FEATURES = dataclasses.replace(_INFOSTATE, kind="features")
 
 GAME = Game(
     name="blind_auction",
-    env_name="blind_auction_v0",
+    env_name="blind_auction_v1",
+    bots_carry_over_from=("blind_auction_v0",),  # only the rewards and the hand cap changed
     presets=tuple(PRESETS),
     get_rules=get_rules,
     state=BlindAuctionState,

@@ -1,4 +1,4 @@
-"""The PettingZoo AEC env of Gin Rummy (``gin_rummy_v8``): 2 to 4 players, both presets.
+"""The PettingZoo AEC env of Gin Rummy (``gin_rummy_v9``): 2 to 4 players, both presets.
 
     from cardrl.envs.gin_rummy import env
     e = env(preset="standard")          # or "seed" (num_players=3, ...), or rules=...

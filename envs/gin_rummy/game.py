@@ -13,7 +13,8 @@ from cardrl.envs.gin_rummy.worlds import sample_worlds
 
 GAME = Game(
     name="gin_rummy",
-    env_name="gin_rummy_v8",
+    env_name="gin_rummy_v9",
+    bots_carry_over_from=("gin_rummy_v8",),  # only the rewards and the hand cap changed
     presets=tuple(PRESETS),
     get_rules=get_rules,
     state=GinRummyState,

@@ -1,4 +1,4 @@
-"""The PettingZoo AEC env of Sevens (``sevens_v4``), 2 to 9 players.
+"""The PettingZoo AEC env of Sevens (``sevens_v5``), 2 to 9 players.
 
     from cardrl.envs.sevens import env
     e = env(num_players=5)               # parameters drawn per game from the reset seed
@@ -6,10 +6,12 @@
     e = env(observation="features")      # the next player's expected reply too
     e.reset(seed=1, options={"deal": [[...hand...]] * n + [[...table...]]})
 
-Observations are ``{"observation": float32[959], "action_mask": int8[104]}`` (1063
-floats with ``observation="features"``) from the seat's ``SevensView`` only; the
-layout is the same for every player count. A game is one hand: its points /
-``score_scale`` (default 10) are the reward when it ends, plus the win bonus.
+Observations are ``{"observation": float32[INFOSTATE.size(n)], "action_mask":
+int8[104]}`` (``FEATURES.size(n)`` with ``observation="features"``; docs/envs/sevens.md
+gives the sizes, held to the encoders by a test) from the seat's ``SevensView`` only;
+the layout is the same for every player count. A game is one hand: its points less the
+others' mean, over ``score_scale`` (default 10), are the reward when it ends, plus the
+win bonus.
 """
 
 from __future__ import annotations

@@ -12,7 +12,8 @@ from cardrl.envs.sevens.worlds import sample_worlds
 
 GAME = Game(
     name="sevens",
-    env_name="sevens_v4",
+    env_name="sevens_v5",
+    bots_carry_over_from=("sevens_v4",),  # only the rewards and the hand cap changed
     presets=tuple(PRESETS),
     get_rules=get_rules,
     state=SevensState,

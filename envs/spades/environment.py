@@ -1,13 +1,14 @@
-"""The PettingZoo AEC env of Spades (``spades_v5``), both presets of one engine.
+"""The PettingZoo AEC env of Spades (``spades_v6``), both presets of one engine.
 
     from cardrl.envs.spades import env
     e = env(preset="killer")            # or "cutthroat", or rules=SpadesRules(...)
     e = env(observation="features")     # the expert's numbers too (envs.spades.features)
     e.reset(seed=1, options={"deal": [[...13 names...]] * 4})
 
-Observations are ``{"observation": float32[697], "action_mask": int8[68]}`` (1334
-floats with ``observation="features"``) from the seat's ``SpadesView`` only. Hand
-rewards are scaled by 100 points.
+Observations are ``{"observation": float32[INFOSTATE.size(4)], "action_mask":
+int8[68]}`` (``FEATURES.size(4)`` floats with ``observation="features"``; the sizes are on
+docs/envs/spades.md, which a test holds to the encoders) from the seat's ``SpadesView``
+only. Hand rewards are scaled by 100 points.
 """
 
 from __future__ import annotations

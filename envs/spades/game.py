@@ -13,7 +13,8 @@ from cardrl.envs.spades.worlds import hand_points, sample_worlds
 
 GAME = Game(
     name="spades",
-    env_name="spades_v5",
+    env_name="spades_v6",
+    bots_carry_over_from=("spades_v5",),  # only the rewards and the hand cap changed
     presets=tuple(PRESETS),
     get_rules=get_rules,
     state=SpadesState,
