@@ -47,9 +47,9 @@ class Agent:
 '''
 
 IN_THE_FRESH_VENV = '''
-import json, sys
-from agents import Agent                      # the other library is untouched
-assert Agent("x").name == "x"
+import importlib, json, sys
+other = importlib.import_module("agents")  # the stand-in's top-level name, still its own
+assert other.Agent("x").name == "x"
 
 import gymnasium, numpy as np, pettingzoo
 import cardrl
