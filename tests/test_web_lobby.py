@@ -282,6 +282,9 @@ def test_the_lobby_offers_only_checkpoints_the_installed_game_can_load(tmp_path,
         (tmp_path / f"{name}.onnx").write_bytes(b"")
         (tmp_path / f"{name}.json").write_text(json.dumps(
             {**card, "game": "gin_rummy", "env_name": env_name, "onnx": f"{name}.onnx"}))
+    from cardrl.agents import learned
+
+    monkeypatch.setattr(learned, "shipped_folder", lambda: tmp_path)
     monkeypatch.setattr(bots, "shipped_folder", lambda: tmp_path)
     assert bots.shipped_checkpoints("gin_rummy") == ["checkpoint:gin_rummy-new.onnx"]
     offered = [n for n in bots.Bots().specs("gin_rummy") if n.startswith(bots.PREFIX)]

@@ -35,7 +35,7 @@ from typing import Any
 
 from cardrl import agents
 from cardrl.agents.base import Bot
-from cardrl.agents.learned import BotLoadError, read_card, shipped_folder
+from cardrl.agents.learned import BotLoadError, read_card, resolve, shipped_bots, shipped_folder
 from cardrl.agents.search import SearchBot
 from cardrl.envs.games import game_names, get_game
 
@@ -59,16 +59,16 @@ def shipped_checkpoints(game: str) -> list[str]:
     installed game (one trained on an older observation version would fail in play)."""
     out = []
     try:
-        folder = shipped_folder()
-    except BotLoadError:
+        shipped = shipped_bots(game)
+    except BotLoadError:  # no shipped bots as files here
         return out
-    for path in sorted(folder.glob("*.onnx")):
+    for spec in shipped:
+        path = resolve(spec)
         try:
-            card = read_card(path)
+            read_card(path)
         except (BotLoadError, OSError, ValueError, KeyError):
             continue
-        if card.get("game") == game:
-            out.append(PREFIX + path.name)
+        out.append(PREFIX + path.name)
     return out
 
 
