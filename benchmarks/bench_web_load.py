@@ -57,7 +57,7 @@ from websockets.asyncio.client import connect
 
 from cardrl import agents
 from cardrl.envs.spades.view import SpadesView
-from cardrl.web.testing import ROOT, ServerProcess, post, postgres_url, signup
+from cardrl.web.testing import ServerProcess, post, postgres_url, signup
 
 NAMES = ["north", "east", "south", "west"]
 PLY = re.compile(rb'"ply":\s*(\d+)')
@@ -318,7 +318,7 @@ def main(argv: list[str] | None = None) -> dict:
                    help="tables per server in the many-servers part")
     p.add_argument("--only", choices=("load", "servers", "beside"), help="run one part only")
     p.add_argument("--timeout", type=float, default=180.0, help="seconds before giving up")
-    p.add_argument("--out", default=str(ROOT / "runs" / "bench_web_load.json"))
+    p.add_argument("--out", default=str(Path("runs") / "bench_web_load.json"))
     args = p.parse_args(argv)
 
     result = {}

@@ -260,3 +260,12 @@ def test_no_import_circles():
         if v not in index:
             strong(v)
     assert circles == []
+
+
+@pytest.mark.parametrize("name", sorted(p.stem for p in (ROOT / "benchmarks").glob("bench_*.py")))
+def test_every_benchmark_imports_from_the_package(name):
+    """``make bench`` is not in the suite: a benchmark that imports a name the package no
+    longer has would break only there."""
+    import importlib
+
+    assert callable(importlib.import_module(f"benchmarks.{name}").main)
