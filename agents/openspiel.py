@@ -521,10 +521,12 @@ class CardState(pyspiel.State):
     def __str__(self) -> str:
         if self._engine is None:
             return f"waiting for chance after {list(self._step)}: drawn {self._draws}"
+        # the engine's own fields, the deal included; hands played before this one as a
+        # count (their results are in the scores), so the text stays short in a long game
         engine = self._engine.state
-        truth = {k: v for k, v in vars(engine).items() if not k.startswith("_") and k != "rng"}
-        return "\n".join([*(json.dumps(engine.view(s).to_dict(), sort_keys=True)
-                             for s in range(self._spec.num_players)), repr(truth)])
+        truth = {k: (len(v) if k == "results" else v) for k, v in vars(engine).items()
+                 if not k.startswith("_") and k not in ("rng", "rules")}
+        return f"{engine.rules!r}\n{truth!r}"
 
 
 class _Observer:

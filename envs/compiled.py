@@ -87,6 +87,7 @@ from cardrl.envs.rewards import Payout
 KERNEL = dict(cache=True, _nrt=False)
 INLINE = dict(KERNEL, inline="always")  # the small helpers a kernel calls per game
 GOES_ON, RESTART, STOPPED = 0, 1, 2  # what ``settle`` says follows a scored hand
+POINTS, TOTALS, WINNERS = 0, 1, 2  # the rows of ``Driver.hand``
 PYTHON, HISTORY = 1, 2  # flags a kernel returns: a row to start in Python; a history to grow
 HISTORY_CAPACITY = 512  # actions per game before the driver grows ``hist``
 # ``pay`` holds: score_scale, relative_score, win_reward, episode == "hand", auto_reset,
@@ -191,7 +192,7 @@ def settle(d, i, k, over, rewards, dones):
     entry marked cut (``d.cut[k]``). Returns GOES_ON, RESTART or STOPPED."""
     pay = d.pay
     d.hands[i] += 1
-    points, totals, winners = d.hand[0], d.hand[1], d.hand[2]
+    points, totals, winners = d.hand[POINTS], d.hand[TOTALS], d.hand[WINNERS]
     n = points.shape[0]
     scale = pay[SCALE]
     if scale != 0.0:

@@ -429,6 +429,25 @@ def test_a_hand_that_ends_before_the_learners_first_move_pays_the_learner_nothin
     assert env.skipped == referee.skipped
 
 
+def test_an_episode_cut_at_the_hand_cap_is_truncated_for_sb3():
+    """Killer Spades cut after one hand (``max_episode_hands=1``) never reaches its target:
+    every done is a cut, and SB3 is told so (``TimeLimit.truncated``, with the terminal
+    observation to bootstrap from); a game played to its end (``max_hands=1``) is not."""
+    for options, cut in (({"max_episode_hands": 1}, True), ({"max_hands": 1}, False)):
+        env, _ = selfplay("spades", "random@1", n=2, seed=1, **options)
+        rng = np.random.default_rng(0)
+        env.reset()
+        seen = 0
+        for _ in range(200):
+            env.step_async(np.array([rng.choice(np.flatnonzero(m)) for m in env.action_masks()]))
+            _, _, dones, infos = env.step_wait()
+            for i in np.flatnonzero(dones):
+                assert infos[i]["TimeLimit.truncated"] is cut
+                assert infos[i]["terminal_observation"].shape == env.observation_space.shape
+                seen += 1
+        assert seen >= 2
+
+
 def test_same_seed_same_transcript():
     def transcript(seed: int) -> list:
         env, _ = selfplay("spades", "rules@1,self@1", n=3, seed=seed, **CAP)

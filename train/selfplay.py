@@ -253,6 +253,9 @@ class SelfPlayVecEnv(VecEnv):
                 else:
                     dones[i] = True
                     infos[i]["terminal_observation"] = self._last_obs[i].copy()
+                    # a cut at the hand cap: SB3 bootstraps from the last value, as at a
+                    # gymnasium TimeLimit
+                    infos[i]["TimeLimit.truncated"] = bool(self.games.truncated[i])
                 self._new_episode(i)
 
     # ------------------------------------------------------------ VecEnv

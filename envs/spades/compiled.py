@@ -25,20 +25,35 @@ from cardrl.envs.spades.rules import HAND_SIZE, NUM_PLAYERS, NUM_TRICKS, SpadesR
 
 P = NUM_PLAYERS
 BID, PLAY, OVER = 0, 1, 2  # phases
+# where the information blocks are, and the numbers that size and scale them
+# (``infostate.BLOCKS``, ``infostate.TRICK_SCALE``, ...)
 _O = infostate.OFFSETS
 PHASE, HAND, BIDS, TRICKS = _O["phase"], _O["hand"], _O["bids"], _O["tricks"]
 PLAYED, NUMBER, TRICK, LEADER = _O["played_by"], _O["trick_number"], _O["trick"], _O["leader"]
 BROKEN, VOIDS, SCORES, BAGS = _O["spades_broken"], _O["voids"], _O["scores"], _O["bags"]
 DEALER, HAND_NUMBER, PLAYED_TRICKS, FLAGS = (_O["dealer"], _O["hand_number"],
                                              _O["tricks_played"], _O["rules"])
+BID_SLOTS, TRICK_SLOTS, SUITS = infostate.BID_SLOTS, infostate.TRICK_SLOTS, infostate.SUITS
+TRICK_SCALE, HAND_NUMBER_SCALE = infostate.TRICK_SCALE, infostate.HAND_NUMBER_SCALE
+F_MUST_BREAK, F_MAY_TOTAL, F_JOKERS, F_BAGS = (
+    infostate.RULE_FLAGS.index(f) for f in ("spades_must_be_broken", "bids_may_total_tricks",
+                                            "jokers", "bags"))
 PLAY_AT = infostate.PLAY_AT
 NC = cards.NUM_CARDS
-TRICK_NUMBER = np.array([(j // P + 1) / 13.0 for j in range(P * NUM_TRICKS)])  # per play
+TRICK_NUMBER = np.array([(j // P + 1) / TRICK_SCALE for j in range(P * NUM_TRICKS)])  # per play
 # (four seats: a relative seat is (seat - me) & 3)
 
 CLIP = infostate.SCORE_CLIP
-# ``game[i]``: plays this hand, leader, seat to act (-1: over), phase, spades broken, dealer,
-# hand number, bids made (indexed in place: a row view would cost a reference count)
+# the columns of ``game[i]`` (indexed in place: a row view would cost a reference count)
+(G_PLAYS,  # cards played this hand
+ G_LEADER,  # the seat that leads the trick on the table
+ G_TO_ACT,  # the seat to act (-1: over)
+ G_PHASE,  # BID, PLAY or OVER
+ G_BROKEN,  # spades broken
+ G_DEALER,
+ G_HAND_NUMBER,
+ G_BIDS_MADE) = range(8)
+G_COLUMNS = 8
 # the rules as numbers: ``rp[...]``
 (MUST_BREAK, MAY_TOTAL, PER_TRICK, OVERTRICK, BAG_LIMIT, BAG_PENALTY, NIL, TARGET, INCLUSIVE,
  JOKERS, MAX_HANDS, FIRST_DEALER) = range(12)
@@ -67,26 +82,26 @@ def _deal(st, d, i):
         bids[i, s] = -1
         tricks[i, s] = 0
         voids[i, s] = 0
-    game[i, 6] += 1
-    game[i, 0] = 0
-    game[i, 1] = (game[i, 5] + 1) % P
-    game[i, 2] = game[i, 1]
-    game[i, 3] = BID
-    game[i, 4] = 0
-    game[i, 7] = 0
+    game[i, G_HAND_NUMBER] += 1
+    game[i, G_PLAYS] = 0
+    game[i, G_LEADER] = (game[i, G_DEALER] + 1) % P
+    game[i, G_TO_ACT] = game[i, G_LEADER]
+    game[i, G_PHASE] = BID
+    game[i, G_BROKEN] = 0
+    game[i, G_BIDS_MADE] = 0
 
 
 @njit(**compiled.INLINE)
 def _start(st, d, i):
     """A new game as ``SpadesState(rules, seed)`` makes it (after ``compiled.begin``)."""
-    rp, game = st[9], st[8]
+    (hands, bids, tricks, pcard, pseat, voids, scores, bags, game, rp, deck) = st
     if rp[FIRST_DEALER] < 0:
         return False  # a random first dealer: the engine draws it (rng.integers)
-    game[i, 5] = rp[FIRST_DEALER]
-    game[i, 6] = 0
+    game[i, G_DEALER] = rp[FIRST_DEALER]
+    game[i, G_HAND_NUMBER] = 0
     for s in range(P):
-        st[6][i, s] = 0
-        st[7][i, s] = 0
+        scores[i, s] = 0
+        bags[i, s] = 0
     _deal(st, d, i)
     return True
 
@@ -113,34 +128,34 @@ def _apply(st, d, i, a):
     """Play legal action ``a``; returns -1 (goes on), BID (a hand was scored and the next
     dealt) or OVER, the hand's points, totals and winners in ``d.hand``."""
     (hands, bids, tricks, pcard, pseat, voids, scores, bags, game, rp, deck) = st
-    seat = game[i, 2]
+    seat = game[i, G_TO_ACT]
     if a < CARD_OFFSET:
         bids[i, seat] = a
-        game[i, 7] += 1
-        if game[i, 7] == P:
-            game[i, 3] = PLAY
-            game[i, 2] = game[i, 1]
+        game[i, G_BIDS_MADE] += 1
+        if game[i, G_BIDS_MADE] == P:
+            game[i, G_PHASE] = PLAY
+            game[i, G_TO_ACT] = game[i, G_LEADER]
         else:
-            game[i, 2] = (seat + 1) % P
+            game[i, G_TO_ACT] = (seat + 1) % P
         return -1
     card = a - CARD_OFFSET
-    n = game[i, 0]
+    n = game[i, G_PLAYS]
     on_table = n % P
     suit = SUIT[card]
     if on_table:
         led = SUIT[pcard[i, n - on_table]]
         if suit != led:
             voids[i, seat] |= 1 << led
-    elif suit == SPADES and rp[MUST_BREAK] and not game[i, 4]:
+    elif suit == SPADES and rp[MUST_BREAK] and not game[i, G_BROKEN]:
         voids[i, seat] |= 0b0111
     hands[i, seat] &= ~(np.uint64(1) << np.uint64(card))
     pcard[i, n] = card
     pseat[i, n] = seat
-    game[i, 0] = n = n + 1
+    game[i, G_PLAYS] = n = n + 1
     if suit == SPADES:
-        game[i, 4] = 1
+        game[i, G_BROKEN] = 1
     if n % P:
-        game[i, 2] = (seat + 1) % P
+        game[i, G_TO_ACT] = (seat + 1) % P
         return -1
     first = n - P
     best, best_suit = first, SUIT[pcard[i, first]]
@@ -152,30 +167,30 @@ def _apply(st, d, i, a):
                 best = j
         elif s == SPADES:
             best, best_suit = j, s
-    winner = (game[i, 1] + best - first) % P
+    winner = (game[i, G_LEADER] + best - first) % P
     tricks[i, winner] += 1
-    game[i, 1] = game[i, 2] = winner
+    game[i, G_LEADER] = game[i, G_TO_ACT] = winner
     if n < P * NUM_TRICKS:
         return -1
     hand = d.hand
     for s in range(P):
         p, bags[i, s] = _score_bid(rp, bids[i, s], tricks[i, s], bags[i, s])
         scores[i, s] += p
-        hand[0, s] = p
-        hand[1, s] = scores[i, s]
+        hand[compiled.POINTS, s] = p
+        hand[compiled.TOTALS, s] = scores[i, s]
     top = scores[i, 0]
     for s in range(1, P):
         top = max(top, scores[i, s])
     count = 0
     for s in range(P):
-        hand[2, s] = 1.0 if scores[i, s] == top else 0.0
+        hand[compiled.WINNERS, s] = 1.0 if scores[i, s] == top else 0.0
         count += scores[i, s] == top
     reached = top >= rp[TARGET] if rp[INCLUSIVE] else top > rp[TARGET]
-    if (count == 1 and reached) or (rp[MAX_HANDS] > 0 and game[i, 6] >= rp[MAX_HANDS]):
-        game[i, 3] = OVER
-        game[i, 2] = -1
+    if (count == 1 and reached) or (rp[MAX_HANDS] > 0 and game[i, G_HAND_NUMBER] >= rp[MAX_HANDS]):
+        game[i, G_PHASE] = OVER
+        game[i, G_TO_ACT] = -1
         return OVER
-    game[i, 5] = (game[i, 5] + 1) % P
+    game[i, G_DEALER] = (game[i, G_DEALER] + 1) % P
     _deal(st, d, i)
     return BID
 
@@ -185,14 +200,14 @@ def _write(st, d, i):
     """Row ``i``: the seat to act's information state (``infostate.encode`` of its view),
     its legal actions and the seat."""
     (hands, bids, tricks, pcard, pseat, voids, scores, bags, game, rp, deck) = st
-    me = game[i, 2]
+    me = game[i, G_TO_ACT]
     obs, masks = d.obs, d.masks
     compiled.blank(d, i)
     if me < 0 or not d.live[i]:
         d.seats[i] = -1
         return
     d.seats[i] = me
-    phase, n = game[i, 3], game[i, 0]
+    phase, n = game[i, G_PHASE], game[i, G_PLAYS]
     obs[i, PHASE + phase] = 1.0
     hand = hands[i, me]
     m = hand
@@ -203,14 +218,14 @@ def _write(st, d, i):
     for s in range(P):
         rel = (s - me) % P
         b = bids[i, s]
-        obs[i, BIDS + rel * 15 + b + 1] = 1.0
+        obs[i, BIDS + rel * BID_SLOTS + b + 1] = 1.0
         if b > 0:
             bid_total += b
-        obs[i, TRICKS + rel * 14 + tricks[i, s]] = 1.0
+        obs[i, TRICKS + rel * TRICK_SLOTS + tricks[i, s]] = 1.0
         v = voids[i, s]
-        for u in range(4):
+        for u in range(SUITS):
             if v >> u & 1:
-                obs[i, VOIDS + rel * 4 + u] = 1.0
+                obs[i, VOIDS + rel * SUITS + u] = 1.0
         obs[i, SCORES + rel] = min(CLIP, max(-CLIP, scores[i, s] / rp[TARGET]))
         if rp[BAG_LIMIT] > 0:
             obs[i, BAGS + rel] = bags[i, s] / rp[BAG_LIMIT]
@@ -221,23 +236,23 @@ def _write(st, d, i):
         obs[i, NUMBER + c] = TRICK_NUMBER[j]
     for j in range(n - on_table, n):
         obs[i, TRICK + ((pseat[i, j] - me) & 3) * NC + pcard[i, j]] = 1.0
-    obs[i, LEADER + (game[i, 1] - me) % P] = 1.0
-    if game[i, 4]:
+    obs[i, LEADER + (game[i, G_LEADER] - me) % P] = 1.0
+    if game[i, G_BROKEN]:
         obs[i, BROKEN] = 1.0
-    obs[i, DEALER + (game[i, 5] - me) % P] = 1.0
+    obs[i, DEALER + (game[i, G_DEALER] - me) % P] = 1.0
     if rp[MUST_BREAK]:
-        obs[i, FLAGS] = 1.0
+        obs[i, FLAGS + F_MUST_BREAK] = 1.0
     if rp[MAY_TOTAL]:
-        obs[i, FLAGS + 1] = 1.0
+        obs[i, FLAGS + F_MAY_TOTAL] = 1.0
     if rp[JOKERS]:
-        obs[i, FLAGS + 2] = 1.0
+        obs[i, FLAGS + F_JOKERS] = 1.0
     if rp[BAG_LIMIT] > 0:
-        obs[i, FLAGS + 3] = 1.0
-    obs[i, HAND_NUMBER] = min(1.0, (game[i, 6] - 1) / 10.0)
-    obs[i, PLAYED_TRICKS] = (n // P) / 13.0
+        obs[i, FLAGS + F_BAGS] = 1.0
+    obs[i, HAND_NUMBER] = min(1.0, (game[i, G_HAND_NUMBER] - 1) / HAND_NUMBER_SCALE)
+    obs[i, PLAYED_TRICKS] = (n // P) / TRICK_SCALE
     if phase == BID:
         refused = -1
-        if not rp[MAY_TOTAL] and game[i, 7] == P - 1:
+        if not rp[MAY_TOTAL] and game[i, G_BIDS_MADE] == P - 1:
             refused = NUM_TRICKS - bid_total
         for b in range(NUM_TRICKS + 1):
             masks[i, b] = b != refused
@@ -247,7 +262,7 @@ def _write(st, d, i):
         same = hand & SUIT_MASK[SUIT[pcard[i, n - on_table]]]
         if same:
             legal = same
-    elif rp[MUST_BREAK] and not game[i, 4]:
+    elif rp[MUST_BREAK] and not game[i, G_BROKEN]:
         others = hand & ~SUIT_MASK[SPADES]
         if others:
             legal = others
@@ -312,7 +327,7 @@ class SpadesCore(compiled.Core):
                 np.zeros((n, P), np.int64), np.zeros((n, P * NUM_TRICKS), np.int64),
                 np.zeros((n, P * NUM_TRICKS), np.int64), np.zeros((n, P), np.int64),
                 np.zeros((n, P), np.int64), np.zeros((n, P), np.int64),
-                np.zeros((n, 8), np.int64), _rule_numbers(rules),
+                np.zeros((n, G_COLUMNS), np.int64), _rule_numbers(rules),
                 np.array(cards.make_deck(rules.jokers), np.int64))
 
     def load(self, st: tuple, i: int, state: engine.SpadesState) -> None:
@@ -324,10 +339,11 @@ class SpadesCore(compiled.Core):
         scores[i], bags[i] = state.scores, state.bags
         for j, (seat, c) in enumerate(state.plays):
             pcard[i, j], pseat[i, j] = c, seat
-        game[i] = (len(state.plays), state.leader,
-                   -1 if state.current_player is None else state.current_player,
-                   {"bid": BID, "play": PLAY, "over": OVER}[state.phase], state.spades_broken,
-                   state.dealer, state.hand_number, state.num_bids_made)
+        game[i, G_PLAYS], game[i, G_LEADER] = len(state.plays), state.leader
+        game[i, G_TO_ACT] = -1 if state.current_player is None else state.current_player
+        game[i, G_PHASE] = {"bid": BID, "play": PLAY, "over": OVER}[state.phase]
+        game[i, G_BROKEN], game[i, G_DEALER] = state.spades_broken, state.dealer
+        game[i, G_HAND_NUMBER], game[i, G_BIDS_MADE] = state.hand_number, state.num_bids_made
 
 
 CORE = SpadesCore()

@@ -2,23 +2,10 @@
 
 The vectors the shipped Spades bots read (``observation="features"``): the
 information blocks of ``cardrl.envs.spades.infostate`` (without ``trick_number``, with the
-last trick and its winner), then,
-for the seat to act only, what the expert bot reckons with. Every number is
-worked out from the seat's view. Bump ``VERSION`` when the layout changes.
+last trick and its winner), then, for the seat to act only, what the expert bot reckons
+with. Every number is worked out from the seat's view. Bump ``VERSION`` when the layout changes.
 
-Version 2 adds, for the seat to act only, what the expert bot reckons with
-(``strength``, ``tracking.Knowledge``): bidding, the hand's modified count and
-its nil chance; playing, the tricks the hand should still take by force and,
-per own card, the chance it wins this trick and whether it is the top unseen
-card of its suit. Version 3 adds per-bid blocks for the bidder: each bid's
-distance from the tricks the hand should take given the bids on the table
-(``strength.contract_tricks``), signed and unsigned, and what a nil is worth,
-so that a policy can weigh each bid by them directly (``cardrl.train.policy``).
-Version 4 adds, for the player, what the expert's card choice turns on
-(``cardrl.agents.spades.play``): the tricks the bid still needs and the shortfall
-after the hand's sure tricks, which seats' nils are alive, and per own card
-whether it tops the trick, how dangerous it is to keep, whether the hand counts
-on it, how cheap it is, its suit's length and the ruff risk of leading it.
+Each layout version's changes are in docs/envs/spades.md (version history).
 """
 
 from __future__ import annotations
@@ -30,32 +17,19 @@ from cardrl.envs.cards import NUM_CARDS
 from cardrl.envs.spades import infostate
 from cardrl.envs.spades.actions import CARD_OFFSET, NUM_BIDS
 from cardrl.envs.spades.engine import SUIT_TABLE
-from cardrl.envs.spades.infostate import P
+from cardrl.envs.spades.infostate import TRICK_SCALE, P
 from cardrl.envs.spades.strength import contract_tricks, estimate_tricks, nil_chance, nil_value
 from cardrl.envs.spades.tracking import SPADES, Knowledge, beats, cost
 from cardrl.envs.spades.view import SpadesView
 
 VERSION = 4
 
-# (name, size) of each block, in order: the information blocks, then the seat to act's
-LAYOUT = (
-    ("phase", 2),  # bidding, playing
-    ("hand", NUM_CARDS),
-    ("bids", P * 15),  # per relative seat: not bid yet, or bid 0..13
-    ("tricks", P * 14),  # per relative seat: tricks taken 0..13
-    ("played_by", P * NUM_CARDS),  # every card played this hand, by whom
-    ("trick", P * NUM_CARDS),  # the trick on the table, by whom
-    ("leader", P),
-    ("last_trick", P * NUM_CARDS),  # the previous trick of this hand, by whom
-    ("last_trick_winner", P),
-    ("spades_broken", 1),
-    ("voids", P * 4),
-    ("scores", P),  # total / target, clipped to +-4
-    ("bags", P),  # bags / bag limit
-    ("dealer", P),
-    ("hand_number", 1),  # hands played / 10, clipped to 1
-    ("tricks_played", 1),  # / 13
-    ("rules", 4),  # spades must be broken, bids may total 13, jokers, bags counted
+# the information blocks (``infostate.BLOCKS``: the infostate's, without ``trick_number``,
+# with the last trick and its winner), then the seat to act's
+LAYOUT = infostate.blocks(
+    "phase", "hand", "bids", "tricks", "played_by", "trick", "leader", "last_trick",
+    "last_trick_winner", "spades_broken", "voids", "scores", "bags", "dealer", "hand_number",
+    "tricks_played", "rules") + (
     # the seat to act only (zero for every other seat):
     ("hand_estimate", 1),  # bidding: the modified count (strength.estimate_tricks) / 13
     ("nil_chance", 1),  # bidding: strength.nil_chance
@@ -78,6 +52,7 @@ LAYOUT = (
     ("ruff_risk", NUM_CARDS),  # playing, per own side-suit card: chance a lead of it is ruffed
 )
 BID_SCALE, NIL_SCALE, DANGER_SCALE = 6.0, 100.0, 18.0
+SUIT_SIZE = 13.0  # suit lengths / 13
 OFFSETS, OBS_SIZE = encoding.offsets(LAYOUT)
 
 _DECISION = OFFSETS["hand_estimate"]  # the seat-to-act blocks run from here to the end
@@ -117,10 +92,10 @@ def decision_features(view: SpadesView, out: np.ndarray) -> None:
     before a bid, each card's odds before a play."""
     if view.phase == "bid":
         hand, rules = view.hand, view.rules
-        out[_DECISION] = min(1.0, estimate_tricks(hand, rules.jokers) / 13.0)
+        out[_DECISION] = min(1.0, estimate_tricks(hand, rules.jokers) / TRICK_SCALE)
         out[_DECISION + 1] = nil_chance(hand)
         tricks = contract_tricks(hand, rules.jokers, view.bids, view.seat)
-        out[_CONTRACT] = min(1.0, max(0.0, tricks / 13.0))
+        out[_CONTRACT] = min(1.0, max(0.0, tricks / TRICK_SCALE))
         excess = np.clip((np.arange(1, NUM_BIDS) - tricks) / BID_SCALE, -1.0, 1.0)
         out[_BID_DISTANCE] = -1.0  # nil: weighed by nil_value instead
         out[_BID_DISTANCE + 1:_BID_DISTANCE + NUM_BIDS] = -np.abs(excess)
@@ -128,7 +103,7 @@ def decision_features(view: SpadesView, out: np.ndarray) -> None:
         out[_NIL_VALUE] = min(1.0, max(-1.0, nil_value(hand, rules.nil_points) / NIL_SCALE))
     elif view.phase == "play":
         kn = Knowledge(view)
-        out[_DECISION + 2] = min(1.0, kn.expected_tricks / 13.0)
+        out[_DECISION + 2] = min(1.0, kn.expected_tricks / TRICK_SCALE)
         for c in view.hand:
             out[_P_WIN + c] = kn.p_win(c)
             if kn.is_master(c):
@@ -142,8 +117,8 @@ def play_features(kn: Knowledge, out: np.ndarray) -> None:
     cheap it is, its suit's length and the ruff risk of leading it."""
     view, me = kn.view, kn.seat
     need = kn.need()
-    out[_NEED] = max(-1.0, min(1.0, need / 13.0))
-    out[_SHORTFALL] = max(-1.0, min(1.0, (need - kn.expected_tricks) / 13.0))
+    out[_NEED] = max(-1.0, min(1.0, need / TRICK_SCALE))
+    out[_SHORTFALL] = max(-1.0, min(1.0, (need - kn.expected_tricks) / TRICK_SCALE))
     for seat in range(P):
         if kn.nil_alive(seat):
             out[_NIL_ALIVE + (seat - me) % P] = 1.0
@@ -158,7 +133,7 @@ def play_features(kn: Knowledge, out: np.ndarray) -> None:
         if c in kn.counted:
             out[counted + c] = 1.0
         out[cheap + c] = 1.0 - i / last
-        out[length + c] = len(kn.my_suits[suit]) / 13.0
+        out[length + c] = len(kn.my_suits[suit]) / SUIT_SIZE
         if suit != SPADES:
             out[ruff + c] = kn.p_ruffed(suit)
 

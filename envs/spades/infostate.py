@@ -5,25 +5,19 @@ hand, every bid, the tricks taken, every card played this hand by whom and in
 which trick, the trick on the table and its leader, whether spades are broken,
 the suits each player has shown void in, scores, bags, the dealer, the hand
 number and the rule flags; and, for the seat to act while it plays, which of its
-cards would take the trick as it stands and which no unseen card outranks. Seats are
-relative: block 0 of a per-seat block is always the observer, then the players
-after it clockwise. The whole history of the hand can be read back from it
-(each trick's cards and players; its leader is the winner of the one before),
-so the last trick, which the features layout keeps as a block of its own, is
-not repeated here. Bump ``VERSION``
+cards would take the trick as it stands and which no unseen card outranks (exact
+functions of the other blocks, written out because a network reads them there only
+through comparisons of card ranks across blocks). Seats are relative: sub-block 0 of
+a per-seat block is always the observer, then the players after it clockwise. The
+hand's history can be read back (each trick's cards and players; its leader is the
+winner of the one before), so the last trick is not repeated here. Bump ``VERSION``
 (and the env name) when the layout changes.
 
-Version 2 adds ``tops_trick`` and ``master``: exact functions of the blocks before
-them (the trick on the table, the cards played, the hand), written out because a
-network reads them there only through comparisons of card ranks across blocks, and
-from scratch it had not found them after 60M decisions (docs/results.md). Like
-Sevens' ``play_points`` they add no information, only a form a network can read.
-
-``write`` fills these blocks at any offsets, and ``SpadesObserver`` keeps them
-current for every seat at the offsets of a layout, so the ``features`` encoder
-(``cardrl.envs.spades.features``), which lays out the same blocks (without
-``trick_number``, with ``last_trick`` and ``last_trick_winner``) before its own,
-shares both. A block a layout does not have is skipped.
+``BLOCKS`` holds every block's width, and the scales below every number's divisor,
+once: ``LAYOUT`` and the ``features`` layout (``cardrl.envs.spades.features``) pick
+blocks from it by name, and the compiled core writes with the same constants.
+``write`` fills the blocks a layout has at its offsets, and ``SpadesObserver``
+keeps them current for every seat.
 """
 
 from __future__ import annotations
@@ -38,41 +32,61 @@ from cardrl.envs.cards import NUM_CARDS
 from cardrl.envs.spades.actions import CARD_OFFSET, NUM_ACTIONS
 from cardrl.envs.spades.engine import POWER_TABLE, SUIT_TABLE, SpadesState
 from cardrl.envs.spades.play_layout import PLAY_BLOCKS
+from cardrl.envs.spades.rules import NUM_PLAYERS, NUM_TRICKS, SpadesRules
 from cardrl.envs.spades.tracking import beats, trick_leader_card
 from cardrl.envs.spades.view import SpadesView
 
 VERSION = 2
-P = 4  # players
-SCORE_CLIP = 4.0
+P = NUM_PLAYERS
+SUITS = 4  # C D H S (jokers count as spades)
+BID_SLOTS = NUM_TRICKS + 2  # not bid yet, or bid 0..13
+TRICK_SLOTS = NUM_TRICKS + 1  # tricks taken 0..13
+SCORE_CLIP = 4.0  # scores / target, clipped to +-4
+TRICK_SCALE = float(NUM_TRICKS)  # trick counts and numbers, / 13
+HAND_NUMBER_SCALE = 10.0  # hands played / 10, clipped to 1
+RULE_FLAGS = ("spades_must_be_broken", "bids_may_total_tricks", "jokers", "bags")
 
-LAYOUT = (
-    ("phase", 2),  # bidding, playing
-    ("hand", NUM_CARDS),
-    ("bids", P * 15),  # per relative seat: not bid yet, or bid 0..13
-    ("tricks", P * 14),  # per relative seat: tricks taken 0..13
-    ("played_by", P * NUM_CARDS),  # every card played this hand, by whom
-    ("trick_number", NUM_CARDS),  # per card played this hand: (its trick, 1..13) / 13
-    ("trick", P * NUM_CARDS),  # the trick on the table, by whom
-    ("leader", P),  # of the trick on the table (the last trick's winner, once one is played)
-    ("spades_broken", 1),
-    ("voids", P * 4),  # per relative seat, per suit C D H S: shown to hold none
-    ("scores", P),  # total / target, clipped to +-4
-    ("bags", P),  # bags / bag limit (0 without bags)
-    ("dealer", P),
-    ("hand_number", 1),  # hands played / 10, clipped to 1
-    ("tricks_played", 1),  # / 13
-    ("rules", 4),  # spades must be broken, bids may total 13, jokers, bags counted
+# every information block a layout may have, by name: (width, what it holds)
+BLOCKS = {
+    "phase": 2,  # bidding, playing
+    "hand": NUM_CARDS,
+    "bids": P * BID_SLOTS,  # per relative seat: not bid yet, or bid 0..13
+    "tricks": P * TRICK_SLOTS,  # per relative seat: tricks taken 0..13
+    "played_by": P * NUM_CARDS,  # every card played this hand, by whom
+    "trick_number": NUM_CARDS,  # per card played this hand: its trick 1..13 / TRICK_SCALE
+    "trick": P * NUM_CARDS,  # the trick on the table, by whom
+    "leader": P,  # of the trick on the table (the last trick's winner, once one is played)
+    "last_trick": P * NUM_CARDS,  # the previous trick of this hand, by whom
+    "last_trick_winner": P,
+    "spades_broken": 1,
+    "voids": P * SUITS,  # per relative seat, per suit: shown to hold none
+    "scores": P,  # total / target, clipped to +-SCORE_CLIP
+    "bags": P,  # bags / bag limit (0 without bags)
+    "dealer": P,
+    "hand_number": 1,  # hands played / HAND_NUMBER_SCALE, clipped to 1
+    "tricks_played": 1,  # / TRICK_SCALE
+    "rules": len(RULE_FLAGS),
     # the seat to act while it plays only (zero for every other seat and in the bidding):
-    ("tops_trick", NUM_CARDS),  # per own card: it would take the trick as it stands (any
+    "tops_trick": NUM_CARDS,  # per own card: it would take the trick as it stands (any
     # card on a lead)
-    ("master", NUM_CARDS),  # per own card: no card of its suit outranks it but own cards
-    # and cards played this hand
-)
+    "master": NUM_CARDS,  # per own card: no card of its suit outranks it but own cards and
+    # cards played this hand
+}
+
+
+def blocks(*names: str) -> encoding.Layout:
+    """The layout of the named information blocks, in the order given."""
+    return tuple((name, BLOCKS[name]) for name in names)
+
+
+LAYOUT = blocks("phase", "hand", "bids", "tricks", "played_by", "trick_number", "trick",
+                "leader", "spades_broken", "voids", "scores", "bags", "dealer", "hand_number",
+                "tricks_played", "rules", "tops_trick", "master")
 OFFSETS, OBS_SIZE = encoding.offsets(LAYOUT)
 TOPS, MASTER = OFFSETS["tops_trick"], OFFSETS["master"]
 # the blocks ``play_kernels.write_play`` reads and writes, in the order of its ``at``, and
 # where it finds them in this layout (the rules' jokers flag)
-PLAY_AT = np.array([OFFSETS[name] + (2 if name == "rules" else 0)
+PLAY_AT = np.array([OFFSETS[name] + (RULE_FLAGS.index("jokers") if name == "rules" else 0)
                     for name in PLAY_BLOCKS], dtype=np.int64)
 # the compiled play blocks: ``_import_play_kernels`` binds them for an observer that writes
 # them, as they load numba, which importing the encoders does not (None until then; an
@@ -85,6 +99,12 @@ DECKS = {jokers: tuple(cards.make_deck(jokers)) for jokers in (False, True)}
 # blocks laid out per relative seat (``P`` sub-blocks, the observer's first)
 PER_SEAT_BLOCKS = ("bids", "tricks", "played_by", "trick", "leader", "last_trick",
                    "last_trick_winner", "voids", "scores", "bags", "dealer")
+
+
+def rule_flags(rules: SpadesRules) -> tuple[bool, ...]:
+    """The ``rules`` block's flags, in ``RULE_FLAGS`` order."""
+    return (rules.spades_must_be_broken, rules.bids_may_total_tricks, rules.jokers,
+            rules.bag_limit is not None)
 
 
 def write(view: SpadesView, out: np.ndarray, o: dict[str, int]) -> None:
@@ -102,12 +122,12 @@ def write(view: SpadesView, out: np.ndarray, o: dict[str, int]) -> None:
     for seat in range(P):
         rel = (seat - me) % P
         bid = view.bids[seat]
-        ones.append(bids + rel * 15 + (0 if bid is None else bid + 1))
-        ones.append(tricks + rel * 14 + view.tricks[seat])
+        ones.append(bids + rel * BID_SLOTS + (0 if bid is None else bid + 1))
+        ones.append(tricks + rel * TRICK_SLOTS + view.tricks[seat])
         v = view.voids[seat]
-        for s in range(4):
+        for s in range(SUITS):
             if v >> s & 1:
-                ones.append(voids + rel * 4 + s)
+                ones.append(voids + rel * SUITS + s)
     played = o["played_by"]
     for seat, c in view.plays:
         ones.append(played + ((seat - me) % P) * NUM_CARDS + c)
@@ -126,27 +146,20 @@ def write(view: SpadesView, out: np.ndarray, o: dict[str, int]) -> None:
     ones.append(o["dealer"] + (view.dealer - me) % P)
     rules = view.rules
     flags = o["rules"]
-    if rules.spades_must_be_broken:
-        ones.append(flags)
-    if rules.bids_may_total_tricks:
-        ones.append(flags + 1)
-    if rules.jokers:
-        ones.append(flags + 2)
-    if rules.bag_limit is not None:
-        ones.append(flags + 3)
+    ones.extend(flags + k for k, on in enumerate(rule_flags(rules)) if on)
     out[ones] = 1.0
     numbers = o.get("trick_number")
     if numbers is not None:
         for i, (_, c) in enumerate(view.plays):
-            out[numbers + c] = (i // P + 1) / 13.0
+            out[numbers + c] = (i // P + 1) / TRICK_SCALE
     scores, bags = o["scores"], o["bags"]
     for seat in range(P):
         rel = (seat - me) % P
         out[scores + rel] = min(SCORE_CLIP, max(-SCORE_CLIP, view.scores[seat] / rules.target))
         if rules.bag_limit is not None:
             out[bags + rel] = view.bags[seat] / rules.bag_limit
-    out[o["hand_number"]] = min(1.0, (view.hand_number - 1) / 10.0)
-    out[o["tricks_played"]] = (len(view.plays) // P) / 13.0
+    out[o["hand_number"]] = min(1.0, (view.hand_number - 1) / HAND_NUMBER_SCALE)
+    out[o["tricks_played"]] = (len(view.plays) // P) / TRICK_SCALE
 
 
 def encode(view: SpadesView, out: np.ndarray | None = None) -> np.ndarray:
@@ -224,9 +237,11 @@ class Tables:
         numbers = o.get("trick_number")
         self.trick_number = None if numbers is None else tuple(
             per_observer(numbers + c, 0) for c in range(NUM_CARDS))
-        self.bid = tuple(tuple(array(per_observer(o["bids"] + b, s, 15)) for b in range(15))
+        self.bid = tuple(tuple(array(per_observer(o["bids"] + b, s, BID_SLOTS))
+                               for b in range(BID_SLOTS))
                          for s in range(P))
-        tricks_at = tuple(tuple(per_observer(o["tricks"] + t, s, 14) for t in range(14))
+        tricks_at = tuple(tuple(per_observer(o["tricks"] + t, s, TRICK_SLOTS)
+                                for t in range(TRICK_SLOTS))
                           for s in range(P))
         self.tricks = tuple(tuple(array(t) for t in row) for row in tricks_at)
         leader_at = tuple(per_observer(o["leader"], s, 1) for s in range(P))
@@ -234,7 +249,7 @@ class Tables:
         last_win_at = tuple(() if last_win is None else per_observer(last_win, s, 1)
                             for s in range(P))
         self.void = tuple(  # [seat][bits]: the void indices of the suits set in ``bits``
-            tuple(array(sum((per_observer(o["voids"] + suit, s, 4) for suit in range(4)
+            tuple(array(sum((per_observer(o["voids"] + suit, s, SUITS) for suit in range(SUITS)
                              if bits >> suit & 1), ())) for bits in range(16))
             for s in range(P))
         self.leader_clears = tuple(  # [leader][last trick's winner, None]: what a trick clears
@@ -243,7 +258,8 @@ class Tables:
              for w in (*range(P), None)}
             for lead in range(P))
         self.winner_sets = tuple(  # [winner][tricks taken]: what the trick's end sets
-            tuple(array(leader_at[w] + last_win_at[w] + tricks_at[w][t]) for t in range(14))
+            tuple(array(leader_at[w] + last_win_at[w] + tricks_at[w][t])
+                  for t in range(TRICK_SLOTS))
             for w in range(P))
         self.bid_phase = array(per_observer(o["phase"], 0))
         self.play_phase = array(per_observer(o["phase"] + 1, 0))
@@ -414,7 +430,7 @@ class SpadesObserver:
         mv[t.hand[player][card]] = 0.0
         flat[t.play[player][card]] = 1.0
         if t.trick_number is not None:
-            number = ((num_plays - 1) // P + 1) / 13.0
+            number = ((num_plays - 1) // P + 1) / TRICK_SCALE
             for i in t.trick_number[card]:
                 mv[i] = number
         voids = state.voids[player]
@@ -442,7 +458,7 @@ class SpadesObserver:
         flat[t.leader_clears[self._leader][self._last_winner]] = 0.0
         flat[t.tricks[winner][taken - 1]] = 0.0
         flat[t.winner_sets[winner][taken]] = 1.0
-        flat[t.tricks_played] = (num_plays // P) / 13.0
+        flat[t.tricks_played] = (num_plays // P) / TRICK_SCALE
         self._leader = self._last_winner = winner
 
     def observation(self, state: SpadesState, seat: int) -> np.ndarray:
@@ -468,8 +484,8 @@ def card_table(n: int = P) -> encoding.CardTable:
     planes = encoding.card_planes(
         [o["hand"], *(o["played_by"] + s * NUM_CARDS for s in range(P)), o["trick_number"],
          *(o["trick"] + s * NUM_CARDS for s in range(P)), TOPS, MASTER], NUM_CARDS)
-    suit = np.minimum(np.arange(NUM_CARDS) // 13, 3)
-    voids = o["voids"] + 4 * np.arange(P)[None, :] + suit[:, None]
+    suit = np.array(SUIT_TABLE)
+    voids = o["voids"] + SUITS * np.arange(P)[None, :] + suit[:, None]
     action_card = np.full(NUM_ACTIONS, -1)
     action_card[CARD_OFFSET:] = np.arange(NUM_CARDS)
     return encoding.CardTable(np.concatenate([planes, voids], axis=1), action_card,
