@@ -15,9 +15,10 @@ from numba import njit
 
 from cardrl.envs import compiled, compiled_rng
 from cardrl.envs.blind_auction import engine, infostate
-from cardrl.envs.blind_auction.rules import TIE_RULES, BlindAuctionRules
+from cardrl.envs.blind_auction.rules import MIN_PLAYERS, TIE_RULES, BlindAuctionRules
 
 P, R = infostate.P, infostate.R  # seat blocks, rank slots
+DECK_SCALE = infostate.DECK_SCALE
 DISCARD, CARRY, SPLIT = (TIE_RULES.index(t) for t in ("discard", "carry", "split"))
 _O = infostate.OFFSETS
 HAND, CHOSEN, REMAINING, ACTED = _O["hand"], _O["chosen"], _O["remaining"], _O["acted"]
@@ -26,10 +27,15 @@ LAST_PRIZE, SCORES, ROUND, PLAYERS = _O["last_prize"], _O["scores"], _O["round"]
 TIE, DECK = _O["tie_rule"], _O["deck"]
 # ``st``: these arrays
 HANDS, PENDING, PRIZES, WON_BY, LAST_BIDS_BY, SCORES_BY, GAME, RULES = range(8)
-# ``game[i]``: rounds resolved, seat to act (-1: over), carried ranks (mask), last prize
-ROUNDS, CURRENT, CARRY_MASK, LAST = range(4)
-# ``rp``: players, tie rule, cards per suit, prize total
+# the columns of ``game[i]``
+(ROUNDS,  # rounds resolved
+ CURRENT,  # the seat to act (-1: over)
+ CARRY_MASK,  # the carried prizes' ranks, as a mask
+ LAST) = range(4)  # the last round's prize (-1: none yet)
+GAME_COLUMNS = 4
+# the entries of ``rp``, the rules as numbers
 PLAYERS_N, TIE_RULE, CARDS, TOTAL = range(4)
+RULE_ENTRIES = 4
 
 
 # ------------------------------------------------------------------- kernels
@@ -107,8 +113,8 @@ def _apply(st, hand, i, a):
     for s in range(1, n):
         high = max(high, scores[i, s])
     for s in range(n):
-        hand[0, s] = hand[1, s] = scores[i, s]
-        hand[2, s] = 1.0 if scores[i, s] == high else 0.0
+        hand[compiled.POINTS, s] = hand[compiled.TOTALS, s] = scores[i, s]
+        hand[compiled.WINNERS, s] = 1.0 if scores[i, s] == high else 0.0
     return 1
 
 
@@ -148,10 +154,10 @@ def _write_seat(st, row, mask, i, me):
             row[CARRIED + r] = 1.0
     if game[i, LAST] >= 0:
         row[LAST_PRIZE + game[i, LAST]] = 1.0
-    row[PLAYERS + n - 2] = 1.0
+    row[PLAYERS + n - MIN_PLAYERS] = 1.0
     row[TIE + rp[TIE_RULE]] = 1.0
     row[ROUND] = game[i, ROUNDS] / rp[CARDS]
-    row[DECK] = rp[CARDS] / 13
+    row[DECK] = rp[CARDS] / DECK_SCALE
 
 
 @njit(**compiled.INLINE)
@@ -200,6 +206,14 @@ def write(st, d, rows):
 
 
 # -------------------------------------------------------------------- Python
+def rule_numbers(rules: BlindAuctionRules) -> np.ndarray:
+    """``rp``: the rules as numbers (``PLAYERS_N``, ``TIE_RULE``, ``CARDS``, ``TOTAL``)."""
+    rp = np.zeros(RULE_ENTRIES, np.int64)
+    rp[PLAYERS_N], rp[TIE_RULE] = rules.num_players, TIE_RULES.index(rules.tie_rule)
+    rp[CARDS], rp[TOTAL] = rules.cards_per_suit, rules.prize_total
+    return rp
+
+
 class BlindAuctionCore(compiled.Core):
     start, step, write = staticmethod(start), staticmethod(step), staticmethod(write)
 
@@ -211,9 +225,7 @@ class BlindAuctionCore(compiled.Core):
         return (np.zeros((n, P), np.int64), np.full((n, P), -1, np.int64),
                 np.zeros((n, R), np.int64), np.zeros((n, P), np.int64),
                 np.full((n, P), -1, np.int64), np.zeros((n, P), np.float64),
-                np.zeros((n, 4), np.int64),
-                np.array([rules.num_players, TIE_RULES.index(rules.tie_rule),
-                          rules.cards_per_suit, rules.prize_total], np.int64))
+                np.zeros((n, GAME_COLUMNS), np.int64), rule_numbers(rules))
 
     def load(self, st: tuple, i: int, state: engine.BlindAuctionState) -> None:
         hands, pending, prizes, won, last_bids, scores, game, rp = st
@@ -229,8 +241,10 @@ class BlindAuctionCore(compiled.Core):
         last = state.rounds[-1] if state.rounds else None
         if last is not None:
             last_bids[i, :len(last.bids)] = [c % R for c in last.bids]
-        game[i] = (state.round, -1 if state.current_player is None else state.current_player,
-                   sum(1 << (c % R) for c in state.carried), -1 if last is None else last.prize % R)
+        game[i, ROUNDS] = state.round
+        game[i, CURRENT] = -1 if state.current_player is None else state.current_player
+        game[i, CARRY_MASK] = sum(1 << (c % R) for c in state.carried)
+        game[i, LAST] = -1 if last is None else last.prize % R
 
 
 CORE = BlindAuctionCore()

@@ -21,13 +21,15 @@ from __future__ import annotations
 import numpy as np
 
 from cardrl.envs import cards, encoding
-from cardrl.envs.blind_auction.rules import TIE_RULES
+from cardrl.envs.blind_auction.rules import MAX_PLAYERS, MIN_PLAYERS, TIE_RULES
 from cardrl.envs.blind_auction.view import BlindAuctionView
 
 VERSION = 1
-P = 3  # seat blocks
-R = 13  # rank slots
+P = MAX_PLAYERS  # seat blocks
+R = len(cards.RANKS)  # rank slots (a card's rank is its id % R)
+DECK_SCALE = float(R)  # cards_per_suit / 13
 
+# (name, size) of each block, in order
 LAYOUT = (
     ("hand", R),  # own cards that may still be bid
     ("chosen", R),  # own bid this round, until it resolves
@@ -40,9 +42,9 @@ LAYOUT = (
     ("last_prize", R),
     ("scores", P),  # score / prize total
     ("round", 1),  # rounds resolved / cards_per_suit
-    ("players", 2),  # 2 players, 3 players
+    ("players", MAX_PLAYERS - MIN_PLAYERS + 1),  # 2 players, 3 players
     ("tie_rule", len(TIE_RULES)),  # discard, carry, split
-    ("deck", 1),  # cards_per_suit / 13
+    ("deck", 1),  # cards_per_suit / DECK_SCALE
 )
 OFFSETS, OBS_SIZE = encoding.offsets(LAYOUT)
 
@@ -54,7 +56,7 @@ _TIE, _DECK = OFFSETS["tie_rule"], OFFSETS["deck"]
 
 
 def _rank(card_id: int) -> int:
-    return card_id % 13
+    return card_id % R
 
 
 def encode(view: BlindAuctionView, out: np.ndarray | None = None) -> np.ndarray:
@@ -89,14 +91,14 @@ def encode(view: BlindAuctionView, out: np.ndarray | None = None) -> np.ndarray:
         ones.extend(_LAST_BIDS + ((seat - me) % n) * R + _rank(c)
                     for seat, c in enumerate(last.bids))
         ones.append(_LAST_PRIZE + _rank(last.prize))
-    ones.append(_PLAYERS + n - 2)
+    ones.append(_PLAYERS + n - MIN_PLAYERS)
     ones.append(_TIE + TIE_RULES.index(rules.tie_rule))
     out[ones] = 1.0
     total = rules.prize_total
     for seat in range(n):
         out[_SCORES + (seat - me) % n] = view.scores[seat] / total
     out[_ROUND] = len(view.rounds) / rules.cards_per_suit
-    out[_DECK] = rules.cards_per_suit / 13
+    out[_DECK] = rules.cards_per_suit / DECK_SCALE
     return out
 
 

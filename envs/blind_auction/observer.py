@@ -21,16 +21,18 @@ from numba import njit
 from cardrl.envs import compiled
 from cardrl.envs.blind_auction import compiled as core
 from cardrl.envs.blind_auction.infostate import OBS_SIZE
-from cardrl.envs.blind_auction.rules import TIE_RULES, BlindAuctionRules
+from cardrl.envs.blind_auction.rules import BlindAuctionRules
 
 if TYPE_CHECKING:
     from cardrl.envs.blind_auction.engine import BlindAuctionState
 
 P, R = core.P, core.R
-# one game's core arrays as slices of two flat buffers: (offset, length) in ``ints``
+G, RP = core.GAME_COLUMNS, core.RULE_ENTRIES
+HAND_ROWS = max(compiled.POINTS, compiled.TOTALS, compiled.WINNERS) + 1
+# one game's core arrays as slices of two flat buffers: where each starts in ``ints``
 _HANDS, _PENDING, _PRIZES, _WON, _LAST_BIDS, _GAME, _RULES, _INTS = (
-    0, P, 2 * P, 2 * P + R, 3 * P + R, 4 * P + R, 4 * P + R + 4, 4 * P + R + 8)
-_FLOATS = 4 * P  # scores, then the (3, P) hand record ``_apply`` fills at the end
+    0, P, 2 * P, 2 * P + R, 3 * P + R, 4 * P + R, 4 * P + R + G, 4 * P + R + G + RP)
+_FLOATS = P + HAND_ROWS * P  # scores, then the hand record ``_apply`` fills at the end
 
 
 @njit(**compiled.INLINE)
@@ -39,8 +41,8 @@ def _views(ints, floats):
     st = (ints[_HANDS:_PENDING].reshape((1, P)), ints[_PENDING:_PRIZES].reshape((1, P)),
           ints[_PRIZES:_WON].reshape((1, R)), ints[_WON:_LAST_BIDS].reshape((1, P)),
           ints[_LAST_BIDS:_GAME].reshape((1, P)), floats[0:P].reshape((1, P)),
-          ints[_GAME:_RULES].reshape((1, 4)), ints[_RULES:_INTS])
-    return st, floats[P:_FLOATS].reshape((3, P))
+          ints[_GAME:_RULES].reshape((1, G)), ints[_RULES:_INTS])
+    return st, floats[P:_FLOATS].reshape((HAND_ROWS, P))
 
 
 @njit(**compiled.INLINE)
@@ -122,13 +124,12 @@ class BlindAuctionObserver:
         rules = state.rules
         if rules is not self._rules:
             self._ints[:] = 0
-            self._ints[_RULES:_INTS] = (rules.num_players, TIE_RULES.index(rules.tie_rule),
-                                       rules.cards_per_suit, rules.prize_total)
+            self._ints[_RULES:_INTS] = core.rule_numbers(rules)
             core.CORE.load(self._arrays(), 0, type(state)(rules, 0))  # a game's start
             self._start, self._rules = self._ints.copy(), rules
         if state.round == 0 and state.current_player == 0:  # a game's start: only the prizes
             self._ints[:] = self._start
-            self._prizes[:len(state.prizes)] = [c % 13 for c in state.prizes]
+            self._prizes[:len(state.prizes)] = [c % R for c in state.prizes]
             self._floats[:] = 0.0
         else:
             core.CORE.load(self._arrays(), 0, state)

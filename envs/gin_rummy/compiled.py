@@ -8,7 +8,7 @@ search without its memo (``cardrl.envs.gin_rummy.meld_kernels``), and a knock is
 scored as ``cardrl.envs.gin_rummy.scoring.settle_knock`` scores it (best splits in the
 same order, layoffs). Per game: the generator row (``cardrl.envs.compiled_rng``: later hands are
 dealt from it as the engine deals them), the hands, the pile and stock, the
-per-seat card sets and one row of numbers (``_COLUMNS``).
+per-seat card sets and one row of numbers (``NUM_COLUMNS``).
 """
 
 from __future__ import annotations
@@ -22,7 +22,10 @@ from cardrl.envs.compiled import (
     GOES_ON,
     INLINE,
     KERNEL,
+    POINTS,
     RESTART,
+    TOTALS,
+    WINNERS,
     Core,
     begin,
     blank,
@@ -33,7 +36,23 @@ from cardrl.envs.compiled import (
     settle,
 )
 from cardrl.envs.compiled_draws import integers
-from cardrl.envs.gin_rummy.infostate import DEADWOOD_SCALE, READY_LIMIT, SCORE_CLIP, layout
+from cardrl.envs.gin_rummy.actions import (
+    DISCARD_OFFSET,
+    DRAW_STOCK,
+    KNOCK_OFFSET,
+    TAKE_DISCARD,
+)
+from cardrl.envs.gin_rummy.infostate import (
+    CARDS,
+    DEADWOOD_SCALE,
+    HAND_NUMBER_SCALE,
+    PHASES,
+    READY_LIMIT,
+    RULE_ENTRIES,
+    SCORE_CLIP,
+    layout,
+    rule_values,
+)
 from cardrl.envs.gin_rummy.meld_kernels import (
     ALL_CARDS,
     CARD_BIT,
@@ -60,12 +79,20 @@ def scratch() -> tuple:
     """Working space of the knock scoring (numba's kernels here allocate nothing): the best
     splits and their sizes, the search's stack and children, layoff options, small rows."""
     return (np.zeros((MAX_SPLITS, 4), np.int64), np.zeros(MAX_SPLITS, np.int64),
-            np.zeros((_STACK, 11), np.int64), np.zeros((3, 16), np.int64),
+            np.zeros((_STACK, K_MELDS + _DEPTH), np.int64),
+            np.zeros((C_VALUE + 1, 16), np.int64),
             np.zeros((4, 64), np.int64), np.zeros((8, 16), np.int64))
 
 
 _STACK = 256  # entries of the split search's stack
+_DEPTH = 8  # the melds a stack entry can hold
 W_SPLITS, W_COUNTS, W_STACK, W_KIDS, W_OPTIONS, W_SMALL = range(6)
+# the columns of a stack entry: the hand left, the value still to meld, the depth, then the
+# melds chosen (one per depth)
+K_HAND, K_NEED, K_DEPTH, K_MELDS = range(4)
+# the rows of ``W_KIDS``, per child of an entry: the hand left, the meld chosen (0: none),
+# its value
+C_HAND, C_MELD, C_VALUE = range(3)
 # rows of W_SMALL: run ends below and above a meld, option counts, the odometer, deadwood
 # per seat, a split's trial deadwood, the path of melds chosen
 BELOW, ABOVE, SIZES, PICK, DWS, TRIAL, PATH = range(7)
@@ -80,22 +107,22 @@ def best_splits(m, w):
     pushed in reverse."""
     splits, counts, stack, kids, path = w[W_SPLITS], w[W_COUNTS], w[W_STACK], w[W_KIDS], \
         w[W_SMALL][PATH]
-    stack[0, 0], stack[0, 1], stack[0, 2] = m, melded(meldable(m)), 0
+    stack[0, K_HAND], stack[0, K_NEED], stack[0, K_DEPTH] = m, melded(meldable(m)), 0
     top = 1
     found = 0
     while top and found < splits.shape[0]:
         top -= 1
-        h, need, depth = meldable(stack[top, 0]), stack[top, 1], stack[top, 2]
+        h, need, depth = meldable(stack[top, K_HAND]), stack[top, K_NEED], stack[top, K_DEPTH]
         if need == 0 or h == 0:
             for j in range(depth):
-                splits[found, j] = stack[top, 3 + j]
+                splits[found, j] = stack[top, K_MELDS + j]
             counts[found] = depth
             found += 1
             continue
         x = h & -h
         nk = 0
         if melded(h ^ x) == need:  # the lowest card is deadwood ...
-            kids[0, nk], kids[1, nk], kids[2, nk] = h ^ x, 0, 0
+            kids[C_HAND, nk], kids[C_MELD, nk], kids[C_VALUE, nk] = h ^ x, 0, 0
             nk += 1
         i = low_bit(x)
         v = INDEX_VALUE[i]
@@ -105,7 +132,7 @@ def best_splits(m, w):
             j = i + 2
             while True:
                 if value + melded(h ^ run) == need:
-                    kids[0, nk], kids[1, nk], kids[2, nk] = h ^ run, run, value
+                    kids[C_HAND, nk], kids[C_MELD, nk], kids[C_VALUE, nk] = h ^ run, run, value
                     nk += 1
                 j += 1
                 if not (h >> j) & 1:
@@ -116,7 +143,7 @@ def best_splits(m, w):
         k = count_bits(same)
         if k >= 3:
             if k * v + melded(h ^ same) == need:
-                kids[0, nk], kids[1, nk], kids[2, nk] = h ^ same, same, k * v
+                kids[C_HAND, nk], kids[C_MELD, nk], kids[C_VALUE, nk] = h ^ same, same, k * v
                 nk += 1
             if k == 4:
                 rest = same ^ x
@@ -124,19 +151,20 @@ def best_splits(m, w):
                     y = rest & -rest
                     rest ^= y
                     if 3 * v + melded(h ^ same ^ y) == need:
-                        kids[0, nk], kids[1, nk], kids[2, nk] = h ^ same ^ y, same ^ y, 3 * v
+                        kids[C_HAND, nk], kids[C_MELD, nk], kids[C_VALUE, nk] = (
+                            h ^ same ^ y, same ^ y, 3 * v)
                         nk += 1
         for j in range(depth):
-            path[j] = stack[top, 3 + j]
+            path[j] = stack[top, K_MELDS + j]
         for c in range(nk - 1, -1, -1):
-            stack[top, 0], stack[top, 1] = kids[0, c], need - kids[2, c]
+            stack[top, K_HAND], stack[top, K_NEED] = kids[C_HAND, c], need - kids[C_VALUE, c]
             for j in range(depth):
-                stack[top, 3 + j] = path[j]
-            if kids[1, c]:
-                stack[top, 3 + depth] = kids[1, c]
-                stack[top, 2] = depth + 1
+                stack[top, K_MELDS + j] = path[j]
+            if kids[C_MELD, c]:
+                stack[top, K_MELDS + depth] = kids[C_MELD, c]
+                stack[top, K_DEPTH] = depth + 1
             else:
-                stack[top, 2] = depth
+                stack[top, K_DEPTH] = depth
             top += 1
     return found
 
@@ -264,9 +292,22 @@ def settle_knock(hands, n, knocker, layoff, knocker_wins_ties, gin_bonus, underc
 
 
 # ------------------------------------------------------------------ games
-# one row of numbers per game: these columns
-CUR, PHASE, TAKEN, DRAWN, MOVES, DEALER, HAND_NO, PILE_N, STOCK_N, PILE_SET = range(10)
-DRAW, DISCARD, OVER = 0, 1, 2  # phases
+# the columns of ``nums[i]``, one row of numbers per game
+(CUR,  # the seat to act
+ PHASE,  # DRAW, DISCARD or OVER
+ TAKEN,  # the card the seat to act took from the pile this turn (-1: none)
+ DRAWN,  # the card it drew this turn (-1: none)
+ MOVES,  # moves made this hand
+ DEALER,
+ HAND_NO,  # the hand number, from 1
+ PILE_N,  # cards in the discard pile (``st[S_PILE][i]``, bottom first)
+ STOCK_N,  # cards in the stock (``st[S_STOCK][i]``, top last)
+ PILE_SET) = range(10)  # the cards in the pile, as a bit set
+NUM_COLUMNS = 10
+# phases: the entries of the ``phase`` block, then the end
+DRAW, DISCARD = PHASES.index("draw"), PHASES.index("discard")
+OVER = len(PHASES)
+RULE_WIDTH = len(RULE_ENTRIES)  # the ``rules`` block
 # the rules as ints (-1 for None): these entries
 (R_N, R_KNOCK, R_NO_TAKEN, R_DEAD_STOCK, R_KNOCKER_TIES, R_GIN, R_UNDERCUT, R_LAYOFF, R_TARGET,
  R_MAX_HANDS, R_MAX_MOVES, R_STOCK_SIZE, R_FIRST_DEALER) = range(13)
@@ -294,14 +335,9 @@ def _rules_row(rules: GinRummyRules) -> np.ndarray:
 
 
 def _rules_block(rules: GinRummyRules) -> np.ndarray:
-    """The information state's ``rules`` block (``infostate.write``), fixed for a game."""
-    out = np.zeros(5, dtype=np.float32)
-    if rules.knock_limit is None:
-        out[1] = 1.0
-    else:
-        out[0] = rules.knock_limit / 100.0
-    out[2], out[3], out[4] = rules.no_discard_of_taken, rules.layoff, rules.gin_bonus > 0
-    return out
+    """The information state's ``rules`` block (``infostate.rule_values``), fixed for a
+    game."""
+    return np.array(rule_values(rules), dtype=np.float32)
 
 
 @njit(**INLINE)
@@ -310,7 +346,7 @@ def _deal(st, i, g, d_scratch):
     (the deck's order in the driver's ``d_scratch``)."""
     r, nums = st[S_RULES], st[S_NUMS]
     n = r[R_N]
-    perm = d_scratch[:52]
+    perm = d_scratch[:CARDS]
     compiled_rng.permutation(g, perm)
     for s in range(n):
         m = np.int64(0)
@@ -324,7 +360,7 @@ def _deal(st, i, g, d_scratch):
     nums[i, PILE_N] = 1
     nums[i, PILE_SET] = np.int64(1) << up
     k = 0
-    for j in range(51, first, -1):  # the stock, top last
+    for j in range(CARDS - 1, first, -1):  # the stock, top last
         st[S_STOCK][i, k] = np.int64(perm[j])
         k += 1
     nums[i, STOCK_N] = k
@@ -382,22 +418,23 @@ def _write_row(st, d, i):
         if s != me:
             seen |= card_mask(st[S_KNOWN][i, s])
         rel = (s - me) % n
-        set_bits(row, o[O_KNOWN] + 52 * rel, st[S_KNOWN][i, s])
-        set_bits(row, o[O_DISCARDED] + 52 * rel, st[S_DISCARDED][i, s])
+        set_bits(row, o[O_KNOWN] + CARDS * rel, st[S_KNOWN][i, s])
+        set_bits(row, o[O_DISCARDED] + CARDS * rel, st[S_DISCARDED][i, s])
         if o[O_PICKED] >= 0:
-            set_bits(row, o[O_PICKED] + 52 * rel, st[S_PICKED][i, s])
+            set_bits(row, o[O_PICKED] + CARDS * rel, st[S_PICKED][i, s])
         row[o[O_SCORES] + rel] = min(SCORE_CLIP, scores[i, s] / r[R_TARGET])
     row[o[O_TO_ACT]] = 1.0
     row[o[O_DEALER] + (nums[i, DEALER] - me) % n] = 1.0
     row[o[O_STOCK]] = nums[i, STOCK_N] / r[R_STOCK_SIZE]
-    row[o[O_HAND_NO]] = min(1.0, (nums[i, HAND_NO] - 1) / 10.0)
-    for j in range(5):
+    row[o[O_HAND_NO]] = min(1.0, (nums[i, HAND_NO] - 1) / HAND_NUMBER_SCALE)
+    for j in range(RULE_WIDTH):
         row[o[O_RULES] + j] = st[S_RULES_BLOCK][j]
     if o[O_DEADWOOD] >= 0:
         row[o[O_DEADWOOD]] = min(1.0, deadwood(h) / DEADWOOD_SCALE)
     mask = d.masks[i]
     if phase == DRAW:
-        mask[0] = mask[1] = True  # the stock is never empty here (engine._find_legal)
+        mask[DRAW_STOCK] = mask[TAKE_DISCARD] = True  # the stock is never empty here
+        # (engine._find_legal)
         if npile and o[O_TAKE_DW] >= 0:
             top = st[S_PILE][i, npile - 1]
             row[o[O_TAKE_DW]] = min(1.0, take_deadwood(h, top, r[R_NO_TAKEN] == 0)
@@ -418,9 +455,9 @@ def _write_row(st, d, i):
     while may:
         b = may & -may
         c = INDEX_CARD[low_bit(b)]
-        mask[2 + c] = True
+        mask[DISCARD_OFFSET + c] = True
         if knock & b:
-            mask[54 + c] = True
+            mask[KNOCK_OFFSET + c] = True
         may ^= b
 
 
@@ -456,8 +493,8 @@ def step(st, d, idx, acts, rewards, dones):
         flags |= record(d, i, a)
         seat = nums[i, CUR]
         nums[i, MOVES] += 1
-        if a < 2:  # a draw: from the stock, or the pile's top
-            if a == 0:
+        if a < DISCARD_OFFSET:  # a draw: from the stock, or the pile's top
+            if a == DRAW_STOCK:
                 nums[i, STOCK_N] -= 1
                 card = st[S_STOCK][i, nums[i, STOCK_N]]
                 nums[i, TAKEN] = -1
@@ -473,8 +510,8 @@ def step(st, d, idx, acts, rewards, dones):
             nums[i, PHASE] = DISCARD
             _write_row(st, d, i)
             continue
-        knock = a >= 54
-        card = a - 54 if knock else a - 2
+        knock = a >= KNOCK_OFFSET
+        card = a - KNOCK_OFFSET if knock else a - DISCARD_OFFSET
         hands[i, seat] ^= CARD_BIT[card]
         pile[i, nums[i, PILE_N]] = card
         nums[i, PILE_N] += 1
@@ -502,8 +539,8 @@ def step(st, d, idx, acts, rewards, dones):
             top = max(top, scores[i, s])
         over = top >= r[R_TARGET] or (r[R_MAX_HANDS] >= 0 and nums[i, HAND_NO] >= r[R_MAX_HANDS])
         for s in range(n):
-            hand[0, s], hand[1, s] = points[s], scores[i, s]
-            hand[2, s] = 1.0 if scores[i, s] == top else 0.0
+            hand[POINTS, s], hand[TOTALS, s] = points[s], scores[i, s]
+            hand[WINNERS, s] = 1.0 if scores[i, s] == top else 0.0
         then = settle(d, i, k, over, rewards, dones)
         if then == GOES_ON:
             nums[i, DEALER] = (nums[i, DEALER] + 1) % n  # the deal passes left
@@ -534,9 +571,9 @@ class GinRummyCore(Core):
         offsets = layout(p).offsets
         return (_rules_row(rules),
                 np.array([offsets.get(name, -1) for name in BLOCKS], dtype=np.int64),
-                _rules_block(rules), np.zeros((n, 10), np.int64),
+                _rules_block(rules), np.zeros((n, NUM_COLUMNS), np.int64),
                 *(np.zeros((n, p), np.int64) for _ in range(4)),
-                np.zeros((n, 52), np.int64), np.zeros((n, 52), np.int64),
+                np.zeros((n, CARDS), np.int64), np.zeros((n, CARDS), np.int64),
                 np.zeros((n, p), np.int64), np.zeros(p, np.int64), *scratch())
 
     def load(self, st: tuple, i: int, state) -> None:

@@ -3,24 +3,14 @@
 The vectors the shipped Gin Rummy bots read (``observation="features"``): the
 information blocks of ``cardrl.envs.gin_rummy.infostate`` (without ``picked``, with the
 own hand's least deadwood), then, for the seat to act only, what the meld
-solver and the expert's tracker work out about its decision, all from its view.
+solver and the expert's tracker work out about its decision, all from its view:
+per discard the look-ahead the expert weighs it by and how much the next player wants
+the card, and the ``knock`` block, what the choice between knocking now and playing on
+turns on (``cardrl.train.plugins.gin_rummy`` learns that choice from it).
 The layout depends on the number of players (``layout(n)``). Bump ``VERSION``
 when the layout changes.
 
-Version 2 adds what the meld solver knows about the decision at hand, which a
-network cannot work out from card bits in any reasonable training time: in the
-row of the seat to act, the least deadwood left by each possible discard, and
-before a draw the least deadwood reachable by taking the pile's top card.
-Version 3 marks the discards that are gin. Version 4 adds the one-draw look-ahead
-the expert bot weighs each discard by (``tracking.Knowledge``): the mean deadwood
-after one more draw, the share of draws that allow a knock, and how much the next
-player wants the card; before a draw, the same mean for a stock draw. Version 5
-adds, per discard, the share of the next draws that make gin: a player waiting for
-gin (the standard expert) ranks its discards by it, and the share that allows a
-knock at 10 says little about it. Version 6 adds the ``knock`` block: what the choice
-between knocking now and playing on turns on (how low the knock is, what waiting could
-bring, how many unseen cards could be laid off on the knock, what the next player has
-shown); ``cardrl.train.plugins.gin_rummy`` learns that choice from it.
+Each layout version's changes are in docs/envs/gin_rummy.md (version history).
 """
 
 from __future__ import annotations
@@ -54,41 +44,6 @@ from cardrl.envs.gin_rummy.view import GinRummyView
 VERSION = 6
 DANGER_SCALE = 3.0  # ``Knowledge.danger`` of a card that completes a meld
 
-# blocks whose size is per seat: (name, size per seat)
-PER_SEAT = ("known", "discarded", "to_act", "dealer", "scores")
-
-
-def _blocks(n: int) -> tuple[tuple[str, int], ...]:
-    """(name, size) of each block, in order, for ``n`` players."""
-    return (
-        ("phase", 2),  # drawing, discarding
-        ("hand", CARDS),
-        ("taken", CARDS),  # the card the player to act took from the pile this turn
-        ("pile_top", CARDS),
-        ("pile", CARDS),  # every card in the discard pile
-        ("known", n * CARDS),  # per relative seat: cards it took from the pile and still holds
-        ("discarded", n * CARDS),  # per relative seat: cards it discarded this hand
-        ("stock_size", 1),  # / the stock size after the deal
-        ("to_act", n),
-        ("dealer", n),
-        ("scores", n),  # total / target, clipped to SCORE_CLIP
-        ("deadwood", 1),  # own least deadwood as held / 100, clipped to 1
-        ("hand_number", 1),  # hands played / 10, clipped to 1
-        ("rules", 5),  # knock limit / 100 (0 if none), no limit, no discard of the taken
-        # card, layoff, gin bonus > 0
-        ("discard_deadwood", CARDS),  # seat to act, discarding: deadwood without each card / 100
-        ("take_deadwood", 1),  # seat to act, drawing: least deadwood after taking the top / 100
-        ("discard_gin", CARDS),  # seat to act, discarding: 1 where discarding the card is gin
-        # seat to act, discarding, per card, one more draw looked at (tracking.Knowledge):
-        ("discard_outlook", CARDS),  # mean least deadwood after it / 100
-        ("discard_ready", CARDS),  # share of the draws after which a knock is allowed
-        ("discard_gin_ready", CARDS),  # share of the draws after which the hand is gin
-        ("discard_danger", CARDS),  # how much the next player wants the card / 3, clipped to 1
-        ("stock_outlook", 1),  # seat to act, drawing: mean least deadwood after a stock draw
-        ("knock", len(KNOCK_FEATURES)),  # seat to act, discarding, a knock legal: see below
-    )
-
-
 # The ``knock`` block, filled for the seat to act while it discards with a knock legal
 # (all zero otherwise), each scaled to about [0, 1]; "next" is the next player to draw.
 KNOCK_FEATURES = (
@@ -105,8 +60,30 @@ KNOCK_FEATURES = (
     "next_known_melded",  # of those, in a meld among themselves / 5
     "next_discard_mean",  # mean points of its discards / 10
     "next_last_discard",  # points of its last discard / 10
-    "next_high_discards",  # share of its discards worth 8 or more
+    "next_high_discards",  # share of its discards worth HIGH_CARD or more
 )
+POINTS_SCALE = 10  # a knock's deadwood and a discard's points / 10
+COUNT_SCALE = 10  # counts of cards laid off and of discards / 10
+LAYOFF_POINTS_SCALE = 50  # the points of the cards laid off / 50
+PICKS_SCALE = 5  # counts of cards taken from the pile / 5
+HIGH_CARD = 8  # a discard worth this many points or more is high
+
+
+def _blocks(n: int) -> tuple[tuple[str, int], ...]:
+    """(name, size) of each block, in order, for ``n`` players: the information blocks
+    (``infostate.block_widths``) and the features' own."""
+    return (
+        *infostate.blocks(n, "phase", "hand", "taken", "pile_top", "pile", "known",
+                          "discarded", "stock_size", "to_act", "dealer", "scores", "deadwood",
+                          "hand_number", "rules", "discard_deadwood", "take_deadwood",
+                          "discard_gin", "discard_outlook", "discard_ready",
+                          "discard_gin_ready"),
+        # the seat to act, discarding, per card: how much the next player wants it
+        # / DANGER_SCALE, clipped to 1
+        ("discard_danger", CARDS),
+        *infostate.blocks(n, "stock_outlook"),
+        ("knock", len(KNOCK_FEATURES)),  # the seat to act, discarding, a knock legal
+    )
 
 
 @cache
@@ -148,8 +125,7 @@ def decision_features(row: np.ndarray, o: dict, view: GinRummyView) -> None:
     after = infostate.write_decision(row, o, view)  # the exact blocks, as the infostate's
     if view.phase == "discard":
         know = Knowledge(view)
-        limit = view.rules.knock_limit
-        limit = 10 if limit is None else limit  # as the expert: knock only when low
+        limit = infostate.ready_limit(view.rules)  # as the expert: knock only when low
         for card in view.hand:
             mean, ready, gin_ready = know.outlook(hand ^ CARD_BIT[card], limit)
             row[o["discard_outlook"] + card] = min(1.0, mean / DEADWOOD_SCALE)
@@ -184,12 +160,14 @@ def knock_features(row: np.ndarray, o: dict, view: GinRummyView, know: Knowledge
     nxt = know.next_seat
     thrown = [CARD_VALUE[c] for c in view.discarded[nxt]]
     known = mask_of(view.known[nxt])
-    values = (1.0, after[card] / 10, gin_ready, ready, lay.bit_count() / 10,
-              hand_value(lay) / 50, len(view.discarded[view.seat]) / 10, len(thrown) / 10,
-              len(view.picked[nxt]) / 5, len(view.known[nxt]) / 5,
-              meldable(known).bit_count() / 5, sum(thrown) / len(thrown) / 10 if thrown else 0.0,
-              thrown[-1] / 10 if thrown else 0.0,
-              sum(v >= 8 for v in thrown) / len(thrown) if thrown else 0.0)
+    values = (1.0, after[card] / POINTS_SCALE, gin_ready, ready, lay.bit_count() / COUNT_SCALE,
+              hand_value(lay) / LAYOFF_POINTS_SCALE,
+              len(view.discarded[view.seat]) / COUNT_SCALE, len(thrown) / COUNT_SCALE,
+              len(view.picked[nxt]) / PICKS_SCALE, len(view.known[nxt]) / PICKS_SCALE,
+              meldable(known).bit_count() / PICKS_SCALE,
+              sum(thrown) / len(thrown) / POINTS_SCALE if thrown else 0.0,
+              thrown[-1] / POINTS_SCALE if thrown else 0.0,
+              sum(v >= HIGH_CARD for v in thrown) / len(thrown) if thrown else 0.0)
     at = o["knock"]
     row[at:at + len(values)] = np.minimum(1.0, values)
 

@@ -8,32 +8,23 @@ it discarded, the stock size, whose turn it is, the dealer, the scores, the
 hand number and the rule flags; the own hand's least deadwood, and for the seat
 to act what its meld solver says of the decision: the least deadwood each discard
 leaves (and which discards are gin), before a draw the least a taken top card
-leaves, and one draw further (version 3, below). The order of the pile below its top
-is not encoded. Per-seat blocks are relative (the observer first, then the players after
-it in turn order), and the layout depends on the number of players (``layout(n)``). Bump
-``VERSION`` (and the env name) when the layout changes.
+leaves, and one draw further: over the unseen cards (neither in its hand, nor in the
+pile, nor known in another hand), each equally, per discard the mean least deadwood
+after one more draw, the share of draws that allow a knock (at most the knock limit,
+``READY_LIMIT`` where the rules set none) and the share that make gin; before a draw,
+the mean. The deadwood blocks add no information, only a form a network can read: it
+sees them in the card bits only through the meld search (docs/results.md). The order
+of the pile below its top is not encoded. Per-seat blocks are relative (the observer
+first, then the players after it in turn order), and the layout depends on the number
+of players (``layout(n)``). Bump ``VERSION`` (and the env name) when the layout changes;
+each version's changes are in docs/envs/gin_rummy.md (version history).
 
-Version 2 adds the deadwood blocks: exact functions of the own hand and the pile's
-top, written out because a network reads them from the card bits only through the
-meld search, and from scratch it had won no game in 4M PPO steps or 5M DMC decisions
-(docs/results.md). Like Sevens' ``play_points`` they add no information, only a form
-a network can read.
-
-Version 3 adds the one-draw look-ahead for the seat to act, counted over the unseen
-cards (neither in its hand, nor in the pile, nor known in another hand), each equally:
-discarding, for each card, the mean least deadwood after one more draw to the hand kept,
-the share of draws after which a knock is allowed (deadwood at most the knock limit, 10
-where the rules set none) and the share that make gin; drawing, the mean after a draw.
-Exact counts of the view, as the expert's tracker estimates them for the ``features``
-(its spare card is the best split's, where the count here searches every discard). From
-scratch PPO on version 2 reached 10% of games against the expert in 4M steps; on the
-``features`` without the knock and danger blocks, a third in 1M (docs/results.md).
-
-``write`` fills these blocks at any offsets (``write_decision`` the seat to act's) and
-``GinRummyObserver`` keeps them current for every seat at the offsets of a layout,
-so the ``features`` encoder (``cardrl.envs.gin_rummy.features``), which lays out the same
-blocks (without ``picked``) before its look-ahead, shares all three. A block a layout
-does not have is skipped.
+``block_widths(n)`` holds every block's width, and the scales below every number's
+divisor, once: ``layout`` and the ``features`` layout (``cardrl.envs.gin_rummy.features``)
+pick blocks from it by name (``blocks``), and the compiled core writes with the same
+constants. ``write`` fills the blocks a layout has at its offsets (``write_decision``
+and ``write_outlook`` the seat to act's), and ``GinRummyObserver`` keeps them current
+for every seat.
 """
 
 from __future__ import annotations
@@ -57,46 +48,73 @@ from cardrl.envs.gin_rummy.view import GinRummyView
 
 if TYPE_CHECKING:
     from cardrl.envs.gin_rummy.engine import GinRummyState
+    from cardrl.envs.gin_rummy.rules import GinRummyRules
 
 VERSION = 3
-SCORE_CLIP = 4.0
-DEADWOOD_SCALE = 100.0
 CARDS = 52
+PHASES = ("draw", "discard")  # the ``phase`` block's entries
+SCORE_CLIP = 4.0  # scores / target, clipped to 4
+DEADWOOD_SCALE = 100.0  # deadwood counts / 100, clipped to 1
+KNOCK_LIMIT_SCALE = 100.0  # the rules' knock limit / 100
+HAND_NUMBER_SCALE = 10.0  # hands played / 10, clipped to 1
 READY_LIMIT = 10  # the look-ahead's knock limit where the rules set none
+# the ``rules`` block's entries: the knock limit / KNOCK_LIMIT_SCALE (0 if none), then flags
+RULE_ENTRIES = ("knock_limit", "no_knock_limit", "no_discard_of_taken", "layoff", "gin_bonus")
 # the per-card blocks of the seat to act's discard
 PER_DISCARD = ("discard_deadwood", "discard_gin", "discard_outlook", "discard_ready",
                "discard_gin_ready")
 
 
-def blocks(n: int) -> tuple[tuple[str, int], ...]:
-    """(name, size) of each block, in order, for ``n`` players."""
-    return (
-        ("phase", 2),  # drawing, discarding
-        ("hand", CARDS),
-        ("taken", CARDS),  # the card the player to act took from the pile this turn
-        ("pile_top", CARDS),
-        ("pile", CARDS),  # every card in the discard pile
-        ("known", n * CARDS),  # per relative seat: cards it took from the pile and still holds
-        ("picked", n * CARDS),  # per relative seat: every card it took from the pile this hand
-        ("discarded", n * CARDS),  # per relative seat: cards it discarded this hand
-        ("stock_size", 1),  # / the stock size after the deal
-        ("to_act", n),
-        ("dealer", n),
-        ("scores", n),  # total / target, clipped to SCORE_CLIP
-        ("hand_number", 1),  # hands played / 10, clipped to 1
-        ("rules", 5),  # knock limit / 100 (0 if none), no limit, no discard of the taken
-        # card, layoff, gin bonus > 0
-        ("deadwood", 1),  # own least deadwood as held / 100, clipped to 1
+def block_widths(n: int) -> dict[str, int]:
+    """Every information block a layout may have, by name, for ``n`` players: its width
+    (and, in the comments, what it holds)."""
+    return {
+        "phase": len(PHASES),  # drawing, discarding
+        "hand": CARDS,
+        "taken": CARDS,  # the card the player to act took from the pile this turn
+        "pile_top": CARDS,
+        "pile": CARDS,  # every card in the discard pile
+        "known": n * CARDS,  # per relative seat: cards it took from the pile and still holds
+        "picked": n * CARDS,  # per relative seat: every card it took from the pile this hand
+        "discarded": n * CARDS,  # per relative seat: cards it discarded this hand
+        "stock_size": 1,  # / the stock size after the deal
+        "to_act": n,
+        "dealer": n,
+        "scores": n,  # total / target, clipped to SCORE_CLIP
+        "hand_number": 1,  # hands played / HAND_NUMBER_SCALE, clipped to 1
+        "rules": len(RULE_ENTRIES),  # knock limit / 100 (0 if none), no limit, no discard of
+        # the taken card, layoff, gin bonus > 0
+        "deadwood": 1,  # own least deadwood as held / DEADWOOD_SCALE, clipped to 1
         # the seat to act only (zero for every other seat):
-        ("discard_deadwood", CARDS),  # discarding: least deadwood without each card / 100
-        ("discard_gin", CARDS),  # discarding: 1 where discarding the card is gin
-        ("take_deadwood", 1),  # drawing: least deadwood after taking the top / 100
+        "discard_deadwood": CARDS,  # discarding: least deadwood without each card / 100
+        "discard_gin": CARDS,  # discarding: 1 where discarding the card is gin
+        "take_deadwood": 1,  # drawing: least deadwood after taking the top / 100
         # discarding, per card, one more draw of each unseen card to the hand kept:
-        ("discard_outlook", CARDS),  # mean least deadwood after it / 100
-        ("discard_ready", CARDS),  # share of the draws after which a knock is allowed
-        ("discard_gin_ready", CARDS),  # share of the draws that make gin
-        ("stock_outlook", 1),  # drawing: mean least deadwood after one draw / 100
-    )
+        "discard_outlook": CARDS,  # mean least deadwood after it / 100
+        "discard_ready": CARDS,  # share of the draws after which a knock is allowed
+        "discard_gin_ready": CARDS,  # share of the draws that make gin
+        "stock_outlook": 1,  # drawing: mean least deadwood after one draw / 100
+    }
+
+
+def blocks(n: int, *names: str) -> tuple[tuple[str, int], ...]:
+    """The layout of the named information blocks for ``n`` players, in the order given."""
+    widths = block_widths(n)
+    return tuple((name, widths[name]) for name in names)
+
+
+# the information state's blocks, in order
+NAMES = ("phase", "hand", "taken", "pile_top", "pile", "known", "picked", "discarded",
+         "stock_size", "to_act", "dealer", "scores", "hand_number", "rules", "deadwood",
+         "discard_deadwood", "discard_gin", "take_deadwood", "discard_outlook", "discard_ready",
+         "discard_gin_ready", "stock_outlook")
+
+
+def rule_values(rules: GinRummyRules) -> tuple[float, ...]:
+    """The ``rules`` block, in ``RULE_ENTRIES`` order (fixed for a game)."""
+    limit = rules.knock_limit
+    return (0.0 if limit is None else limit / KNOCK_LIMIT_SCALE, float(limit is None),
+            float(rules.no_discard_of_taken), float(rules.layoff), float(rules.gin_bonus > 0))
 
 
 def label(name: str, size: int, i: int) -> str:
@@ -129,7 +147,7 @@ class Layout:
 
 @cache
 def layout(n: int) -> Layout:
-    return Layout(blocks(n), n)
+    return Layout(blocks(n, *NAMES), n)
 
 
 def write(view: GinRummyView, out: np.ndarray, o: dict[str, int]) -> None:
@@ -138,10 +156,8 @@ def write(view: GinRummyView, out: np.ndarray, o: dict[str, int]) -> None:
     n = view.num_players
     me = view.seat
     ones = []
-    if view.phase == "draw":
-        ones.append(o["phase"])
-    elif view.phase == "discard":
-        ones.append(o["phase"] + 1)
+    if view.phase in PHASES:
+        ones.append(o["phase"] + PHASES.index(view.phase))
     hand = o["hand"]
     ones.extend(hand + c for c in view.hand)
     if view.taken is not None:
@@ -163,26 +179,17 @@ def write(view: GinRummyView, out: np.ndarray, o: dict[str, int]) -> None:
     if view.current_player is not None:
         ones.append(o["to_act"] + (view.current_player - me) % n)
     ones.append(o["dealer"] + (view.dealer - me) % n)
+    out[ones] = 1.0
     rules = view.rules
     r = o["rules"]
-    if rules.knock_limit is None:
-        ones.append(r + 1)
-    if rules.no_discard_of_taken:
-        ones.append(r + 2)
-    if rules.layoff:
-        ones.append(r + 3)
-    if rules.gin_bonus > 0:
-        ones.append(r + 4)
-    out[ones] = 1.0
-    if rules.knock_limit is not None:
-        out[r] = rules.knock_limit / 100.0
+    out[r:r + len(RULE_ENTRIES)] = rule_values(rules)
     out[o["stock_size"]] = view.stock_size / rules.stock_size
     scores = o["scores"]
     for seat in range(n):
         out[scores + (seat - me) % n] = min(SCORE_CLIP, view.scores[seat] / rules.target)
     if "deadwood" in o:
         out[o["deadwood"]] = min(1.0, deadwood(mask_of(view.hand)) / DEADWOOD_SCALE)
-    out[o["hand_number"]] = min(1.0, (view.hand_number - 1) / 10.0)
+    out[o["hand_number"]] = min(1.0, (view.hand_number - 1) / HAND_NUMBER_SCALE)
 
 
 def encode(view: GinRummyView, out: np.ndarray | None = None) -> np.ndarray:
@@ -320,8 +327,8 @@ class Tables:
         self.hand = tuple(tuple(s * size + o["hand"] + c for c in range(CARDS)) for s in range(n))
         self.deadwood = (tuple(s * size + o["deadwood"] for s in range(n))
                          if "deadwood" in o else None)
-        self.draw_phase = every_row(o["phase"])
-        self.discard_phase = every_row(o["phase"] + 1)
+        self.draw_phase = every_row(o["phase"] + PHASES.index("draw"))
+        self.discard_phase = every_row(o["phase"] + PHASES.index("discard"))
         self.stock = every_row(o["stock_size"])
         self.taken = tuple(every_row(o["taken"] + c) for c in range(CARDS))
         self.top = tuple(every_row(o["pile_top"] + c) for c in range(CARDS))

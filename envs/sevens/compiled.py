@@ -19,7 +19,10 @@ from cardrl.envs import cards, compiled_rng
 from cardrl.envs.compiled import (
     INLINE,
     KERNEL,
+    POINTS,
     RESTART,
+    TOTALS,
+    WINNERS,
     Core,
     begin,
     blank,
@@ -31,17 +34,27 @@ from cardrl.envs.compiled import (
 )
 from cardrl.envs.compiled_draws import MAX_RANGE, integers, random
 from cardrl.envs.sevens import infostate as info
+from cardrl.envs.sevens.actions import NUM_CARDS
 from cardrl.envs.sevens.points import points_at
 from cardrl.envs.sevens.points import write as points_write
-from cardrl.envs.sevens.rules import NUM_SYMBOLS, SevensRules
+from cardrl.envs.sevens.rules import MIN_PLAYERS, NUM_SYMBOLS, POINT_KINDS, SevensRules
 
-_RED = np.int64(sum(1 << c for c in range(52)
+_RED = np.int64(sum(1 << c for c in range(NUM_CARDS)
                     if cards.suit_of(c) in (cards.DIAMONDS, cards.HEARTS)))
-_BLACK = np.int64(((1 << 52) - 1) ^ _RED)
-_SUIT = np.array([((1 << 13) - 1) << (13 * s) for s in range(4)], dtype=np.int64)
+_BLACK = np.int64(((1 << NUM_CARDS) - 1) ^ _RED)
+_SUIT = np.array([((1 << NUM_SYMBOLS) - 1) << (NUM_SYMBOLS * s)
+                  for s in range(NUM_CARDS // NUM_SYMBOLS)], dtype=np.int64)
+NUM_POINTS = len(POINT_KINDS)  # the three point amounts
+VALUE_SLOTS, MOD, DIGITS = info.VALUE_SLOTS, info.MOD, info.DIGITS
 
-# one row of numbers per game: these columns
-CUR, TOTAL, LAST, LAST_BY, PLAYS, ON_TABLE = range(6)
+# the columns of ``nums[i]``, one row of numbers per game
+(CUR,  # the seat to play (-1: over)
+ TOTAL,  # the running total
+ LAST,  # the last card placed
+ LAST_BY,  # the seat that placed it (_P: the table)
+ PLAYS,  # plays made
+ ON_TABLE) = range(6)  # every card on the table, as a bit set
+NUM_COLUMNS = 6
 # the rules as numbers: these entries (fixed values / points: 1 if the rules fix them)
 (R_N, R_K, R_VALUE_MIN, R_VALUE_MAX, R_POINTS_MIN, R_POINTS_MAX, R_FIXED_VALUES,
  R_FIXED_POINTS) = range(8)
@@ -62,7 +75,7 @@ def playable(hand, last):
     other = hand & (_BLACK if (_RED >> last) & 1 else _RED)
     if other:
         return other
-    other = hand & ~_SUIT[last // 13]
+    other = hand & ~_SUIT[last // NUM_SYMBOLS]
     return other if other else hand
 
 
@@ -81,17 +94,17 @@ def _new_game(st, d, i):
             second = integers(g, lo, hi)
             values[s, 1] = second + (second >= values[s, 0])
             counts[s] = 2
-    for j in range(3):
+    for j in range(NUM_POINTS):
         points[j] = integers(g, r[R_POINTS_MIN], r[R_POINTS_MAX] + 1)
     if r[R_FIXED_VALUES]:
         fixed, fixed_counts = st[S_FIXED_VALUES], st[S_FIXED_COUNTS]
         for s in range(NUM_SYMBOLS):
             values[s, 0], values[s, 1], counts[s] = fixed[s, 0], fixed[s, 1], fixed_counts[s]
     if r[R_FIXED_POINTS]:
-        for j in range(3):
+        for j in range(NUM_POINTS):
             points[j] = st[S_FIXED_POINTS][j]
     n, k = r[R_N], r[R_K]
-    perm = d.scratch[:52]
+    perm = d.scratch[:NUM_CARDS]
     compiled_rng.permutation(g, perm)  # cards.deal
     for s in range(n):
         m = np.int64(0)
@@ -102,13 +115,13 @@ def _new_game(st, d, i):
         st[S_SCORES][i, s] = 0
     total = 0
     table = np.int64(0)
-    for j in range(n * k, 52):  # the table cards, at their first value
+    for j in range(n * k, NUM_CARDS):  # the table cards, at their first value
         c = np.int64(perm[j])
-        total += values[c % 13, 0]
+        total += values[c % NUM_SYMBOLS, 0]
         table |= np.int64(1) << c
     nums[i, CUR] = 0
     nums[i, TOTAL] = total
-    nums[i, LAST] = np.int64(perm[51])
+    nums[i, LAST] = np.int64(perm[NUM_CARDS - 1])
     nums[i, LAST_BY] = _P
     nums[i, PLAYS] = 0
     nums[i, ON_TABLE] = table
@@ -121,14 +134,14 @@ def _game_block(st, i):
     out = st[S_GAME_BLOCK][i]
     for j in range(out.shape[0]):
         out[j] = 0.0
-    out[info._NP + st[S_RULES][R_N] - 2] = 1.0
+    out[info._NP + st[S_RULES][R_N] - MIN_PLAYERS] = 1.0
     values, counts = st[S_VALUES][i], st[S_COUNTS][i]
     for s in range(NUM_SYMBOLS):
-        out[info._VALUES + 3 * s] = _clip(values[s, 0] / info.VALUE_SCALE)
+        out[info._VALUES + VALUE_SLOTS * s] = _clip(values[s, 0] / info.VALUE_SCALE)
         if counts[s] == 2:
-            out[info._VALUES + 3 * s + 1] = _clip(values[s, 1] / info.VALUE_SCALE)
-            out[info._VALUES + 3 * s + 2] = 1.0
-    for j in range(3):
+            out[info._VALUES + VALUE_SLOTS * s + 1] = _clip(values[s, 1] / info.VALUE_SCALE)
+            out[info._VALUES + VALUE_SLOTS * s + 2] = 1.0
+    for j in range(NUM_POINTS):
         out[info._POINTS + j] = _clip(st[S_POINTS][i, j] / info.POINT_SCALE)
 
 
@@ -153,11 +166,11 @@ def _write_row(st, d, i):
     t = abs(total)
     if total < 0:
         row[info._NEG] = 1.0
-    row[info._MOD7 + total % 7] = 1.0
-    row[info._UNITS + t % 10] = 1.0
-    row[info._TENS + t // 10 % 10] = 1.0
+    row[info._MOD7 + total % MOD] = 1.0
+    row[info._UNITS + t % DIGITS] = 1.0
+    row[info._TENS + t // DIGITS % DIGITS] = 1.0
     while t:
-        if t % 10 == 7:
+        if t % 10 == 7:  # a digit 7
             row[info._HAS7] = 1.0
             break
         t //= 10
@@ -168,7 +181,7 @@ def _write_row(st, d, i):
     hands = st[S_HANDS]
     for s in range(n):
         rel = (s - me) % n
-        set_bits(row, info._PLAYED + 52 * rel, st[S_PLAYED][i, s])
+        set_bits(row, info._PLAYED + NUM_CARDS * rel, st[S_PLAYED][i, s])
         row[info._SCORES + rel] = _clip(st[S_SCORES][i, s] / info.SCORE_SCALE)
         size = 0
         h = hands[i, s]
@@ -188,7 +201,7 @@ def _write_row(st, d, i):
     while may:
         c = low_bit(may)
         mask[2 * c] = True
-        if counts[c % 13] == 2:
+        if counts[c % NUM_SYMBOLS] == 2:
             mask[2 * c + 1] = True
         may &= may - 1
 
@@ -222,7 +235,7 @@ def step(st, d, idx, acts, rewards, dones):
         flags |= record(d, i, a)
         seat = nums[i, CUR]
         card = a >> 1
-        nums[i, TOTAL] += st[S_VALUES][i, card % 13, a & 1]
+        nums[i, TOTAL] += st[S_VALUES][i, card % NUM_SYMBOLS, a & 1]
         scores[i, seat] += points_at(nums[i, TOTAL], st[S_POINTS][i])
         bit = np.int64(1) << card
         st[S_HANDS][i, seat] ^= bit
@@ -238,8 +251,8 @@ def step(st, d, idx, acts, rewards, dones):
             for s in range(1, n):
                 top = max(top, scores[i, s])
             for s in range(n):
-                hand[0, s] = hand[1, s] = scores[i, s]
-                hand[2, s] = 1.0 if scores[i, s] == top else 0.0
+                hand[POINTS, s] = hand[TOTALS, s] = scores[i, s]
+                hand[WINNERS, s] = 1.0 if scores[i, s] == top else 0.0
             if settle(d, i, k, True, rewards, dones) == RESTART:
                 _new_game(st, d, i)
             else:
@@ -276,9 +289,9 @@ class SevensCore(Core):
                               rules.points_min, rules.points_max, rules.values is not None,
                               rules.points is not None], dtype=np.int64)
         return (rules_row, np.array([rules.second_value_chance], np.float64), fixed_values,
-                fixed_counts, np.array(rules.points or (0, 0, 0), np.int64),
-                np.zeros((n, 6), np.int64), np.zeros((n, NUM_SYMBOLS, 2), np.int64),
-                np.ones((n, NUM_SYMBOLS), np.int64), np.zeros((n, 3), np.int64),
+                fixed_counts, np.array(rules.points or (0,) * NUM_POINTS, np.int64),
+                np.zeros((n, NUM_COLUMNS), np.int64), np.zeros((n, NUM_SYMBOLS, 2), np.int64),
+                np.ones((n, NUM_SYMBOLS), np.int64), np.zeros((n, NUM_POINTS), np.int64),
                 np.zeros((n, info._TOTAL), np.float32), np.zeros((n, p), np.int64),
                 np.zeros((n, p), np.int64), np.zeros((n, p), np.int64))
 

@@ -1,19 +1,13 @@
 """Sevens' ``features`` observation: the information a seat holds plus the replies' arithmetic.
 
-The vectors the shipped Sevens bot reads (``observation="features"``): the
-blocks of ``cardrl.envs.sevens.infostate`` (since its version 2 they end with the first two
-of the per-action blocks below, ``play_points`` and ``reply_points``), then
-``reply_expected``: the same vector as before. Bump ``VERSION`` when
-the layout changes. (Versions 1-3 below were the env's observation before the
-information state became its default.)
+The vectors the shipped Sevens bot reads (``observation="features"``): the blocks of
+``cardrl.envs.sevens.infostate`` (ending with its per-action ``play_points`` and
+``reply_points``), then ``reply_expected``: per play of an own card, the points the next
+player's best reply can be expected to earn after it, exact over the hands it could hold
+(``cardrl.envs.sevens.reply``), which is what ``sevens/lookahead`` subtracts from a play's
+points. Bump ``VERSION`` when the layout changes.
 
-Version 2 adds two per-action blocks, the arithmetic a network finds hardest
-to learn from the total's digits: the points each play scores now, and the
-most the next play could then score with any card this seat has not seen
-(the reply a play sets up). Both are public knowledge of the seat.
-Version 3 adds what ``sevens/lookahead`` subtracts from a play's points: the
-points the next player's best reply can be expected to earn after it
-(``cardrl.envs.sevens.reply``), exact over the hands it could hold.
+Each layout version's changes are in docs/envs/sevens.md (version history).
 """
 
 from __future__ import annotations
@@ -30,10 +24,12 @@ from cardrl.envs.sevens.view import SevensView
 
 VERSION = 3
 
+# the information blocks (all of them: ``infostate.write`` fills the first
+# ``infostate.OBS_SIZE`` entries), then one of the features' own
 LAYOUT = (
     *infostate.LAYOUT,  # ends with play_points and reply_points (per action of an own card)
     ("reply_expected", NUM_ACTIONS),  # per such action: the next player's expected best
-)                                     # reply / 20
+)                                     # reply / POINT_SCALE
 OFFSETS, OBS_SIZE = encoding.offsets(LAYOUT)
 _PLAY_POINTS = OFFSETS["play_points"]
 _REPLY_EXPECTED = OFFSETS["reply_expected"]

@@ -30,7 +30,14 @@ import numpy as np
 
 from cardrl.envs import encoding
 from cardrl.envs.sevens.actions import NUM_ACTIONS, NUM_CARDS
-from cardrl.envs.sevens.rules import MAX_PLAYERS, MIN_PLAYERS, NUM_SYMBOLS, Parameters, hand_size
+from cardrl.envs.sevens.rules import (
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    NUM_SYMBOLS,
+    POINT_KINDS,
+    Parameters,
+    hand_size,
+)
 from cardrl.envs.sevens.scoring import points_for_total
 from cardrl.envs.sevens.view import SevensView
 
@@ -44,18 +51,22 @@ VALUE_SCALE = 13.0  # a symbol's value / 13
 POINT_SCALE = 20.0  # point amounts and
 SCORE_SCALE = 50.0  # points per player, clipped to +-CLIP after scaling
 TOTAL_SCALE = 100.0
-MAX_HAND = hand_size(MIN_PLAYERS)  # 25
+MAX_HAND = hand_size(MIN_PLAYERS)  # 25: cards held / 25
+VALUE_SLOTS = 3  # per symbol: first value, second value, has two
+MOD = 7  # the total's residue block: total mod 7
+DIGITS = 10  # a one-hot decimal digit of |total|
 
 # (name, size) of each block, in order
 LAYOUT = (
     ("num_players", P - MIN_PLAYERS + 1),  # one-hot n = 2..9
-    ("values", NUM_SYMBOLS * 3),  # per symbol (2..A): first value, second value, has two
-    ("points", 3),  # divisible by 7 only, contains 7 only, both
+    ("values", NUM_SYMBOLS * VALUE_SLOTS),  # per symbol (2..A): first value / 13, second
+    # value / 13, has two
+    ("points", len(POINT_KINDS)),  # / 20: divisible by 7 only, contains 7 only, both
     ("total", 1),  # running total / 100, clipped
     ("total_negative", 1),
-    ("total_mod7", 7),  # one-hot total mod 7
-    ("total_units", 10),  # one-hot last digit of |total|
-    ("total_tens", 10),  # one-hot tens digit of |total|
+    ("total_mod7", MOD),  # one-hot total mod 7
+    ("total_units", DIGITS),  # one-hot last digit of |total|
+    ("total_tens", DIGITS),  # one-hot tens digit of |total|
     ("total_has7", 1),  # |total| contains the digit 7
     ("last_card", NUM_CARDS),  # the card the next play must differ from
     ("last_by", P + 1),  # who placed it: relative seat, or the table (last slot)
@@ -95,8 +106,9 @@ _PLAY_POINTS = OFFSETS["play_points"]
 _REPLY_POINTS = OFFSETS["reply_points"]
 
 # the features that are not in [0, 1]
-SIGNED = [(_VALUES + 3 * s + i) for s in range(NUM_SYMBOLS) for i in (0, 1)] \
-    + list(range(_POINTS, _POINTS + 3)) + [_TOTAL] + list(range(_SCORES, _SCORES + P)) \
+SIGNED = [(_VALUES + VALUE_SLOTS * s + i) for s in range(NUM_SYMBOLS) for i in (0, 1)] \
+    + list(range(_POINTS, _POINTS + len(POINT_KINDS))) + [_TOTAL] \
+    + list(range(_SCORES, _SCORES + P)) \
     + list(range(_PLAY_POINTS, _REPLY_POINTS + NUM_ACTIONS))
 
 
@@ -111,10 +123,10 @@ def _game_block(params: Parameters, n: int) -> np.ndarray:
     out = np.zeros(_TOTAL, dtype=np.float32)
     out[_NP + n - MIN_PLAYERS] = 1.0
     for s, vals in enumerate(params.values):
-        out[_VALUES + 3 * s] = clip(vals[0] / VALUE_SCALE)
+        out[_VALUES + VALUE_SLOTS * s] = clip(vals[0] / VALUE_SCALE)
         if len(vals) == 2:
-            out[_VALUES + 3 * s + 1] = clip(vals[1] / VALUE_SCALE)
-            out[_VALUES + 3 * s + 2] = 1.0
+            out[_VALUES + VALUE_SLOTS * s + 1] = clip(vals[1] / VALUE_SCALE)
+            out[_VALUES + VALUE_SLOTS * s + 2] = 1.0
     for i, p in enumerate(params.points):
         out[_POINTS + i] = clip(p / POINT_SCALE)
     return out
@@ -131,7 +143,8 @@ def write(view: SevensView, out: np.ndarray) -> None:
     digits = str(abs(total))
     if total < 0:
         ones.append(_NEG)
-    ones += [_MOD7 + total % 7, _UNITS + abs(total) % 10, _TENS + abs(total) // 10 % 10]
+    ones += [_MOD7 + total % MOD, _UNITS + abs(total) % DIGITS,
+             _TENS + abs(total) // DIGITS % DIGITS]
     if "7" in digits:
         ones.append(_HAS7)
     ones.append(_LAST + view.last_card)
@@ -151,9 +164,9 @@ def write(view: SevensView, out: np.ndarray) -> None:
     out[ones] = 1.0
     out[_PROGRESS] = len(view.plays) / (n * view.rules.hand_size)
     points, values = view.params.points, view.params.values
-    replies = {v for c in view.unseen() for v in values[c % 13]}
+    replies = {v for c in view.unseen() for v in values[c % NUM_SYMBOLS]}
     for c in view.hand:
-        for i, v in enumerate(values[c % 13]):
+        for i, v in enumerate(values[c % NUM_SYMBOLS]):
             a = 2 * c + i
             out[_PLAY_POINTS + a] = clip(points_for_total(total + v, points) / POINT_SCALE)
             if replies:
@@ -323,8 +336,8 @@ class SevensObserver:
 
 def _total_features(total: int) -> list[tuple[int, float]]:
     """(index, value) of the ``total`` blocks for a running total."""
-    out = [(_TOTAL, clip(total / TOTAL_SCALE)), (_MOD7 + total % 7, 1.0),
-           (_UNITS + abs(total) % 10, 1.0), (_TENS + abs(total) // 10 % 10, 1.0)]
+    out = [(_TOTAL, clip(total / TOTAL_SCALE)), (_MOD7 + total % MOD, 1.0),
+           (_UNITS + abs(total) % DIGITS, 1.0), (_TENS + abs(total) // DIGITS % DIGITS, 1.0)]
     if total < 0:
         out.append((_NEG, 1.0))
     if "7" in str(abs(total)):
@@ -339,8 +352,8 @@ def card_table(n: int = P) -> encoding.CardTable:
     planes = encoding.card_planes([o["hand"], o["last_card"], o["on_table"],
                                    *(o["played_by"] + s * NUM_CARDS for s in range(P))],
                                   NUM_CARDS)
-    rank = np.arange(NUM_CARDS) % 13
-    values = o["values"] + 3 * rank[:, None] + np.arange(3)[None, :]
+    rank = np.arange(NUM_CARDS) % NUM_SYMBOLS
+    values = o["values"] + VALUE_SLOTS * rank[:, None] + np.arange(VALUE_SLOTS)[None, :]
     actions = np.arange(NUM_ACTIONS)
     return encoding.CardTable(np.concatenate([planes, values], axis=1), actions >> 1,
                               actions & 1)

@@ -74,7 +74,7 @@ BLOCKS = {
 }
 
 
-def blocks(*names: str) -> encoding.Layout:
+def blocks(*names: str) -> tuple[tuple[str, int], ...]:
     """The layout of the named information blocks, in the order given."""
     return tuple((name, BLOCKS[name]) for name in names)
 
