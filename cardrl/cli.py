@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
 from importlib import import_module
@@ -30,6 +31,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "web": ("cardrl.web.__main__", "the web table: people against bots and each other"),
     "bench": ("cardrl.train.bench", "the training loop's speed beside its torch-alone limit"),
 }
+# A training run's threads, set where the run starts, before its module loads torch (both
+# are read once, when OpenMP and numpy's BLAS start): idle OpenMP threads wait passively
+# instead of spinning through the envs' turn and through other work on a shared machine
+# (docs/results.md, "Training throughput"); the user's own settings win.
+TRAINING_ENV = {"OMP_WAIT_POLICY": "PASSIVE", "OPENBLAS_NUM_THREADS": "1"}
 
 
 def usage() -> str:
@@ -57,6 +63,9 @@ def main(argv: Sequence[str] | None = None) -> int:
               file=sys.stderr)
         print(usage(), file=sys.stderr)
         return 2
+    if command[0].startswith("cardrl.train."):
+        for key, value in TRAINING_ENV.items():
+            os.environ.setdefault(key, value)
     code = import_module(command[0]).main(args[1:])
     return 0 if code is None else int(code)
 

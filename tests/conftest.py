@@ -1,6 +1,7 @@
-"""Test session settings: what ``train/__init__.py`` sets for training, set before any test
-module imports numpy or torch (see there: idle OpenMP threads spinning through numpy's
-turn slowed training tests tenfold on a loaded machine); and the Ray tests' cluster."""
+"""Test session settings: the ``cardrl`` command's ``TRAINING_ENV`` (``cardrl.cli``), set
+before any test module imports numpy or torch (idle OpenMP threads spinning through
+numpy's turn slowed training tests tenfold on a loaded machine); and the Ray tests'
+cluster."""
 
 import os
 

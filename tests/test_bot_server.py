@@ -13,7 +13,7 @@ import pytest
 
 from cardrl.agents.server import answer, make_bot
 from cardrl.envs.games import game_names, get_game
-from cardrl.train.export import export_untrained
+from cardrl.train.ppo import export_untrained
 
 ROOT = Path(__file__).resolve().parents[1]
 

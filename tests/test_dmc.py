@@ -286,9 +286,12 @@ def test_interrupt_checkpoints_and_resume_continues_the_step_count(tmp_path, mon
     assert set(done.evals[-1]["results"]) == set(get_game("blind_auction").strongest)
 
 
-def test_the_command_line_refuses_ppo_knobs_and_resumes_with_dmcs(tmp_path, monkeypatch):
+def test_the_command_line_has_no_ppo_knobs_and_resumes_with_dmcs(tmp_path, monkeypatch,
+                                                                capsys):
     monkeypatch.chdir(tmp_path)
-    assert dmc.main(["--game", "blind_auction", "--opponents", "self@1", "--quiet"]) == 2
+    with pytest.raises(SystemExit) as stop:  # DMCConfig has no such knob: no such flag
+        dmc.main(["--game", "blind_auction", "--opponents", "self@1", "--quiet"])
+    assert stop.value.code == 2 and "unrecognized arguments: --opponents" in capsys.readouterr().err
     assert dmc.main(["--game", "blind_auction", "--exp-epsilon", "2", "--quiet"]) == 2
     assert not (tmp_path / "runs").exists()  # refused before anything was written
     assert dmc.main(["--game", "blind_auction", "--steps", "600", "--n-games", "4",
@@ -305,10 +308,9 @@ def test_the_command_line_refuses_ppo_knobs_and_resumes_with_dmcs(tmp_path, monk
 
 @pytest.mark.parametrize("field, value", [("exp_epsilon", -0.1), ("buffer_size", 10),
                                           ("train_freq", 0), ("max_grad_norm", 0.0),
-                                          ("skip_gain", -1.0), ("skip_gain", True),
-                                          ("imitate", "blind_auction/high-early")])
+                                          ("skip_gain", -1.0), ("skip_gain", True)])
 def test_bad_knobs_are_refused_naming_them(field, value):
-    with pytest.raises(ValueError, match=field if field != "imitate" else "imitate"):
+    with pytest.raises(ValueError, match=field):
         DMCConfig(game="blind_auction", **{field: value}).validate()
 
 
@@ -337,3 +339,55 @@ def test_skip_path_adds_each_block_onto_its_own_action():
     want[0, CARD_OFFSET + 7], want[1, CARD_OFFSET + 50] = 5.0, -2.5
     want[2, CARD_OFFSET + 3] = 2.5
     assert np.allclose(extra, want, atol=1e-5)
+
+
+def test_dmc_imports_without_stable_baselines3():
+    """A fresh process that cannot import SB3 imports the DMC trainer: it and its run
+    bookkeeping import no other trainer."""
+    import subprocess
+    import sys
+
+    code = ("import importlib.abc, sys\n"
+            "class Block(importlib.abc.MetaPathFinder):\n"
+            "    def find_spec(self, name, path, target=None):\n"
+            "        if name.split('.')[0] in ('stable_baselines3', 'sb3_contrib'):\n"
+            "            raise ModuleNotFoundError(name)\n"
+            "sys.meta_path.insert(0, Block())\n"
+            "import cardrl.train.dmc, cardrl.train.runs, cardrl.train.export\n"
+            "assert 'cardrl.train.ppo' not in sys.modules\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+
+
+def test_a_dmc_gin_rummy_bot_carries_its_runs_knock_switch(tmp_path, monkeypatch):
+    """Every trainer exports through one path: a DMC run with a knock head exports the
+    head after its Q-network, and its card says so."""
+    pytest.importorskip("onnxruntime")
+    from cardrl.train.export import Switched
+    from cardrl.train.plugins.gin_rummy import knock
+
+    monkeypatch.chdir(tmp_path)
+    trainer = DMCTrainer(tiny("gin_rummy", observation="features"), progress=False, quiet=True)
+    torch.manual_seed(0)
+    knock.KnockHead(knock.head_inputs()).save(trainer.run_dir / knock.HEAD_FILE,
+                                              {"decisions": 0})
+    bot = agents.load(trainer.export(tmp_path / "dmc.onnx"))
+    assert bot.card["knock_head"] == {"decisions": 0} and bot.card["training"]["algo"] == "dmc"
+    games = trainer.selfplay.games
+    switch = knock.KnockSwitch(knock.KnockHead.load(trainer.run_dir / knock.HEAD_FILE))
+    with torch.no_grad():
+        want = Switched(MaskedQ(trainer.net), switch).eval()(
+            torch.from_numpy(games.obs), torch.from_numpy(games.masks.astype(np.float32)))
+    got = bot.session.run(None, {"observation": games.obs,
+                                 "action_mask": games.masks.astype(np.float32)})[0]
+    assert np.allclose(got, want.numpy(), atol=1e-4)
+
+
+def test_an_old_dmc_config_with_ppos_knobs_loads_and_a_ppo_run_is_refused(tmp_path):
+    from cardrl.train.config import TrainConfig
+
+    old = {**TrainConfig().to_dict(), **DMCConfig(game="blind_auction").to_dict()}
+    assert DMCConfig.from_dict(old) == DMCConfig(game="blind_auction")
+    with pytest.raises(ValueError, match="not a DMC run"):
+        DMCConfig.from_dict(TrainConfig().to_dict())

@@ -192,7 +192,8 @@ def expert_views(preset: str, games: int):
 
 def test_exported_bot_with_a_head_plays_what_torch_plays(tmp_path, monkeypatch):
     pytest.importorskip("onnxruntime")
-    from cardrl.train.export import MaskedLogits
+    from cardrl.train.export import Switched
+    from cardrl.train.policy import MaskedLogits
     from cardrl.train.ppo import Trainer
 
     monkeypatch.chdir(tmp_path)
@@ -216,7 +217,7 @@ def test_exported_bot_with_a_head_plays_what_torch_plays(tmp_path, monkeypatch):
     bot = agents.load(path)
     assert bot.card["knock_head"] == {"decisions": 0}
     assert bot.card["observation"] == {"kind": "features", "version": FEATURES_VERSION}
-    module = MaskedLogits(trainer.model.policy, kh.KnockSwitch(kh.KnockHead.load(
+    module = Switched(MaskedLogits(trainer.model.policy), kh.KnockSwitch(kh.KnockHead.load(
         trainer.run_dir / kh.HEAD_FILE))).eval()
     with torch.no_grad():
         want = module(torch.as_tensor(obs), torch.as_tensor(masks)).argmax(1).numpy()

@@ -20,7 +20,7 @@ from cardrl.envs.encoding import KINDS
 from cardrl.envs.games import game_names, get_game
 from cardrl.eval.config import TournamentConfig
 from cardrl.eval.tournament import run_tournament
-from cardrl.train.export import export_untrained
+from cardrl.train.ppo import export_untrained
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -14,7 +14,7 @@ from cardrl import agents
 from cardrl.agents.learned import BotLoadError, OnnxBot
 from cardrl.agents.search import SearchBot, hand_value
 from cardrl.envs.games import get_game, registered
-from cardrl.train.export import export_untrained
+from cardrl.train.ppo import export_untrained
 from tests.env_checks import random_moves
 
 

@@ -17,9 +17,9 @@ from cardrl.train import run as run_cli
 from cardrl.train.average import collect_mix, fit_average
 from cardrl.train.config import TrainConfig
 from cardrl.train.exploit import EXPLOIT, sampling
-from cardrl.train.export import policy_weights
 from cardrl.train.numpy_policy import NumpyPolicy
 from cardrl.train.opponents import OpponentPool, Reservoir
+from cardrl.train.policy import policy_weights
 from cardrl.train.ppo import Trainer
 from cardrl.train.selfplay import SelfPlayVecEnv, TorchTwin
 

@@ -16,10 +16,10 @@ import torch
 from cardrl import agents
 from cardrl.envs.encoding import KINDS
 from cardrl.envs.games import game_names, get_game
-from cardrl.train.cardnet import CardActor, CardPolicy
+from cardrl.train.cardnet import CardActor
 from cardrl.train.config import TrainConfig
-from cardrl.train.export import policy_weights
-from cardrl.train.policy import game_action_features
+from cardrl.train.nets import game_action_features
+from cardrl.train.policy import CardPolicy, policy_weights
 from cardrl.train.ppo import Trainer
 from tests.env_checks import INFOSTATE_ACTION_BLOCKS, decision_points
 

@@ -11,14 +11,9 @@ import torch
 
 from cardrl.envs.encoding import KINDS
 from cardrl.envs.games import game_names, get_game
-from cardrl.train.export import policy_weights
+from cardrl.train.nets import TORCH_ACTIVATIONS, game_action_features
 from cardrl.train.numpy_policy import ACTIVATIONS
-from cardrl.train.policy import (
-    TORCH_ACTIVATIONS,
-    ActionFeatureHead,
-    ActionFeaturePolicy,
-    game_action_features,
-)
+from cardrl.train.policy import ActionFeatureHead, ActionFeaturePolicy, policy_weights
 from tests.env_checks import INFOSTATE_ACTION_BLOCKS
 
 

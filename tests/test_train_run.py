@@ -20,10 +20,11 @@ from cardrl.train import demo
 from cardrl.train import run as run_cli
 from cardrl.train.config import TrainConfig
 from cardrl.train.demo import lineups
-from cardrl.train.evaluate import beats, time_to_beat
+from cardrl.train.evaluate import EVALS, beats, time_to_beat
 from cardrl.train.metrics import hand_counts, rates
 from cardrl.train.plots import curve_series, learning_curve, second_panel
-from cardrl.train.ppo import EVALS, STATE, TrainCallback, Trainer, read_evals
+from cardrl.train.ppo import TrainCallback, Trainer
+from cardrl.train.runs import STATE, read_evals
 from cardrl.train.selfplay import TorchTwin
 
 
@@ -466,8 +467,8 @@ def test_the_current_policy_and_snapshots_reach_the_self_and_snapshot_seats(tmp_
     those seats carry exactly the learner's weights of when they were pushed."""
     import numpy as np
 
-    from cardrl.train.export import policy_weights
     from cardrl.train.numpy_policy import NumpyPolicy
+    from cardrl.train.policy import policy_weights
 
     monkeypatch.chdir(tmp_path)
     trainer = Trainer(tiny(opponents="self@1,snapshot@1", n_games=8), progress=False,

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from cardrl.envs.games import get_game
+from cardrl.envs.games import game_names, get_game
 from cardrl.train import plugins, ship
 from cardrl.train.config import TrainConfig
 
@@ -50,13 +50,93 @@ def test_stages_resume_where_the_run_stands(recipe, tmp_path):
     assert left() == [(3000, "ship-g-p", {})]
 
 
-def test_a_scratch_recipe_chains_its_later_stages():
-    """Each later stage changes its knobs from the stage before, keeping what that changed."""
-    r = ship.scratch("s", 10, game="blind_auction", preset="2p", steps=100, eval_every=50,
-                     then=({"steps": 200, "eval_every": 25}, {"steps": 400}))
-    assert [(s.steps, s.eval_every) for s in r.stages] == [(100, 50), (200, 25), (400, 25)]
-    assert r.stages[2] == replace(r.stages[0], steps=400, eval_every=25)
-    assert ship.scratch("s", 10, game="blind_auction", steps=100).stages[0].steps == 100
+RECIPE_FILE = """
+[a-2p]
+base = "scratch"
+summary = "{stage1.steps:short} then {stage3.steps:,} at lr {stage2.learning_rate:short}"
+deals = 10
+
+[[a-2p.stages]]
+preset = "2p"
+steps = 100_000
+eval_every = 50
+
+[[a-2p.stages]]
+steps = 200_000
+eval_every = 25
+learning_rate = 1e-4
+
+[[a-2p.stages]]
+steps = 400_000
+
+[b-2p]
+like = "a-2p"
+judge_bots = ["random"]
+
+[[b-2p.stages]]
+eval_every = 10
+"""
+
+
+def _write(tmp_path, text: str) -> Path:
+    path = tmp_path / "blind_auction.toml"  # a recipe file is named after its game
+    path.write_text(text)
+    return path
+
+
+def test_a_recipe_files_stages_chain_over_its_base_and_its_summary_is_derived(tmp_path):
+    """Each later stage changes its knobs from the stage before, the first from its base;
+    ``like`` copies another recipe, stage by stage; the summary's numbers are the stages'."""
+    recipes = ship.load_recipes(_write(tmp_path, RECIPE_FILE))
+    a, b = recipes["a-2p"], recipes["b-2p"]
+    assert [(s.steps, s.eval_every, s.learning_rate) for s in a.stages] == [
+        (100_000, 50, 3e-4), (200_000, 25, 1e-4), (400_000, 25, 1e-4)]
+    assert a.stages[0].opponents == "self@0.6,snapshot@0.4" and not a.ships  # the base's
+    assert a.stages[0].game == "blind_auction"
+    assert a.summary == "100k then 400,000 at lr 1e-4 (current policy 60%, snapshots 40%)"
+    assert [s.eval_every for s in b.stages] == [10, 25, 25] and b.judge_bots == ("random",)
+    assert b.stages[1:] == a.stages[1:] and b.summary == a.summary
+
+
+@pytest.mark.parametrize("change, message", [
+    (("deals = 10", "deals = 10\nsteps = 5"), "[a-2p]: unknown keys ['steps']"),
+    (("eval_every = 50", "eval_evry = 50"), "[a-2p] stage 1: unknown TrainConfig fields "
+                                             "['eval_evry']"),
+    (("steps = 400_000", "steps = -4"), "[a-2p] stage 3: steps must be a positive int"),
+    (("preset = \"2p\"", "preset = \"9p\""), "[a-2p] stage 1: unknown preset '9p'"),
+    (("base = \"scratch\"", "base = \"rough\""), "[a-2p]: base 'rough' is not one of"),
+    (("like = \"a-2p\"", "like = \"c-2p\""), "[b-2p]: like 'c-2p' is no other recipe"),
+    (("deals = 10", "deals = 0"), "deals must be a positive int, got 0"),
+    (("{stage1.steps:short}", "{stage4.steps}"), "[a-2p]: KeyError('stage4')"),
+    (("judge_bots = [\"random\"]", "judge_bots = [\"spades/expert\"]"), "[b-2p]: "),
+])
+def test_a_bad_recipe_file_is_refused_naming_the_file_and_the_key(change, message, tmp_path):
+    path = _write(tmp_path, RECIPE_FILE.replace(*change))
+    with pytest.raises(ValueError) as err:
+        ship.load_recipes(path)
+    assert str(path) in str(err.value) and message in str(err.value)
+
+
+def test_every_recipe_file_is_a_games_and_loads(tmp_path):
+    """Every file in train/recipes is a game's (or the bases), and loads: the recipes ship
+    lists are exactly those of the files."""
+    files = sorted(ship.RECIPES_DIR.glob("*.toml"))
+    assert {p.stem for p in files} <= {*game_names(), ship.BASES}
+    loaded = {}
+    for path in files:
+        if path.stem != ship.BASES:
+            loaded.update(ship.load_recipes(path))
+    assert loaded == ship.all_recipes() == ship.RECIPES
+    with pytest.raises(ValueError, match="named after its game"):
+        ship.load_recipes(tmp_path / "chess.toml")
+
+
+def test_the_list_prints_each_recipes_derived_lines(capsys):
+    """``--list`` is every recipe's ``describe``: the summary derived from its stages, then
+    each stage's knobs that differ from the stage before."""
+    assert ship.main(["--list"]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        line for name in ship.RECIPES for line in ship.describe(name)]
 
 
 def test_a_resumed_stage_changes_only_what_it_names(recipe):
@@ -206,8 +286,9 @@ def test_a_recipe_that_does_not_ship_writes_its_bot_into_its_run_not_checkpoints
     for name in kept:
         assert ship.bot_path(name) == Path("runs") / f"ship-{name}" / f"{name}.onnx"
         for stage in ship.RECIPES[name].stages:
-            assert not stage.imitate  # from scratch: no teacher
-            assert {o.split("@")[0] for o in stage.opponents.split(",")} <= {"self", "snapshot"}
+            assert not getattr(stage, "imitate", "")  # from scratch: no teacher
+            opponents = getattr(stage, "opponents", "self@1")  # (DMC: every seat itself)
+            assert {o.split("@")[0] for o in opponents.split(",")} <= {"self", "snapshot"}
 
 
 def test_ship_trains_each_stage_then_the_plugin_stage_and_exports(tmp_path, monkeypatch):

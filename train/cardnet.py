@@ -13,8 +13,8 @@ is scored from that card's embedding: ``<query_kind(trunk), embedding(card)>``
 plus a per-action term of the trunk, so what is learned about one card carries
 to the others. Non-card actions (bids, draws) are scored from the trunk alone.
 
-``CardNet`` is the torch module (scores and trunk); ``CardPolicy`` makes it
-MaskablePPO's actor-critic (the critic reads the trunk); ``CardActor`` is the
+``CardNet`` is the torch module (scores and trunk); ``cardrl.train.policy.CardPolicy``
+makes it MaskablePPO's actor-critic (the critic reads the trunk); ``CardActor`` is the
 frozen copy opponent seats and snapshots play; the layout comes from the
 encoders' own tables, so no game is named here.
 """
@@ -26,14 +26,11 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
-from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
 from cardrl.envs.encoding import CardTable
-from cardrl.train.masked import FastMasking
+from cardrl.train.nets import TORCH_ACTIVATIONS, game_encoder
 from cardrl.train.numpy_policy import MASKED
-from cardrl.train.policy import TORCH_ACTIVATIONS, game_encoder
 
 
 def card_table(game: str, preset: str | None = None, rule_changes: dict | None = None,
@@ -112,85 +109,6 @@ class CardNet(nn.Module):
         return self.other(h) + per_card.index_select(1, self.action_flat), h
 
 
-# ------------------------------------------------------------ MaskablePPO's policy
-class CardExtractor(BaseFeaturesExtractor):
-    """SB3 features = [the card net's action scores | its trunk]."""
-
-    def __init__(self, observation_space, table: CardTable, num_actions: int, embed: int,
-                 hidden: tuple[int, ...], activation: str) -> None:
-        net = CardNet(table, int(observation_space.shape[0]), num_actions, embed, hidden,
-                      activation)
-        super().__init__(observation_space, num_actions + net.hidden)
-        self.net = net
-
-    def forward(self, obs: torch.Tensor) -> torch.Tensor:
-        return torch.cat(self.net(obs), dim=1)
-
-
-class SplitLatent(nn.Module):
-    """The extractor's output split: the scores go to the actor, the trunk to the critic."""
-
-    def __init__(self, num_actions: int, hidden: int) -> None:
-        super().__init__()
-        self.latent_dim_pi, self.latent_dim_vf = num_actions, hidden
-
-    def forward(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        return self.forward_actor(features), self.forward_critic(features)
-
-    def forward_actor(self, features: torch.Tensor) -> torch.Tensor:
-        return features[:, :self.latent_dim_pi]
-
-    def forward_critic(self, features: torch.Tensor) -> torch.Tensor:
-        return features[:, self.latent_dim_pi:]
-
-
-class CardPolicy(FastMasking, MaskableActorCriticPolicy):
-    """MaskablePPO's actor-critic over one ``CardNet``: the actor's logits are its scores,
-    the critic a linear read of its trunk (one network, shared, as in CleanRL's Atari PPO)."""
-
-    def __init__(self, observation_space, action_space, lr_schedule, *, table: CardTable,
-                 embed: int = 32, hidden: tuple[int, ...] = (256, 256),
-                 activation: str = "relu", **kwargs) -> None:
-        self.card_kwargs = {"table": table, "embed": int(embed),
-                            "hidden": tuple(int(h) for h in hidden), "activation": activation}
-        kwargs.pop("net_arch", None)
-        kwargs.pop("activation_fn", None)
-        super().__init__(observation_space, action_space, lr_schedule, net_arch=[],
-                         features_extractor_class=CardExtractor,
-                         features_extractor_kwargs={"num_actions": int(action_space.n),
-                                                    **self.card_kwargs},
-                         ortho_init=False, share_features_extractor=True, **kwargs)
-
-    def _build_mlp_extractor(self) -> None:
-        self.mlp_extractor = SplitLatent(int(self.action_space.n),
-                                         self.features_extractor.net.hidden)
-
-    def _build(self, lr_schedule) -> None:
-        super()._build(lr_schedule)
-        self.action_net = nn.Identity()
-        self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1),
-                                              **self.optimizer_kwargs)
-
-    def _get_constructor_parameters(self) -> dict:
-        data = super()._get_constructor_parameters()
-        for key in ("net_arch", "activation_fn", "features_extractor_class",
-                    "features_extractor_kwargs", "ortho_init", "share_features_extractor"):
-            data.pop(key, None)
-        data.update(self.card_kwargs)
-        return data
-
-    @property
-    def card_net(self) -> CardNet:
-        return self.features_extractor.net
-
-
-def policy_kwargs(game: str, preset: str | None, rule_changes: dict | None, observation: str,
-                  embed: int, hidden: tuple[int, ...], activation: str) -> dict:
-    """MaskablePPO's ``policy_kwargs`` for ``CardPolicy`` on one game's observation."""
-    return {"table": card_table(game, preset, rule_changes, observation), "embed": embed,
-            "hidden": tuple(hidden), "activation": activation}
-
-
 # ------------------------------------------------------------ the frozen copy
 class CardActor:
     """A frozen copy of a card net that plays opponent seats (the ``NumpyPolicy`` protocol:
@@ -249,12 +167,10 @@ class CardActor:
 class CardLogits(nn.Module):
     """(observation, action_mask) -> masked scores of a card net: the graph ONNX gets."""
 
-    def __init__(self, net: CardNet, switch: nn.Module | None = None) -> None:
+    def __init__(self, net: CardNet) -> None:
         super().__init__()
         self.net = copy.deepcopy(net).cpu().eval()
-        self.switch = switch
 
     def forward(self, observation: torch.Tensor, action_mask: torch.Tensor) -> torch.Tensor:
         logits = self.net(observation)[0]
-        logits = torch.where(action_mask > 0.5, logits, torch.full_like(logits, MASKED))
-        return logits if self.switch is None else self.switch(observation, action_mask, logits)
+        return torch.where(action_mask > 0.5, logits, torch.full_like(logits, MASKED))

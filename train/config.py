@@ -1,14 +1,19 @@
 """What a training run is: every knob, saved as ``config.json`` beside the run.
 
-Every trainer reads one kind of config: ``RunConfig`` holds what any run has (the
-game, its rules and observation, what an episode is, the network, the seed, the run
-folder, the evaluations against the rule bots), ``PPOKnobs`` adds PPO's knobs under
-SB3's names, and each trainer's config adds its own: ``TrainConfig`` (``cardrl.train.ppo``,
-SB3) here, ``RllibConfig`` in ``cardrl.train.rllib``. ``add_run_arguments`` (and
-``add_ppo_arguments``) give every trainer's command line the same flags for the same
-knobs, and ``from_args`` reads them back. A run is measured in steps, never in wall
-time, so a recipe makes the same bot on any machine. ``validate`` checks user input
-before anything is built and names the bad value.
+One tree of configs: ``RunConfig`` holds what every trainer's run has (the game, its rules
+and observation, what an episode is, the network, its learning rate, discount and
+minibatch, the seed, the run folder, the evaluations against the rule bots);
+``BatchedRunConfig`` adds what a trainer in one process over ``BatchedGames`` has (games
+side by side, checkpoints, threads, the rate's decay); ``PPOKnobs`` adds PPO's own knobs
+under SB3's names. ``TrainConfig`` (``cardrl.train.ppo``) is both; ``DMCConfig``
+(``cardrl.train.dmc``) and ``RllibConfig`` (``cardrl.train.rllib``) each extend one.
+
+Every field is declared by ``knob``, whose metadata holds its help, its flag and whether
+``--resume`` may change it: ``add_arguments`` builds any trainer's command line from its
+config class, and ``from_args`` and ``resumed_with`` read it back, so no list of field
+names is kept by hand. A run is measured in steps, never in wall time, so a recipe makes
+the same bot on any machine. ``validate`` checks user input before anything is built and
+names the bad value.
 """
 
 from __future__ import annotations
@@ -18,11 +23,12 @@ import dataclasses
 import json
 import os
 import time
-from collections.abc import Collection
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Self
 
+from cardrl.envs.encoding import KINDS
 from cardrl.envs.files import write_atomic
 from cardrl.envs.games import game_names, get_game
 from cardrl.eval.config import parse_rule_changes, split_bot_list
@@ -32,9 +38,6 @@ from cardrl.train.opponents import check_bot, parse_mix, rule_bots, strongest_bo
 RUNS_DIR = Path("runs")  # every trainer's runs: runs/<name>/
 CONFIG_FILE = "config.json"
 POLICIES = ("mlp", "card")  # the networks a run may train (RunConfig.policy)
-# the PPO knobs a resumed run takes from config.json (train.run --resume may change them)
-PPO_KNOBS = ("learning_rate", "clip_range", "ent_coef", "target_kl", "n_epochs", "batch_size",
-             "gamma", "gae_lambda")  # (lr_decay, read each update, needs no entry here)
 
 
 def hidden_sizes(text: str) -> tuple[int, ...]:
@@ -60,39 +63,110 @@ def check_unit(cfg: Any, keys: Collection[str]) -> None:
             raise ValueError(f"{key} must be in (0, 1], got {value!r}")
 
 
+def knob(default: Any, help: str = "", *, flag: str | None = None,
+         parse: Callable[[str], Any] | None = None, read: Callable[[Any], Any] | None = None,
+         choices: Sequence[Any] | None = None, action: str | None = None,
+         metavar: str | None = None, tunable: bool = False, cli: bool = True) -> Any:
+    """A config field whose command line lives in its metadata: ``help``; ``flag`` (default
+    ``--<name>``, ``--no-<name>`` for a bool that defaults to true); ``parse``, the flag's
+    type (default: the default's); ``read``, what the parsed value becomes in the field;
+    ``tunable``: ``--resume`` may change it; ``cli=False``: no flag."""
+    meta = {"help": help, "flag": flag, "parse": parse, "read": read, "choices": choices,
+            "action": action, "metavar": metavar, "tunable": tunable, "cli": cli}
+    if isinstance(default, dict):
+        return field(default_factory=dict, metadata=meta)
+    return field(default=default, metadata=meta)
+
+
+def redefault(cls: type, name: str, default: Any) -> Any:
+    """Field ``name`` of ``cls`` with another default, its help and flag kept (a trainer's
+    own default of a shared knob)."""
+    return field(default=default, metadata=cls.__dataclass_fields__[name].metadata)
+
+
+def add_arguments(p: argparse.ArgumentParser, cls: type[RunConfig],
+                  resumable: bool = False) -> None:
+    """A flag per field of ``cls`` (its ``knob`` metadata), each defaulting to None: a flag
+    left out keeps the config's default (``from_args``) or, resumed, the run's own value
+    (``resumed_with``)."""
+    defaults = cls()
+    for f in dataclasses.fields(cls):
+        meta = f.metadata
+        if not meta.get("cli", True):
+            continue
+        default = getattr(defaults, f.name)
+        shown = ",".join(map(str, default)) if isinstance(default, tuple) else default
+        note = f"default {shown}" if shown not in ("", (), None, {}) else ""
+        if resumable and meta.get("tunable"):
+            note += "; with --resume: changes the run"
+        # what a run's steps count is the trainer's (``STEPS``)
+        base = cls.STEPS if f.name == "steps" else meta.get("help", "")
+        text = f"{base} ({note.lstrip('; ')})" if note else base
+        kw: dict[str, Any] = {"dest": f.name, "default": None,
+                              "help": text.replace("%", "%%") or None}
+        name = f.name.replace("_", "-")
+        flag = meta.get("flag")
+        if isinstance(default, bool) and meta.get("parse") is None:
+            kw.update(action="store_const", const=not default)
+            flag = flag or (f"--no-{name}" if default else f"--{name}")
+        elif meta.get("action"):
+            kw.update(action=meta["action"], metavar=meta.get("metavar"))
+        else:
+            kw.update(type=meta.get("parse") or type(default), choices=meta.get("choices"),
+                      metavar=meta.get("metavar"))
+        p.add_argument(flag or f"--{name}", **kw)
+
+
 @dataclass
 class RunConfig:
-    """What every trainer's run has; a trainer's config subclasses it (``TrainConfig``,
-    ``cardrl.train.rllib.RllibConfig``)."""
+    """What every trainer's run has; a trainer's config extends it (``TrainConfig``,
+    ``cardrl.train.dmc.DMCConfig``, ``cardrl.train.rllib.RllibConfig``)."""
 
     TRAINER: ClassVar[str] = ""  # a trainer's tag in default run names ("" for train.ppo)
     COMMAND: ClassVar[str] = "cardrl.train.run"  # the module whose --resume goes on with a run
+    STEPS: ClassVar[str] = "the run's length in steps"  # what ``steps`` counts, for --help
     # old field names of saved configs -> today's (config.json of older runs still loads)
     RENAMED: ClassVar[dict[str, str]] = {}
 
-    game: str = "spades"
-    preset: str | None = None  # None: the game's first preset
-    observation: str = "infostate"  # the env's observation kind (envs.encoding): or "features"
-    rule_changes: dict[str, Any] = field(default_factory=dict)  # the rules the bot is for
-    episode: str = "game"  # "game" or "hand" (docs/rules.md section 5)
-    relative_score: bool = False  # reward points minus the others' mean (envs.aec): rank-like
-    win_reward: float = 1.0  # paid to the winner at the episode's end (envs.rewards); 0: points
-    # a hand's points are paid divided by this (None: the game's scale); 0: no points, the
-    # win alone (the game whose equilibrium wins at least half against anyone)
-    score_scale: float | None = None
-    max_hands: int | None = 40  # safety cap on a training game (untrained self-play may not end)
-    steps: int = 200_000  # the run's length, in the trainer's steps (each config says which)
-    seed: int = 0
-    net: tuple[int, ...] = (256, 256)  # hidden layers of the policy and value MLPs
-    activation: str = "tanh"  # a name of train.numpy_policy.ACTIVATIONS
-    # "mlp": MLPs over the vector; "card": one card-structured network (train.cardnet)
-    policy: str = "mlp"
-    card_embed: int = 32  # the card network's per-card embedding size
-    eval_every: int = 50_000  # steps between duplicate matches against each eval bot; 0 = never
-    eval_deals: int = 8  # deals per match (each in every seat rotation)
-    eval_bots: tuple[str, ...] = ()  # () = the game's strongest rule bots (agents.strongest)
-    eval_workers: int = 1
-    name: str = ""  # run directory runs/<name>; "" = <game>-<preset>[-<trainer>]-s<seed>-<time>
+    game: str = knob("spades", "a registered game")
+    preset: str | None = knob(None, "rules preset (default: the game's first)", parse=str)
+    observation: str = knob("infostate", "what the network reads: the information state or "
+                            "the expert's features as well (envs.encoding)", choices=KINDS)
+    rule_changes: dict[str, Any] = knob(
+        {}, "change a rules field of the preset (repeatable)", flag="--rule", action="append",
+        metavar="KEY=VALUE", read=parse_rule_changes)
+    episode: str = knob("game", "what one episode is (docs/rules.md section 5); a resumed run "
+                        "may switch (warm the critic again)", choices=("game", "hand"),
+                        tunable=True)
+    relative_score: bool = knob(False, "reward a seat's points minus the others' mean "
+                                "(what ranks pay)")
+    win_reward: float = knob(1.0, "reward to the winner at the episode's end (0: points only)")
+    score_scale: float | None = knob(
+        None, "a hand's points are rewarded divided by this (default: the game's scale); 0: "
+        "no points, the win alone", parse=float)
+    max_hands: int | None = knob(40, "safety cap on hands per training game (untrained "
+                                 "self-play may not end); 0 = none", read=lambda n: n or None)
+    steps: int = knob(200_000, tunable=True)
+    seed: int = knob(0)
+    net: tuple[int, ...] = knob((256, 256), "hidden layer sizes, e.g. 256,256",
+                                parse=hidden_sizes)
+    activation: str = knob("tanh", choices=sorted(ACTIVATIONS))
+    policy: str = knob("mlp", "mlp: MLPs over the vector; card: one card-structured network "
+                       "that reads every card through a shared embedding (train.cardnet)",
+                       choices=POLICIES)
+    card_embed: int = knob(32, "the card network's per-card embedding size")
+    learning_rate: float = knob(3e-4, flag="--lr", tunable=True)
+    gamma: float = knob(0.995, "discount per step", tunable=True)
+    batch_size: int = knob(512, "minibatch size of each gradient step", tunable=True)
+    eval_every: int = knob(50_000, "steps between duplicate matches against each eval bot; "
+                           "0 = never", tunable=True)
+    eval_deals: int = knob(8, "deals per match (each in every seat rotation)", tunable=True)
+    eval_bots: tuple[str, ...] = knob(
+        (), "comma-separated rule bots to evaluate against (default: the strongest)",
+        parse=str, read=lambda text: tuple(split_bot_list(text)))
+    eval_workers: int = knob(1)
+    name: str = knob("", f"run directory {RUNS_DIR}/<name> (default: "
+                     "<game>-<preset>[-<trainer>]-s<seed>-<time>)")
 
     def __post_init__(self) -> None:
         self.net = tuple(self.net)
@@ -126,6 +200,11 @@ class RunConfig:
                 "win_reward": self.win_reward, "score_scale": self.score_scale,
                 "observation": self.observation}
 
+    @classmethod
+    def tunable(cls) -> tuple[str, ...]:
+        """The knobs a resumed run may change (``knob(tunable=True)``)."""
+        return tuple(f.name for f in dataclasses.fields(cls) if f.metadata.get("tunable"))
+
     # --------------------------------------------------------- validation
     def validate(self) -> None:
         """Raise a ``ValueError`` naming the first bad knob; a subclass checks its own after."""
@@ -140,8 +219,9 @@ class RunConfig:
         if "max_hands" in self.rule_changes:
             raise ValueError("give the training hand cap with --max-hands, not as a rule change")
         game.get_rules(preset, **self.env_rule_changes())  # raises on a bad rule change
-        check_ints(self, ("steps", "eval_deals", "eval_workers"), 1)
+        check_ints(self, ("steps", "eval_deals", "eval_workers", "batch_size"), 1)
         check_ints(self, ("eval_every", "seed"), 0)
+        check_unit(self, ("learning_rate", "gamma"))
         if not self.net or any(not isinstance(h, int) or h < 1 for h in self.net):
             raise ValueError(f"net must be hidden layer sizes like 256,256, got {self.net!r}")
         if self.activation not in ACTIVATIONS:
@@ -176,7 +256,7 @@ class RunConfig:
             if bot.split(":", 1)[0] not in known:
                 raise ValueError(f"eval bot {bot!r} is not a rule bot of {self.game}; "
                                  f"choose from {sorted(known)}")
-        if "/" in self.name or self.name.startswith("."):
+        if not isinstance(self.name, str) or "/" in self.name or self.name.startswith("."):
             raise ValueError(f"a run name is one directory name, got {self.name!r}")
 
     # -------------------------------------------------------- persistence
@@ -211,77 +291,119 @@ class RunConfig:
         cfg.name = name
         return cfg
 
+    # ------------------------------------------------------- command line
+    @classmethod
+    def given(cls, args: argparse.Namespace) -> dict[str, Any]:
+        """The fields a command line built by ``add_arguments`` gives (a flag left out is
+        None there), as the fields hold them."""
+        out = {}
+        for f in dataclasses.fields(cls):
+            value = getattr(args, f.name, None)
+            if value is None or not f.metadata.get("cli", True):
+                continue
+            read = f.metadata.get("read")
+            out[f.name] = read(value) if read else value
+        return out
+
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> Self:
-        """A config from a command line built by ``add_run_arguments`` (and the trainer's own
-        flags, named as its fields): a flag left at None keeps the field's default."""
-        fields = {f.name for f in dataclasses.fields(cls)}
-        values = {k: v for k, v in vars(args).items() if k in fields and v is not None}
-        values["rule_changes"] = parse_rule_changes(args.rule)
-        values["max_hands"] = args.max_hands or None
-        values["eval_bots"] = tuple(split_bot_list(args.eval_bots)) if args.eval_bots else ()
-        return cls(**values)
+        """A new run's config from its command line; a flag left out keeps the default."""
+        return cls(**cls.given(args))
+
+    def resumed_with(self, args: argparse.Namespace) -> Self:
+        """This run's config with the knobs a resume may change that ``args`` gives (the
+        others are the run's own)."""
+        tunable = self.tunable()
+        return dataclasses.replace(self, **{k: v for k, v in self.given(args).items()
+                                            if k in tunable})
 
 
 @dataclass
-class PPOKnobs(RunConfig):
-    """PPO's knobs, under SB3's names, for every PPO trainer."""
+class BatchedRunConfig(RunConfig):
+    """A run in one process over ``BatchedGames`` (``cardrl.train.ppo``, ``cardrl.train.dmc``):
+    games side by side, checkpoints, torch threads, the rate's decay."""
 
-    learning_rate: float = 3e-4
-    gamma: float = 0.995
-    gae_lambda: float = 0.95
-    ent_coef: float = 0.01
-    clip_range: float = 0.2
-    n_epochs: int = 4  # passes over each rollout
-    batch_size: int = 512  # minibatch size of each gradient step
-
-    def validate(self) -> None:
-        super().validate()
-        check_ints(self, ("n_epochs", "batch_size"), 1)
-        check_unit(self, ("learning_rate", "gamma", "gae_lambda", "clip_range"))
-        if self.ent_coef < 0:
-            raise ValueError(f"ent_coef must be >= 0, got {self.ent_coef!r}")
-
-
-@dataclass
-class TrainConfig(PPOKnobs):
-    """A run of ``cardrl.train.ppo``: SB3's MaskablePPO over batched self-play. ``steps`` counts
-    learner steps (decisions of the learner's seats, all games together)."""
-
-    opponents: str = "self@0.8,snapshot@0.2"  # see train.opponents; self-play by default
-    action_head: bool = True  # per-action observation blocks scored onto their actions (policy.py)
-    n_games: int = 256  # games played side by side: one learner seat each, one batch per tick
-    n_steps: int = 32  # rollout length per game between updates (n_games x n_steps a rollout)
-    lr_decay: bool = False  # the learning rate falls linearly to 0 at the run's last step
-    critic_warmup: int = 0  # first steps train only the critic (the actor stays put)
-    critic_warmup_lr: float = 3e-4  # the critic's learning rate during the warm-up
-    target_kl: float | None = None  # stop an update's epochs early past this KL (None = never)
-    imitate: str = ""  # a rule bot to clone before PPO (train.imitate); "" = start from random
-    imitate_samples: int = 200_000  # teacher decisions collected for the clone
-    imitate_epochs: int = 10
-    imitate_balance: float = 0.0  # weight rare teacher moves up: count^-balance (imitate.py)
-    checkpoint_every: int = 20_000
-    snapshot_every: int = 50_000  # frozen copies of the policy join the opponent pool
-    max_snapshots: int = 10
-    max_average: int = 50  # the ``average`` entry: a reservoir sample of every snapshot so far
-    magnet_coef: float = 0.0  # charge each learner move coef * log(pi / magnet); 0 = off
-    magnet_every: int = 100_000  # steps between replacing the magnet by the current policy
-    exploit_every: int = 0  # steps between exact exploitability measures (Game.exploitability)
-    # decisions of the snapshots' mix that one network is fitted to (train.average: NFSP's
-    # average network), exported as average.onnx at the end and measured beside the mix at
-    # each exploitability measure; 0 = none
-    average_net: int = 0
-    torch_threads: int = 0  # 0 = every core: collection and updates take turns, never overlap
+    n_games: int = knob(256, "games played side by side (one network call per tick decides "
+                        "every game's network seats)")
+    lr_decay: bool = knob(False, "the learning rate falls linearly to 0 at the last step")
+    checkpoint_every: int = knob(20_000)
+    torch_threads: int = knob(0, "0 = every core")
 
     def threads(self) -> int:
         return self.torch_threads or max(1, os.cpu_count() or 1)
 
     def validate(self) -> None:
         super().validate()
-        check_ints(self, ("n_games", "n_steps", "checkpoint_every", "max_snapshots",
-                           "imitate_samples", "imitate_epochs", "max_average", "magnet_every"), 1)
-        check_ints(self, ("snapshot_every", "torch_threads", "critic_warmup", "exploit_every",
-                          "average_net"), 0)
+        check_ints(self, ("n_games", "checkpoint_every"), 1)
+        check_ints(self, ("torch_threads",), 0)
+        if not isinstance(self.lr_decay, bool):
+            raise ValueError(f"lr_decay must be true or false, got {self.lr_decay!r}")
+
+
+@dataclass
+class PPOKnobs(RunConfig):
+    """PPO's own knobs, under SB3's names, for every PPO trainer."""
+
+    gae_lambda: float = knob(0.95, tunable=True)
+    ent_coef: float = knob(0.01, tunable=True)
+    clip_range: float = knob(0.2, tunable=True)
+    n_epochs: int = knob(4, "passes over each rollout", tunable=True)
+
+    def validate(self) -> None:
+        super().validate()
+        check_ints(self, ("n_epochs",), 1)
+        check_unit(self, ("gae_lambda", "clip_range"))
+        if self.ent_coef < 0:
+            raise ValueError(f"ent_coef must be >= 0, got {self.ent_coef!r}")
+
+
+@dataclass
+class TrainConfig(PPOKnobs, BatchedRunConfig):
+    """A run of ``cardrl.train.ppo``: SB3's MaskablePPO over batched self-play. ``steps`` counts
+    learner steps (decisions of the learner's seats, all games together)."""
+
+    STEPS: ClassVar[str] = "total learner steps of the run"
+
+    opponents: str = knob(
+        "self@0.8,snapshot@0.2", "opponent mix: what@weight entries; what = a bot spec, self, "
+        "snapshot (the latest snapshots), average (any snapshot so far: fictitious "
+        "self-play) or rules (every rule bot of the game)")
+    action_head: bool = knob(True, "per-action observation blocks scored onto their actions "
+                             "(train.policy); off: a plain MLP head")
+    n_steps: int = knob(32, "rollout length per game (a rollout is n_games x n_steps steps)")
+    critic_warmup: int = knob(0, "train only the critic for the first STEPS steps (after "
+                              "--imitate)", metavar="STEPS", tunable=True)
+    critic_warmup_lr: float = knob(3e-4, "the critic's learning rate during the warm-up",
+                                   tunable=True)
+    target_kl: float | None = knob(None, "stop an update's epochs early once the policy "
+                                   "moved this far (KL); default never", parse=float,
+                                   tunable=True)
+    imitate: str = knob("", "clone this rule bot into the policy before PPO (train.imitate)",
+                        metavar="BOT")
+    imitate_samples: int = knob(200_000, "teacher decisions to clone")
+    imitate_epochs: int = knob(10)
+    imitate_balance: float = knob(0.0, "weight each teacher move by its action's count^-B "
+                                  "(0 = plain)")
+    snapshot_every: int = knob(50_000, "steps between frozen copies of the policy joining "
+                               "the opponent pool")
+    max_snapshots: int = knob(10, "the snapshot entry's pool: the latest this many")
+    max_average: int = knob(50, "the average entry's pool: a reservoir sample of every "
+                            "snapshot so far")
+    magnet_coef: float = knob(0.0, "charge each learner move COEF * log(pi/magnet) "
+                              "(magnetic mirror descent); 0 = off")
+    magnet_every: int = knob(100_000, "steps between replacing the magnet by the current "
+                             "policy")
+    exploit_every: int = knob(0, "steps between exact exploitability measures, where the "
+                              "game declares them (Game.exploitability); 0 = never")
+    average_net: int = knob(0, "fit one network to this many decisions of the snapshots' "
+                            "mix (NFSP's average network): average.onnx, and its "
+                            "exploitability beside the mix's; 0 = none")
+
+    def validate(self) -> None:
+        super().validate()
+        check_ints(self, ("n_steps", "max_snapshots", "imitate_samples", "imitate_epochs",
+                          "max_average", "magnet_every"), 1)
+        check_ints(self, ("snapshot_every", "critic_warmup", "exploit_every", "average_net"), 0)
         check_unit(self, ("critic_warmup_lr",))
         if isinstance(self.magnet_coef, bool) or not isinstance(self.magnet_coef, int | float) \
                 or not self.magnet_coef >= 0:
@@ -302,8 +424,6 @@ class TrainConfig(PPOKnobs):
         if self.policy == "card" and self.magnet_coef:
             raise ValueError("the magnet is the MLP policy's numpy copy: magnet_coef needs "
                              "policy 'mlp'")
-        if not isinstance(self.lr_decay, bool):
-            raise ValueError(f"lr_decay must be true or false, got {self.lr_decay!r}")
         if self.target_kl is not None and not (isinstance(self.target_kl, int | float)
                                                and self.target_kl > 0):
             raise ValueError(f"target_kl must be positive or None, got {self.target_kl!r}")
@@ -312,71 +432,3 @@ class TrainConfig(PPOKnobs):
         parse_mix(self.opponents, self.game)
         if self.imitate:
             check_bot(self.imitate, self.game, role="teacher")
-
-
-# ----------------------------------------------------------------- command lines
-def add_knob(p: argparse.ArgumentParser, d: RunConfig, tunable: Collection[str], flag: str,
-             kind: Any, name: str, text: str = "", **kw: Any) -> None:
-    """The flag of field ``name``; a field in ``tunable`` defaults to None (``cardrl.train.run``:
-    given with ``--resume``, it changes the run from there)."""
-    if name in tunable:
-        note = f"(default {getattr(d, name)}; with --resume: changes the run)"
-        p.add_argument(flag, dest=name, type=kind, default=None,
-                       help=f"{text} {note}".strip(), **kw)
-    else:
-        p.add_argument(flag, dest=name, type=kind, default=getattr(d, name), help=text or None,
-                       **kw)
-
-
-def add_run_arguments(p: argparse.ArgumentParser, d: RunConfig, steps_help: str,
-                      tunable: Collection[str] = ()) -> None:
-    """The flags of ``RunConfig``, the same in every trainer's command line (``from_args``
-    reads them back)."""
-    p.add_argument("--game", default=d.game, help="a registered game")
-    p.add_argument("--preset", default=None, help="rules preset (default: the game's first)")
-    p.add_argument("--observation", default=d.observation, choices=["infostate", "features"],
-                   help="what the network reads: the information state (default) or the "
-                        "expert's features as well")
-    p.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",
-                   help="change a rules field of the preset (repeatable)")
-    add_knob(p, d, tunable, "--episode", str, "episode", choices=["game", "hand"],
-             text="what one episode is; a resumed run may switch (warm the critic again)")
-    p.add_argument("--relative-score", action="store_true",
-                   help="reward a seat's points minus the others' mean (what ranks pay)")
-    p.add_argument("--win-reward", type=float, default=d.win_reward,
-                   help="reward to the winner at the episode's end (0: points only)")
-    p.add_argument("--score-scale", type=float, default=d.score_scale,
-                   help="a hand's points are rewarded divided by this (default: the game's "
-                        "scale); 0: no points, the win alone")
-    p.add_argument("--max-hands", type=int, default=d.max_hands,
-                   help="safety cap on hands per training game; 0 = none")
-    p.add_argument("--steps", type=int, default=d.steps, help=steps_help)
-    p.add_argument("--seed", type=int, default=d.seed)
-    p.add_argument("--net", type=hidden_sizes, default=d.net,
-                   help="hidden layer sizes, e.g. 256,256")
-    p.add_argument("--activation", default=d.activation, choices=sorted(ACTIVATIONS))
-    p.add_argument("--policy", default=d.policy, choices=list(POLICIES),
-                   help="mlp: MLPs over the vector; card: one card-structured network that "
-                        "reads every card through a shared embedding (train.cardnet)")
-    p.add_argument("--card-embed", type=int, default=d.card_embed,
-                   help="the card network's per-card embedding size")
-    add_knob(p, d, tunable, "--eval-every", int, "eval_every",
-             text="steps between duplicate matches against each eval bot; 0 = never")
-    add_knob(p, d, tunable, "--eval-deals", int, "eval_deals")
-    p.add_argument("--eval-bots", default="",
-                   help="comma-separated rule bots to evaluate against (default: the strongest)")
-    p.add_argument("--eval-workers", type=int, default=d.eval_workers)
-    p.add_argument("--name", default="", help=f"run directory {RUNS_DIR}/<name>")
-
-
-def add_ppo_arguments(p: argparse.ArgumentParser, d: PPOKnobs,
-                      tunable: Collection[str] = ()) -> None:
-    """The flags of ``PPOKnobs``, the same in every PPO trainer's command line."""
-    for flag, kind, name in (("--lr", float, "learning_rate"), ("--gamma", float, "gamma"),
-                             ("--gae-lambda", float, "gae_lambda"),
-                             ("--ent-coef", float, "ent_coef"),
-                             ("--clip-range", float, "clip_range"),
-                             ("--n-epochs", int, "n_epochs")):
-        add_knob(p, d, tunable, flag, kind, name)
-    add_knob(p, d, tunable, "--batch-size", int, "batch_size",
-             text="minibatch size of each gradient step")

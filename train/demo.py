@@ -9,9 +9,8 @@ It trains with Deep Monte Carlo (``cardrl.train.dmc``): on the same minutes it l
 than PPO (docs/results.md, "The main job"). It trains two candidates side by side on
 seeds S and S+1, a core each (a DMC run of this size uses little more than one), and
 keeps the one that ranks better in a selection match on deals of their own, not the
-tournament's. In Spades four runs in ten once ended in a worse basin (bidding nil that
-the rule bots set), which the selection match told apart every time; with half the bonus
-for leading after a hand (``DEMO_DMC``) none of eight runs did (docs/results.md).
+tournament's: a run can end in a worse basin (bidding nils the rule bots set), which the
+selection match tells apart (docs/results.md, "The main job").
 
 Prints the tournament table (95% intervals), where the tensorboard logs are,
 and writes a learning-curve PNG (win rate against the best rule bots over
@@ -53,8 +52,8 @@ SELECT_SEED = 1_000_003  # added to --seed: the selection match's deals are not 
 DEMO_OPPONENTS = "self@0.6,snapshot@0.2,rules@0.2"  # PPO's
 # DMC's: points less the others' mean (setting another's bid then pays), the rate falling
 # to 0 so that the last Q averages over more deals, and half the usual bonus for leading
-# after the hand: at 1 (a hundred points) a nil that self-play fails to set outbid a weak
-# hand's safe bid, and 4 runs in 10 ended bidding nil (docs/results.md, "The main job")
+# after the hand: at 1 (a hundred points) a nil that self-play fails to set outbids a weak
+# hand's safe bid (docs/results.md, "The main job")
 DEMO_DMC = {"relative_score": True, "lr_decay": True, "win_reward": 0.5}
 
 

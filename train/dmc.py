@@ -9,11 +9,11 @@ not: a network scores every (state, action) pair, trained by plain regression on
 the Monte Carlo return of self-play, with no critic, no bootstrapping and no
 search. Here:
 
-1. **Config**: a ``DMCConfig``, ``cardrl.train.config.TrainConfig`` plus DMC's knobs, saved
-   as ``runs/<name>/config.json`` (``algo: "dmc"``). Steps are decisions collected,
+1. **Config**: a ``DMCConfig``, ``cardrl.train.config.BatchedRunConfig`` plus DMC's knobs,
+   saved as ``runs/<name>/config.json`` (``algo: "dmc"``). Steps are decisions collected,
    every seat's.
 2. **Network**: Q(s, .) in one forward pass, one score per action: an MLP
-   (``policy="mlp"``, PPO's knob), or the card network (``"card"``, ``cardrl.train.cardnet``),
+   (``policy="mlp"``), or the card network (``"card"``, ``cardrl.train.cardnet``),
    which scores an action about a card from that card's embedding. With ``skip_gain``
    the MLP's Q of an action also gets the observation's per-action blocks about it
    (``Encoder.action_features``), one learned weight per block: a straight path the
@@ -35,11 +35,13 @@ search. Here:
    checkpoint first), ``--resume``, tensorboard (loss, mean Q, returns, epsilon,
    win rates).
 7. **Export**: ``runs/<name>/policy.onnx``: (observation, action_mask) -> masked Q
-   (illegal actions at ``MASKED``), so ``cardrl.agents.load`` plays argmax Q; the card
-   is PPO's, with ``"algo": "dmc"`` under ``training``.
+   (illegal actions at ``MASKED``), so ``cardrl.agents.load`` plays argmax Q, through
+   every trainer's export (``cardrl.train.export.export_bot``: the game's plug-in switch,
+   the card, with ``"algo": "dmc"`` under ``training``).
 
 The replay is not checkpointed (it is refilled in a few ticks); a resumed run
-deals new games. The command line is ``cardrl.train.run``'s, with DMC's knobs:
+deals new games. Neither stable-baselines3 nor any other trainer is imported. The
+command line is ``cardrl.train.runs``' (a flag per ``DMCConfig`` knob):
 
     python -m cardrl.train.dmc --game sevens --preset random --steps 2000000 --policy card --name sv
     python -m cardrl.train.dmc --resume sv --steps 4000000
@@ -47,18 +49,15 @@ deals new games. The command line is ``cardrl.train.run``'s, with DMC's knobs:
 
 from __future__ import annotations
 
-import argparse
-import json
+import dataclasses
 import math
 import os
-import signal
 import sys
-import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar
+from typing import ClassVar, Self
 
 import numpy as np
 import torch
@@ -67,15 +66,27 @@ from torch.utils.tensorboard import SummaryWriter
 from tqdm import tqdm
 
 from cardrl.envs.batched import BatchedGames
-from cardrl.train import run as run_cli
+from cardrl.train import runs
 from cardrl.train.cardnet import CardNet, card_table
-from cardrl.train.config import RUNS_DIR, TrainConfig
+from cardrl.train.config import BatchedRunConfig, TrainConfig, knob, redefault
 from cardrl.train.evaluate import eval_scalars, evaluate_run
-from cardrl.train.export import base_card, write_onnx
+from cardrl.train.export import export_bot, run_card
 from cardrl.train.limit import dmc_limit
+from cardrl.train.nets import (
+    TORCH_ACTIVATIONS,
+    ActionFeatures,
+    game_action_features,
+    set_threads,
+)
 from cardrl.train.numpy_policy import MASKED
-from cardrl.train.policy import ActionFeatures, game_action_features
-from cardrl.train.ppo import RunState, TrainResult, eval_line, read_evals
+from cardrl.train.runs import (
+    RunState,
+    TrainResult,
+    eval_line,
+    last_evaluation,
+    read_evals,
+    sigterm_as_interrupt,
+)
 
 ALGO = "dmc"
 CHECKPOINT = "checkpoint.pt"
@@ -84,23 +95,40 @@ TB_DIR = "tb_0"
 
 # ---------------------------------------------------------------------- 1: config
 @dataclass
-class DMCConfig(TrainConfig):
-    """``TrainConfig`` plus DMC's knobs (names from DouZero and SB3's DQN). PPO's own knobs
-    (opponents, n_steps, n_epochs, gae_lambda, ent_coef, clip_range, target_kl, snapshots)
-    are not read: every seat is the current network."""
+class DMCConfig(BatchedRunConfig):
+    """The shared knobs plus DMC's (names from DouZero and SB3's DQN); every seat is the
+    current network, so there are no opponents, snapshots or critic."""
 
+    TRAINER: ClassVar[str] = ALGO
     COMMAND: ClassVar[str] = "cardrl.train.dmc"
-    algo: str = ALGO  # config.json says which trainer resumes it
-    exp_epsilon: float = 0.05  # chance of a uniformly random legal action (DouZero: 0.01)
-    buffer_size: int = 100_000  # the replay holds the most recent decisions (FIFO)
-    train_freq: int = 1024  # decisions collected between rounds of updates
-    gradient_steps: int = 2  # Adam steps per round, ``batch_size`` decisions each
-    max_grad_norm: float = 40.0  # gradient clipping, as DouZero
-    skip_gain: float = 0.0  # > 0: Q += gain x weight_k x block k, per-action blocks (MLP)
+    STEPS: ClassVar[str] = "decisions to collect, every seat's"
+
+    algo: str = knob(ALGO, cli=False)  # config.json says which trainer resumes it
+    exp_epsilon: float = knob(0.05, "chance of a uniformly random legal action (DouZero: "
+                              "0.01)", tunable=True)
+    buffer_size: int = knob(100_000, "the replay holds the most recent decisions (FIFO)",
+                            tunable=True)
+    train_freq: int = knob(1024, "decisions collected between rounds of updates", tunable=True)
+    gradient_steps: int = knob(2, "Adam steps per update round, batch_size decisions each",
+                               tunable=True)
+    max_grad_norm: float = knob(40.0, "gradient clipping, as DouZero", tunable=True)
+    skip_gain: float = knob(0.0, "> 0: Q += gain x weight_k x block k, the observation's "
+                            "per-action blocks on their actions (MLP)", tunable=True)
     # DMC's defaults of shared knobs: the plain Monte Carlo return, DouZero's ReLU
-    gamma: float = 1.0
-    activation: str = "relu"
-    n_games: int = 64
+    gamma: float = redefault(BatchedRunConfig, "gamma", 1.0)
+    activation: str = redefault(BatchedRunConfig, "activation", "relu")
+    n_games: int = redefault(BatchedRunConfig, "n_games", 64)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> Self:
+        """A DMC run's config; a config.json from before the trainers' configs split held
+        PPO's knobs too, at their defaults, which are dropped."""
+        own = {f.name for f in dataclasses.fields(cls)}
+        ppo = {f.name for f in dataclasses.fields(TrainConfig)} - own
+        if d.get("algo", ALGO) != ALGO or ("algo" not in d and ppo & set(d)):
+            raise ValueError("not a DMC run (its config.json has no algo 'dmc'); resume it with "
+                             "python -m cardrl.train.run")
+        return super().from_dict({k: v for k, v in d.items() if k not in ppo})
 
     def validate(self) -> None:
         super().validate()
@@ -125,9 +153,6 @@ class DMCConfig(TrainConfig):
         if self.skip_gain and self.policy != "mlp":
             raise ValueError(f"skip_gain is the MLP's path; the {self.policy!r} policy scores "
                              "actions from its cards already")
-        if self.imitate or self.critic_warmup:
-            raise ValueError("imitate and critic_warmup are PPO's (train.ppo); DMC starts from "
-                             "scratch and has no critic")
 
 
 # --------------------------------------------------------------------- 2: network
@@ -168,7 +193,7 @@ def q_network(cfg: DMCConfig, obs_size: int, num_actions: int) -> nn.Module:
         table = card_table(cfg.game, cfg.preset, cfg.rule_changes, cfg.observation)
         return CardScores(CardNet(table, obs_size, num_actions, embed=cfg.card_embed,
                                   hidden=tuple(cfg.net), activation=cfg.activation))
-    act = {"tanh": nn.Tanh, "relu": nn.ReLU}[cfg.activation]
+    act = TORCH_ACTIVATIONS[cfg.activation]
     layers: list[nn.Module] = []
     width = obs_size
     for h in cfg.net:
@@ -321,6 +346,9 @@ class DMCTrainer:
     """One DMC run: builds or resumes it (``resume``), ``run()`` trains, ``export()`` writes;
     the same run folder, results and command line as ``cardrl.train.ppo.Trainer``."""
 
+    CONFIG = DMCConfig
+    CHECKPOINT = CHECKPOINT
+
     def __init__(self, cfg: DMCConfig, resume: bool = False, progress: bool = True,
                  quiet: bool = False) -> None:
         cfg.validate()
@@ -333,7 +361,7 @@ class DMCTrainer:
         if not resume and (self.run_dir / "config.json").exists():
             raise ValueError(f"run {str(self.run_dir)!r} exists; resume it or pick a new --name")
         cfg.save(self.run_dir)
-        torch.set_num_threads(cfg.threads())
+        set_threads(cfg.threads())
         torch.manual_seed(cfg.seed)
         self.state = RunState.load(self.run_dir) if resume else \
             RunState(next_checkpoint=cfg.checkpoint_every)
@@ -392,36 +420,17 @@ class DMCTrainer:
     def run(self) -> TrainResult:
         cfg = self.cfg
         self.writer = SummaryWriter(str(self.run_dir / TB_DIR))
-        ticks = math.ceil(cfg.train_freq / cfg.n_games)
         bar = tqdm(total=cfg.steps, initial=min(self.steps, cfg.steps), unit="step",
                    file=sys.stderr, disable=not self.progress, dynamic_ncols=True,
                    desc=cfg.name, smoothing=0.05)
         interrupted = False
-        old_term = None
-        if threading.current_thread() is threading.main_thread():
-            # `kill` (SIGTERM) stops a background run the way Ctrl-C does: checkpoint first
-            old_term = signal.signal(signal.SIGTERM, _raise_interrupt)
         try:
-            while self.steps < cfg.steps:
-                self.periodic()
-                t0 = time.perf_counter()
-                collected = 0
-                for _ in range(ticks):
-                    n = self.selfplay.tick(self.q_values, cfg.exp_epsilon)
-                    collected += n
-                    self.steps += n  # a Ctrl-C between ticks checkpoints the exact count
-                    bar.update(n)
-                t1 = time.perf_counter()
-                if self.replay.ready_count() >= cfg.batch_size:
-                    self.log(self.update(), t1 - t0, time.perf_counter() - t1, collected)
-                self._loop[0] += collected
-                self._loop[1] += time.perf_counter() - t0
+            with sigterm_as_interrupt():
+                self._loop_until_done(bar)
         except KeyboardInterrupt:
             interrupted = True
         finally:
             bar.close()
-            if old_term is not None:
-                signal.signal(signal.SIGTERM, old_term)
             self.checkpoint()
         evals = read_evals(self.run_dir)
         if not interrupted and cfg.eval_every and (not evals or evals[-1]["step"] != self.steps):
@@ -431,6 +440,25 @@ class DMCTrainer:
         self.writer.close()
         return TrainResult(self.run_dir, self.steps, self.wall_time(), onnx,
                            read_evals(self.run_dir), interrupted)
+
+    def _loop_until_done(self, bar: tqdm) -> None:
+        """Collect and update until the run's steps (Ctrl-C between ticks stops it)."""
+        cfg = self.cfg
+        ticks = math.ceil(cfg.train_freq / cfg.n_games)
+        while self.steps < cfg.steps:
+            self.periodic()
+            t0 = time.perf_counter()
+            collected = 0
+            for _ in range(ticks):
+                n = self.selfplay.tick(self.q_values, cfg.exp_epsilon)
+                collected += n
+                self.steps += n  # a Ctrl-C between ticks checkpoints the exact count
+                bar.update(n)
+            t1 = time.perf_counter()
+            if self.replay.ready_count() >= cfg.batch_size:
+                self.log(self.update(), t1 - t0, time.perf_counter() - t1, collected)
+            self._loop[0] += collected
+            self._loop[1] += time.perf_counter() - t0
 
     def periodic(self) -> None:
         cfg, st = self.cfg, self.state
@@ -479,7 +507,10 @@ class DMCTrainer:
                        f"{out['ratio']:.2f}", file=sys.stderr)
         return out
 
-    def checkpoint(self) -> None:
+    def checkpoint(self, step: int | None = None) -> None:
+        """Network, optimizer and state at ``step`` (default: where the run stands)."""
+        if step is not None:
+            self.steps = step
         tmp = self.run_dir / (CHECKPOINT + ".tmp")
         torch.save({"net": self.net.state_dict(), "optimizer": self.optimizer.state_dict(),
                     "steps": self.steps}, tmp)
@@ -493,7 +524,7 @@ class DMCTrainer:
         runs them (same ``evals.jsonl`` record, same tensorboard tags)."""
         step = self.steps
         path = self.run_dir / "evals" / f"step-{step:09d}.onnx"
-        self.write(path, self.card(None))
+        self.export(path, evaluation=None)
         record = evaluate_run(self.cfg, path, step, self.wall_time(), self.run_dir)
         if self.writer is not None:
             for tag, value in eval_scalars(record):
@@ -503,110 +534,23 @@ class DMCTrainer:
         return record
 
     # ------------------------------------------------------------------ 7: export
-    def card(self, evaluation: dict | None) -> dict:
-        cfg = self.cfg
-        return {**base_card(cfg.game, cfg.preset, cfg.rule_changes, cfg.observation),
-                "training": {"algo": ALGO, "steps": self.steps,
-                             "wall_time_s": round(self.wall_time(), 1),
-                             "run": str(self.run_dir), "config": cfg.to_dict()},
-                "evaluation": evaluation or {}}
-
-    def write(self, path: Path, card: dict) -> Path:
+    def export(self, path: Path | str, evaluation: dict | None | bool = True) -> Path:
+        """The network as ONNX at ``path`` (masked Q; a bot plays its argmax) with its card
+        (``cardrl.train.export.export_bot``), the last evaluation included unless one is
+        given."""
+        if evaluation is True:
+            evaluation = last_evaluation(self.run_dir)
+        card = run_card(self.cfg, self.steps, self.wall_time(), evaluation, algo=ALGO)
         games = self.selfplay.games
-        write_onnx(MaskedQ(self.net), games.obs_size, games.num_actions, path, card)
-        self.net.train()  # write_onnx put it in eval mode (no layer here differs)
-        return Path(path)
-
-    def export(self, path: Path | str) -> Path:
-        """The network as ONNX at ``path`` (masked Q; a bot plays its argmax) with its card,
-        the last evaluation included."""
-        evals = read_evals(self.run_dir)
-        last = evals[-1] if evals else None
-        evaluation = ({"step": last["step"], "deals": last["deals"], "results": last["results"]}
-                      if last else None)
-        return self.write(Path(path), self.card(evaluation))
-
-
-# ------------------------------------------------------------------------- helpers
-def _raise_interrupt(signum, frame) -> None:
-    raise KeyboardInterrupt
+        out = export_bot(MaskedQ(self.net), games.obs_size, games.num_actions, path, card,
+                         self.run_dir)
+        self.net.train()  # the export put it in eval mode (no layer here differs)
+        return out
 
 
 # ------------------------------------------------------------------- command line
-# train.run's flags that only PPO reads: refused here rather than silently ignored
-PPO_ONLY = ("opponents", "n_steps", "n_epochs", "gae_lambda", "ent_coef", "clip_range",
-            "target_kl", "critic_warmup", "critic_warmup_lr", "imitate", "imitate_samples",
-            "imitate_epochs", "imitate_balance", "snapshot_every", "max_snapshots",
-            "action_head")
-DMC_KNOBS = (("--exp-epsilon", float, "exp_epsilon", "chance of a random legal action"),
-             ("--buffer-size", int, "buffer_size", "replay size in decisions"),
-             ("--train-freq", int, "train_freq", "decisions collected between update rounds"),
-             ("--gradient-steps", int, "gradient_steps", "Adam steps per update round"),
-             ("--max-grad-norm", float, "max_grad_norm", "gradient clipping"),
-             ("--skip-gain", float, "skip_gain", "per-action blocks onto their Q (0: none)"))
-
-
-def build_parser() -> argparse.ArgumentParser:
-    """``cardrl.train.run``'s command line with DMC's knobs; a knob left out takes
-    ``DMCConfig``'s default (or, with ``--resume``, the run's own value)."""
-    p = run_cli.build_parser()
-    p.prog = "python -m cardrl.train.dmc"
-    p.description = __doc__.splitlines()[0]
-    d = DMCConfig()
-    for flag, kind, field, text in DMC_KNOBS:
-        p.add_argument(flag, dest=field, type=kind, default=None,
-                       help=f"{text} (default {getattr(d, field)}; with --resume: changes the run)")
-    p.set_defaults(n_games=None, activation=None)  # DMCConfig's defaults, not PPO's
-    return p
-
-
-def config_from_args(p: argparse.ArgumentParser, args: argparse.Namespace) -> DMCConfig:
-    ppo_only = [k for k in PPO_ONLY if getattr(args, k) != p.get_default(k)]
-    if ppo_only:
-        raise ValueError(f"{ppo_only} are PPO's knobs (cardrl train); DMC plays every "
-                         "seat with the current network and has no critic")
-    if args.resume:
-        if json.loads(_config_text(args.resume)).get("algo") != ALGO:
-            raise ValueError(f"run {args.resume!r} is not a DMC run; resume it with "
-                             "python -m cardrl.train.run")
-        cfg = DMCConfig.load_run(args.resume)
-        if args.steps != p.get_default("steps"):
-            cfg.steps = args.steps
-        for key in (*run_cli.TUNABLE, *(k for _, _, k, _ in DMC_KNOBS)):
-            if getattr(args, key, None) is not None:
-                setattr(cfg, key, getattr(args, key))
-        return cfg
-    return DMCConfig.from_args(args)
-
-
-def _config_text(name: str) -> str:
-    path = RUNS_DIR / name / "config.json"
-    if not path.is_file():
-        raise ValueError(f"no training run at {str(path.parent)!r} (missing config.json)")
-    return path.read_text()
-
-
 def main(argv: Sequence[str] | None = None) -> int:
-    p = build_parser()
-    args = p.parse_args(argv)
-    try:
-        trainer = DMCTrainer(config_from_args(p, args), resume=bool(args.resume),
-                             progress=not args.quiet and sys.stderr.isatty(), quiet=args.quiet)
-    except ValueError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
-    print(f"run {trainer.run_dir}  (config: {trainer.run_dir / 'config.json'}; "
-          f"tensorboard --logdir {trainer.run_dir})", file=sys.stderr)
-    result = trainer.run()
-    if result.interrupted:
-        print(f"\ninterrupted at {result.steps:,} steps; checkpoint saved. Continue with: "
-              f"python -m cardrl.train.dmc --resume {trainer.cfg.name}", file=sys.stderr)
-        return 130
-    if args.export:
-        trainer.export(args.export)
-        print(f"exported {args.export} (+ .json card)")
-    print(f"{result.steps:,} steps in {result.wall_time_s / 60:.1f} min; policy: {result.onnx}")
-    return 0
+    return runs.main(DMCTrainer, argv, "python -m cardrl.train.dmc", __doc__.splitlines()[0])
 
 
 if __name__ == "__main__":

@@ -1,12 +1,14 @@
-"""Export a trained MaskablePPO policy: ONNX for bots, numpy weights for opponent seats.
+"""Every trainer's export: ONNX for bots, with the card that says what the network is for.
 
 The ONNX graph takes ``observation`` (float32, batch x obs_size) and
 ``action_mask`` (float32, batch x num_actions, 1 = legal) and returns
-``logits`` with every illegal action set to -1e8, exactly as sb3-contrib's
-``MaskableCategorical`` masks them; the action is their argmax, which is what
-``policy.predict(..., deterministic=True)`` plays. A JSON card beside the file
-(same name, ``.json``) says what the network is for: game, preset, seats,
+``logits`` with every illegal action set to ``MASKED``, as sb3-contrib's
+``MaskableCategorical`` masks them; the action is their argmax, what the trainer's
+greedy policy plays (a DMC network's logits are its Q-values). A JSON card beside
+the file (same name, ``.json``) says what the network is for: game, preset, seats,
 ``env_name`` (the encoder version), training steps and time, evaluation results.
+``export_bot`` is the one path: PPO, DMC and RLlib call it with their graph, and it
+puts the game's plug-in switch (``cardrl.train.plugins``) after the policy.
 """
 
 from __future__ import annotations
@@ -20,98 +22,21 @@ from typing import Any
 
 import numpy as np
 import torch
-from sb3_contrib import MaskablePPO
 from torch import nn
 
-from cardrl.envs.batched import BatchedGames
 from cardrl.envs.files import write_atomic
 from cardrl.envs.games import get_game
 from cardrl.eval.config import rules_dict
-from cardrl.train.cardnet import CardActor, CardLogits, CardPolicy
-from cardrl.train.numpy_policy import MASKED, NumpyPolicy
-from cardrl.train.opponents import OpponentPool
-from cardrl.train.policy import (
-    TORCH_ACTIVATIONS,
-    ActionFeatureHead,
-    ActionFeaturePolicy,
-    game_action_features,
-)
-from cardrl.train.selfplay import SelfPlayVecEnv
+from cardrl.train import plugins
 
 CARD_FORMAT = "cardrl-bot-card/1"
 OPSET = 17
 
 
-def _actor_parts(policy: Any) -> tuple[list[nn.Module], np.ndarray | None]:
-    """The actor path of an SB3 MLP policy: hidden layers, then the action head's
-    Linear; and ``ActionFeatureHead``'s skip matrix (None for a plain head)."""
-    extractor = policy.features_extractor if policy.share_features_extractor \
-        else policy.pi_features_extractor
-    if type(extractor).__name__ != "FlattenExtractor":
-        raise ValueError(f"only MLP policies over flat observations export; got {extractor!r}")
-    head = policy.action_net
-    if isinstance(head, ActionFeatureHead):
-        return [*policy.mlp_extractor.policy_net, head.linear], head.skip_matrix()
-    return [*policy.mlp_extractor.policy_net, head], None
-
-
-def policy_weights(policy: Any) -> NumpyPolicy | CardActor:
-    """The actor network of an SB3 policy as a frozen copy opponents play: a
-    ``NumpyPolicy`` of an MLP policy, a ``CardActor`` of a card policy."""
-    if isinstance(policy, CardPolicy):
-        return CardActor(policy.card_net)
-    layers, activation = [], None
-    modules, skip = _actor_parts(policy)
-    for module in modules:
-        if isinstance(module, nn.Linear):
-            layers.append((module.weight.detach().cpu().numpy().copy(),
-                           module.bias.detach().cpu().numpy().copy()))
-        elif type(module) in TORCH_ACTIVATIONS.values():
-            name = next(n for n, kind in TORCH_ACTIVATIONS.items() if type(module) is kind)
-            if activation not in (None, name):
-                raise ValueError("mixed activations do not export")
-            activation = name
-        else:
-            raise ValueError(f"cannot export layer {module!r}")
-    return NumpyPolicy(layers, activation or "tanh", skip=skip)
-
-
-class MaskedLogits(nn.Module):
-    """(observation, action_mask) -> masked logits of an SB3 actor, the graph ONNX gets;
-    ``switch`` (a game's, ``cardrl.train.plugins``) may then change them."""
-
-    def __init__(self, policy: Any, switch: nn.Module | None = None) -> None:
-        super().__init__()
-        modules, skip = _actor_parts(policy)
-        self.actor = nn.Sequential(*modules)
-        self.skip = None if skip is None else nn.Parameter(torch.from_numpy(skip),
-                                                            requires_grad=False)
-        self.switch = switch
-
-    def forward(self, observation: torch.Tensor, action_mask: torch.Tensor) -> torch.Tensor:
-        logits = self.actor(observation)
-        if self.skip is not None:
-            logits = logits + observation @ self.skip
-        logits = torch.where(action_mask > 0.5, logits, torch.full_like(logits, MASKED))
-        return logits if self.switch is None else self.switch(observation, action_mask, logits)
-
-
-def export_onnx(policy: Any, path: str | Path, card: dict, switch: nn.Module | None = None
-                ) -> Path:
-    """Write ``policy`` (with ``switch`` after it, see ``MaskedLogits``) as ONNX at ``path`` and
-    ``card`` (plus the tensor names and sizes) beside it as ``<path>.json``; both atomically.
-    Returns the card's path."""
-    module = CardLogits(policy.card_net, switch) if isinstance(policy, CardPolicy) \
-        else MaskedLogits(policy, switch)
-    return write_onnx(module, int(policy.observation_space.shape[0]),
-                      int(policy.action_space.n), path, card)
-
-
 def write_onnx(module: nn.Module, obs_size: int, num_actions: int, path: str | Path,
                card: dict) -> Path:
     """``module`` (observation, action_mask) -> masked logits, as ONNX at ``path``, and its
-    card at ``<path>.json``; both atomically. Every exported bot (SB3's, RLlib's) goes
-    through here, so ``cardrl.agents.load`` reads them alike. Returns the card's path."""
+    card at ``<path>.json``; both atomically. Returns the card's path."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     module = module.cpu().eval()
@@ -153,21 +78,39 @@ def base_card(game: str, preset: str, rule_changes: dict | None = None,
             "observation": {"kind": encoder.kind, "version": encoder.version}}
 
 
-def export_untrained(game: str, path: str | Path, preset: str | None = None,
-                     net: tuple[int, ...] = (16,), seed: int = 0,
-                     observation: str = "infostate") -> Path:
-    """A freshly initialised policy of ``game`` exported with its card: a quick way to check
-    a game's export/load/serve path end to end (tests, new games) without training."""
-    games = BatchedGames(game, 1, preset=preset, observation=observation)
-    env = SelfPlayVecEnv(games, OpponentPool.parse("self", game))
-    kwargs = {"net_arch": list(net), "action_features": game_action_features(
-        game, games.rules.preset if preset is not None else None, None, observation)}
-    model = MaskablePPO(ActionFeaturePolicy, env, policy_kwargs=kwargs, seed=seed,
-                        device="cpu", n_steps=64, batch_size=64)
-    card = {**base_card(game, preset or get_game(game).presets[0], None, observation),
-            "training": {"steps": 0, "wall_time_s": 0.0}, "evaluation": {}}
-    export_onnx(model.policy, path, card)
+class Switched(nn.Module):
+    """A policy's masked logits, then a game's switch (``cardrl.train.plugins``) on them."""
+
+    def __init__(self, policy: nn.Module, switch: nn.Module) -> None:
+        super().__init__()
+        self.policy, self.switch = policy, switch
+
+    def forward(self, observation: torch.Tensor, action_mask: torch.Tensor) -> torch.Tensor:
+        return self.switch(observation, action_mask, self.policy(observation, action_mask))
+
+
+def export_bot(module: nn.Module, obs_size: int, num_actions: int, path: str | Path,
+               card: dict, run_dir: Path | None) -> Path:
+    """Every trainer's export: ``module`` ((observation, action_mask) -> masked logits) with
+    the plug-in switch of the card's game for the run in ``run_dir`` after it, if any, as
+    ONNX at ``path``, and ``card`` with the plug-in's fields beside it (``write_onnx``).
+    Returns ``path``."""
+    switch, fields = (None, {}) if run_dir is None else \
+        plugins.export_switch(card["game"], run_dir)
+    if switch is not None:
+        module = Switched(module, switch)
+    write_onnx(module, obs_size, num_actions, path, {**card, **fields})
     return Path(path)
+
+
+def run_card(cfg: Any, steps: int, wall_time_s: float, evaluation: dict | None = None,
+             **training: Any) -> dict:
+    """A trained bot's card fields: which game it plays (``base_card``), how it was trained
+    (the run's config and steps, plus a trainer's ``training`` fields) and its evaluation."""
+    return {**base_card(cfg.game, cfg.preset, cfg.rule_changes, cfg.observation),
+            "training": {**training, "steps": steps, "wall_time_s": round(wall_time_s, 1),
+                         "run": str(cfg.run_dir), "config": cfg.to_dict()},
+            "evaluation": evaluation or {}}
 
 
 def update_card(path: str | Path, **fields: Any) -> dict:

@@ -33,15 +33,11 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-import signal
 import sys
-import threading
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.utils import ConstantSchedule
@@ -50,23 +46,36 @@ from tqdm import tqdm
 
 from cardrl.envs.batched import BatchedGames
 from cardrl.envs.files import write_atomic
-from cardrl.train import plugins
+from cardrl.envs.games import get_game
 from cardrl.train.average import collect_mix, fit_average
-from cardrl.train.cardnet import CardActor, CardPolicy, card_table
-from cardrl.train.cardnet import policy_kwargs as card_policy_kwargs
-from cardrl.train.config import CONFIG_FILE, PPO_KNOBS, TrainConfig
-from cardrl.train.evaluate import EVALS, eval_scalars, evaluate_run
+from cardrl.train.cardnet import CardActor, card_table
+from cardrl.train.config import CONFIG_FILE, TrainConfig
+from cardrl.train.evaluate import eval_scalars, evaluate_run
 from cardrl.train.exploit import EXPLOIT, measure_exploitability
-from cardrl.train.export import base_card, export_onnx, policy_weights
+from cardrl.train.export import base_card, export_bot, run_card
 from cardrl.train.imitate import collect, fit
 from cardrl.train.masked import SingleCopyRolloutBuffer
+from cardrl.train.nets import TORCH_ACTIVATIONS, game_action_features, set_threads
 from cardrl.train.numpy_policy import NumpyPolicy
 from cardrl.train.opponents import OpponentPool, Reservoir
-from cardrl.train.policy import TORCH_ACTIVATIONS, ActionFeaturePolicy, game_action_features
+from cardrl.train.policy import (
+    ActionFeaturePolicy,
+    CardPolicy,
+    actor_graph,
+    card_policy_kwargs,
+    policy_weights,
+)
+from cardrl.train.runs import (
+    RunState,
+    TrainResult,
+    eval_line,
+    last_evaluation,
+    read_evals,
+    sigterm_as_interrupt,
+)
 from cardrl.train.selfplay import SelfPlayVecEnv
 
 CHECKPOINT = "checkpoint.zip"
-STATE = "state.json"
 MAGNET = "magnet.npz"
 AVERAGE_ONNX = "average.onnx"  # the average network (``average_net``)
 TB_NAME = "tb"
@@ -103,15 +112,20 @@ def policy_spec(cfg: TrainConfig) -> tuple[type, dict]:
                                  "action_features": blocks, **fused}
 
 
+def sb3_knobs(cfg: TrainConfig) -> dict[str, Any]:
+    """MaskablePPO's own settings from the config: a new model's, and a resumed one's (the
+    run's config.json is its truth: an edited learning rate holds from there on)."""
+    return {"learning_rate": cfg.learning_rate, "n_steps": cfg.n_steps,
+            "batch_size": cfg.batch_size, "n_epochs": cfg.n_epochs, "gamma": cfg.gamma,
+            "gae_lambda": cfg.gae_lambda, "ent_coef": cfg.ent_coef,
+            "clip_range": cfg.clip_range, "target_kl": cfg.target_kl,
+            "rollout_buffer_class": SingleCopyRolloutBuffer}
+
+
 def new_model(cfg: TrainConfig, env: VecMonitor) -> MaskablePPO:
-    knobs = {"learning_rate": cfg.learning_rate, "n_steps": cfg.n_steps,
-             "batch_size": cfg.batch_size, "n_epochs": cfg.n_epochs, "gamma": cfg.gamma,
-             "gae_lambda": cfg.gae_lambda, "ent_coef": cfg.ent_coef,
-             "clip_range": cfg.clip_range, "target_kl": cfg.target_kl,
-             "tensorboard_log": str(cfg.run_dir), "seed": cfg.seed, "device": "cpu",
-             "verbose": 0, "rollout_buffer_class": SingleCopyRolloutBuffer}
     policy, kwargs = policy_spec(cfg)
-    return MaskablePPO(policy, env, policy_kwargs=kwargs, **knobs)
+    return MaskablePPO(policy, env, policy_kwargs=kwargs, tensorboard_log=str(cfg.run_dir),
+                       seed=cfg.seed, device="cpu", verbose=0, **sb3_knobs(cfg))
 
 
 def load_snapshot(cfg: TrainConfig, path: Path) -> NumpyPolicy | CardActor:
@@ -123,45 +137,32 @@ def load_snapshot(cfg: TrainConfig, path: Path) -> NumpyPolicy | CardActor:
 
 
 # --------------------------------------------------------------------- 5: the run
-@dataclass
-class RunState:
-    steps: int = 0
-    wall_time_s: float = 0.0
-    snapshots: list[str] = field(default_factory=list)
-    next_eval: int = 0
-    next_checkpoint: int = 0
-    next_snapshot: int = 0
-    average: list[str] = field(default_factory=list)  # the reservoir's snapshot files
-    average_seen: int = 0  # snapshots offered to the reservoir
-    next_magnet: int = 0
-    next_exploit: int = 0
+class ThreadPhases(BaseCallback):
+    """Torch's threads per phase of the loop: ``collect`` while a rollout is collected (small
+    forward passes between the envs' numpy and numba work, which idle torch threads would
+    spin through), ``update`` for PPO's epochs."""
 
-    @classmethod
-    def load(cls, run_dir: Path) -> RunState:
-        path = run_dir / STATE
-        return cls(**json.loads(path.read_text())) if path.is_file() else cls()
+    def __init__(self, update: int, collect: int = 1) -> None:
+        super().__init__()
+        self.update, self.collect = update, collect
 
-    def save(self, run_dir: Path) -> None:
-        write_atomic(run_dir / STATE, json.dumps(self.__dict__, indent=2) + "\n")
+    def _on_rollout_start(self) -> None:
+        set_threads(self.collect)
+
+    def _on_rollout_end(self) -> None:  # runs just before each PPO update
+        set_threads(self.update)
+
+    def _on_step(self) -> bool:
+        return True
 
 
-@dataclass
-class TrainResult:
-    run_dir: Path
-    steps: int
-    wall_time_s: float
-    onnx: Path | None
-    evals: list[dict]
-    interrupted: bool
-
-
-class TrainCallback(BaseCallback):
+class TrainCallback(ThreadPhases):
     """The run's schedule around MaskablePPO: the current policy to the ``self`` seats
     before each rollout, snapshots, evaluations, checkpoints, the critic warm-up, and a
     progress bar."""
 
     def __init__(self, trainer: Trainer) -> None:
-        super().__init__()
+        super().__init__(trainer.cfg.threads())
         self.t = trainer
         self.bar: tqdm | None = None
         self._last = 0
@@ -175,8 +176,10 @@ class TrainCallback(BaseCallback):
     def _on_rollout_start(self) -> None:
         self.t.push_policy()
         self.t.periodic(self.num_timesteps, self.logger)
+        super()._on_rollout_start()
 
     def _on_rollout_end(self) -> None:  # runs just before each PPO update
+        super()._on_rollout_end()
         if self.t.cfg.critic_warmup:
             self.t.freeze_actor(self.num_timesteps < self.t.cfg.critic_warmup)
         self.t.set_learning_rate(self.num_timesteps)
@@ -195,6 +198,9 @@ class TrainCallback(BaseCallback):
 class Trainer:
     """One run: builds or resumes it (``resume``), ``run()`` trains, ``export()`` writes."""
 
+    CONFIG = TrainConfig
+    CHECKPOINT = CHECKPOINT
+
     def __init__(self, cfg: TrainConfig, resume: bool = False, progress: bool = True,
                  quiet: bool = False) -> None:
         cfg.validate()
@@ -207,7 +213,7 @@ class Trainer:
         if not resume and (self.run_dir / CONFIG_FILE).exists():
             raise ValueError(f"run {str(self.run_dir)!r} exists; resume it or pick a new --name")
         self.cfg.save(self.run_dir)
-        torch.set_num_threads(self.cfg.threads())
+        set_threads(self.cfg.threads())
         self.state = (RunState.load(self.run_dir) if resume else
                       RunState(next_snapshot=self.cfg.snapshot_every,
                                next_checkpoint=self.cfg.checkpoint_every))
@@ -216,8 +222,7 @@ class Trainer:
             # config.json is the run's truth: an edited learning rate etc. holds from here on
             policy, kwargs = policy_spec(self.cfg)
             self.model = MaskablePPO.load(ckpt, env=self.env, device="cpu", custom_objects={
-                **{k: getattr(self.cfg, k) for k in PPO_KNOBS}, "policy_class": policy,
-                "policy_kwargs": kwargs, "rollout_buffer_class": SingleCopyRolloutBuffer})
+                **sb3_knobs(self.cfg), "policy_class": policy, "policy_kwargs": kwargs})
             self.model.tensorboard_log = str(self.run_dir)
             for path in self.state.snapshots:
                 selfplay(self.env).add_snapshot(load_snapshot(self.cfg, self.run_dir / path))
@@ -397,7 +402,7 @@ class Trainer:
 
     def evaluate(self, step: int, logger=None) -> dict:
         path = self.run_dir / "evals" / f"step-{step:09d}.onnx"
-        export_onnx(self.model.policy, path, self.card(step, None))
+        self.export(path, evaluation=None)
         record = evaluate_run(self.cfg, path, step, self.wall_time(), self.run_dir)
         if logger is not None:
             for tag, value in eval_scalars(record):
@@ -411,19 +416,14 @@ class Trainer:
         cfg, model = self.cfg, self.model
         interrupted = False
         remaining = cfg.steps - model.num_timesteps
-        old_term = None
-        if threading.current_thread() is threading.main_thread():
-            # `kill` (SIGTERM) stops a background run the way Ctrl-C does: checkpoint first
-            old_term = signal.signal(signal.SIGTERM, _raise_interrupt)
         try:
-            # even with nothing left to train: learn() sets up the logger the final eval uses
-            model.learn(max(remaining, 0), callback=TrainCallback(self), tb_log_name=TB_NAME,
-                        reset_num_timesteps=False)
+            with sigterm_as_interrupt():
+                # even with nothing left to train: learn() sets up the logger the final eval uses
+                model.learn(max(remaining, 0), callback=TrainCallback(self),
+                            tb_log_name=TB_NAME, reset_num_timesteps=False)
         except KeyboardInterrupt:
             interrupted = True
         finally:
-            if old_term is not None:
-                signal.signal(signal.SIGTERM, old_term)
             self.checkpoint(model.num_timesteps)
             with contextlib.suppress(EOFError, BrokenPipeError, ConnectionError):
                 self.env.close()
@@ -440,49 +440,36 @@ class Trainer:
         return TrainResult(self.run_dir, step, self.wall_time(), onnx, evals, interrupted)
 
     # ------------------------------------------------------------------ 6: export
-    def card(self, step: int, evaluation: dict | None) -> dict:
-        cfg = self.cfg
-        return {**base_card(cfg.game, cfg.preset, cfg.rule_changes, cfg.observation),
-                "training": {"steps": step, "wall_time_s": round(self.wall_time(), 1),
-                             "run": str(self.run_dir), "config": cfg.to_dict()},
-                "evaluation": evaluation or {}}
-
-    def export(self, path: Path | str, policy: Any = None, note: dict | None = None) -> Path:
-        """The policy (or ``policy``, e.g. the average network) as ONNX at ``path``, with
-        its card (the last evaluation, which played the run's policy, not another one;
-        and ``note``); a game's training plug-in (``cardrl.train.plugins``) may add a module
-        after the policy in the same graph, and fields to the card."""
-        evals = read_evals(self.run_dir) if policy is None else []
-        last = evals[-1] if evals else None
-        evaluation = ({"step": last["step"], "deals": last["deals"], "results": last["results"]}
-                      if last else None)
-        card = self.card(self.model.num_timesteps, evaluation)
-        switch, extra = plugins.export_switch(self.cfg.game, self.run_dir)
-        card.update(extra)
-        card.update(note or {})
-        export_onnx(self.model.policy if policy is None else policy, path, card, switch)
-        return Path(path)
+    def export(self, path: Path | str, policy: Any = None, note: dict | None = None,
+               evaluation: dict | None | bool = True) -> Path:
+        """The policy (or ``policy``, e.g. the average network) as ONNX at ``path`` with its
+        card (``cardrl.train.export.export_bot``): the run's last evaluation, which played
+        the run's policy (``evaluation=True``; or the one given), and ``note``."""
+        if evaluation is True:
+            evaluation = last_evaluation(self.run_dir) if policy is None else None
+        card = {**run_card(self.cfg, self.model.num_timesteps, self.wall_time(), evaluation),
+                **(note or {})}
+        policy = self.model.policy if policy is None else policy
+        return export_bot(actor_graph(policy), int(policy.observation_space.shape[0]),
+                          int(policy.action_space.n), path, card, self.run_dir)
 
 
 # ------------------------------------------------------------------------- helpers
-def read_evals(run_dir: Path) -> list[dict]:
-    path = Path(run_dir) / EVALS
-    if not path.is_file():
-        return []
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-
-
-def _raise_interrupt(signum, frame) -> None:
-    raise KeyboardInterrupt
-
-
-def eval_line(record: dict) -> str:
-    parts = []
-    for opp, r in record["results"].items():
-        ci = r["win_ci95"]
-        parts.append(f"{opp.split('/')[-1]} {100 * r['win']:.0f}%"
-                     + (f"±{100 * ci:.0f}" if ci is not None else ""))
-    return f"[eval @ {record['step']:,} steps] win vs " + ", ".join(parts)
+def export_untrained(game: str, path: str | Path, preset: str | None = None,
+                     net: tuple[int, ...] = (16,), seed: int = 0,
+                     observation: str = "infostate") -> Path:
+    """A freshly initialised policy of ``game`` exported with its card: a quick way to check
+    a game's export/load/serve path end to end (tests, new games) without training."""
+    games = BatchedGames(game, 1, preset=preset, observation=observation)
+    env = SelfPlayVecEnv(games, OpponentPool.parse("self", game))
+    kwargs = {"net_arch": list(net), "action_features": game_action_features(
+        game, games.rules.preset if preset is not None else None, None, observation)}
+    model = MaskablePPO(ActionFeaturePolicy, env, policy_kwargs=kwargs, seed=seed,
+                        device="cpu", n_steps=64, batch_size=64)
+    card = {**base_card(game, preset or get_game(game).presets[0], None, observation),
+            "training": {"steps": 0, "wall_time_s": 0.0}, "evaluation": {}}
+    return export_bot(actor_graph(model.policy), games.obs_size, games.num_actions, path,
+                      card, None)
 
 
 def train(cfg: TrainConfig, resume: bool = False, progress: bool = True,
@@ -491,4 +478,4 @@ def train(cfg: TrainConfig, resume: bool = False, progress: bool = True,
 
 
 __all__ = ["TrainConfig", "Trainer", "TrainResult", "train", "make_env", "new_model",
-           "read_evals"]
+           "export_untrained"]

@@ -62,17 +62,11 @@ from torch.utils.tensorboard import SummaryWriter
 
 from cardrl.envs.games import get_game
 from cardrl.runtime_env import py_modules
-from cardrl.train.config import (
-    CONFIG_FILE,
-    PPOKnobs,
-    add_ppo_arguments,
-    add_run_arguments,
-    check_ints,
-)
+from cardrl.train.config import CONFIG_FILE, PPOKnobs, add_arguments, check_ints, knob, redefault
 from cardrl.train.evaluate import evaluate
-from cardrl.train.export import base_card, update_card, write_onnx
+from cardrl.train.export import export_bot, run_card, update_card
+from cardrl.train.nets import TORCH_ACTIVATIONS
 from cardrl.train.numpy_policy import MASKED
-from cardrl.train.policy import TORCH_ACTIVATIONS
 
 MAIN = "main"
 
@@ -85,18 +79,22 @@ class RllibConfig(PPOKnobs):
     seat, all games together); saved as ``runs/<name>/config.json`` and in the card."""
 
     TRAINER: ClassVar[str] = "rllib"
+    STEPS: ClassVar[str] = "env steps to sample (every seat's moves, all games together)"
     RENAMED: ClassVar[dict[str, str]] = {  # the names of this config before it shared them
         "lr": "learning_rate", "lambda_": "gae_lambda", "clip": "clip_range",
         "epochs": "n_epochs", "minibatch": "batch_size", "batch": "steps_per_update",
         "snapshots": "max_snapshots"}
 
-    eval_every: int = 0  # steps between matches against the eval bots (and at the end); 0 = never
-    steps_per_update: int = 4096  # env steps sampled per PPO update (RLlib's train batch)
-    env_runners: int = 0  # remote sampler actors; 0 = sample in this process
-    envs_per_runner: int = 1
-    max_snapshots: int = 4  # frozen copies of the policy the other seats may play; 0 = none
-    snapshot_every: int = 50_000  # env steps between snapshots
-    self_share: float = 0.8  # chance a non-learner seat plays the current policy
+    eval_every: int = redefault(PPOKnobs, "eval_every", 0)  # (and at the end)
+    steps_per_update: int = knob(4096, "env steps sampled per PPO update (RLlib's train batch)")
+    env_runners: int = knob(0, "remote sampler actors, placed anywhere in the cluster (0 = "
+                            "sample in this process)")
+    envs_per_runner: int = knob(1)
+    max_snapshots: int = knob(4, "frozen snapshot slots the other seats may play (0 = pure "
+                              "self-play)")
+    snapshot_every: int = knob(50_000, "env steps between snapshots")
+    self_share: float = knob(0.8, "chance a seat other than the learner's plays the current "
+                             "policy")
 
     def env_config(self) -> dict[str, Any]:
         """What ``CardGameEnv`` builds the game's AEC env from (picklable, sent to runners)."""
@@ -308,12 +306,13 @@ class MaskedActor(nn.Module):
         return torch.where(action_mask > 0.5, logits, torch.full_like(logits, MASKED))
 
 
-def export_module(module: MaskedMLPModule, path: str | Path, card: dict) -> Path:
+def export_module(module: MaskedMLPModule, path: str | Path, card: dict,
+                  run_dir: Path | None = None) -> Path:
     """``module``'s actor as ONNX at ``path`` with ``card`` beside it (``<path>.json``),
-    through ``cardrl.train.export.write_onnx`` as SB3's bots are. Returns the card's path."""
+    through every trainer's export (``cardrl.train.export.export_bot``). Returns ``path``."""
     pi = module.pi
-    return write_onnx(MaskedActor(pi), int(pi[0].in_features), int(pi[-1].out_features),
-                      path, card)
+    return export_bot(MaskedActor(pi), int(pi[0].in_features), int(pi[-1].out_features),
+                      path, card, run_dir)
 
 
 def greedy_actions(module: MaskedMLPModule, observations: np.ndarray, masks: np.ndarray
@@ -430,7 +429,8 @@ def _run(cfg: RllibConfig, algo: Any, export: str | Path | None, say: Any) -> Rl
             if cfg.eval_every and next_eval <= steps < cfg.steps:
                 path = run_dir / "evals" / f"step-{steps:09d}.onnx"
                 export_module(_learner_module(algo), path, training_card(
-                    cfg, steps, learner_steps, time.monotonic() - t0, throughput.summary()))
+                    cfg, steps, learner_steps, time.monotonic() - t0, throughput.summary()),
+                    run_dir)
                 evaluation = evaluate_bot(cfg, path, steps, writer)
                 next_eval = steps + cfg.eval_every
         wall_time = time.monotonic() - t0
@@ -439,7 +439,7 @@ def _run(cfg: RllibConfig, algo: Any, export: str | Path | None, say: Any) -> Rl
         card["training"]["snapshots_taken"] = snapshots
         path = Path(export) if export is not None else run_dir / "policy.onnx"
         for each in {path, run_dir / "policy.onnx"}:
-            export_module(module, each, card)
+            export_module(module, each, card, run_dir)
         if cfg.eval_every:
             evaluation = evaluate_bot(cfg, path, steps, writer)
             update_card(path, evaluation=evaluation)
@@ -460,12 +460,8 @@ def _learner_module(algo: Any) -> MaskedMLPModule:
 
 def training_card(cfg: RllibConfig, steps: int, learner_steps: int, wall_time: float,
                   throughput: dict) -> dict:
-    return {**base_card(cfg.game, cfg.preset, cfg.rule_changes, cfg.observation),
-            "training": {"steps": steps, "learner_steps": learner_steps,
-                         "wall_time_s": round(wall_time, 1), "trainer": "rllib",
-                         "run": str(cfg.run_dir), "config": cfg.to_dict(),
-                         "throughput": throughput},
-            "evaluation": {}}
+    return run_card(cfg, steps, wall_time, learner_steps=learner_steps, trainer="rllib",
+                    throughput=throughput)
 
 
 def evaluate_bot(cfg: RllibConfig, path: Path, step: int, writer: Any) -> dict:
@@ -485,23 +481,9 @@ def evaluate_bot(cfg: RllibConfig, path: Path, step: int, writer: Any) -> dict:
 
 # ------------------------------------------------------------------------ CLI
 def build_parser() -> argparse.ArgumentParser:
-    d = RllibConfig()
     p = argparse.ArgumentParser(prog="python -m cardrl.train.rllib",
                                 description=__doc__.splitlines()[0])
-    add_run_arguments(p, d, "env steps to sample (every seat's moves, all games together)")
-    add_ppo_arguments(p, d)
-    p.add_argument("--steps-per-update", type=int, default=d.steps_per_update,
-                   help="env steps sampled per PPO update")
-    p.add_argument("--env-runners", type=int, default=d.env_runners,
-                   help="remote sampler actors, placed anywhere in the cluster (0 = sample in "
-                        "this process)")
-    p.add_argument("--envs-per-runner", type=int, default=d.envs_per_runner)
-    p.add_argument("--max-snapshots", type=int, default=d.max_snapshots,
-                   help="frozen snapshot slots the other seats may play (0 = pure self-play)")
-    p.add_argument("--snapshot-every", type=int, default=d.snapshot_every,
-                   help="env steps between snapshots")
-    p.add_argument("--self-share", type=float, default=d.self_share,
-                   help="chance a seat other than the learner's plays the current policy")
+    add_arguments(p, RllibConfig)
     p.add_argument("--export", default=None,
                    help="also write the bot here (default: runs/<name>/policy.onnx only)")
     p.add_argument("--address", default=None,

@@ -4,14 +4,18 @@
     python -m cardrl.train.ship spades-killer              # train (or resume), export, final match
     python -m cardrl.train.ship spades-killer --judge-only # the final match of the committed file
 
-A recipe is data: the config of each stage of one run (the first makes the run,
-each later one resumes it with other knobs up to its steps), the settings of its
-game's plug-in stage if any (``cardrl.train.plugins``), and its final match. ``ship``
-calls the trainer on each stage still to do (resuming ``runs/ship-<name>`` if it
-exists), exports to ``checkpoints/``, then plays the acceptance match: the bot
-against ``n - 1`` copies of each of the game's strongest rule bots
-(``cardrl.agents.strongest``), a duplicate tournament of ``deals`` deals (every seat
-rotation), and writes the results into the card under ``final_evaluation``. The
+A recipe is data, in its game's file ``train/recipes/<game>.toml`` (found by the game's
+name; ``bases.toml`` holds the starting points any game's recipe may name as ``base``):
+the config of each stage of one run, as a table of knobs over the stage before (the
+first's over its base), read by the trainer's own config (``from_dict``, then
+``validate``), the settings of its game's plug-in stage if any
+(``cardrl.train.plugins``), and its final match. Its summary is a template whose
+numbers are read from its stages (``{stage1.steps:short}``), so no number is written
+twice. ``ship`` calls the trainer on each stage still to do (resuming
+``runs/ship-<name>`` if it exists), exports to ``checkpoints/``, then plays the
+acceptance match: the bot against ``n - 1`` copies of each of the game's strongest rule
+bots (``cardrl.agents.strongest``), a duplicate tournament of ``deals`` deals (every
+seat rotation), and writes the results into the card under ``final_evaluation``. The
 bar: the win rate's 95% interval above the no-edge line (1/n) against the best rule
 bot. Step counts, never wall time, so a recipe makes the same bot on any machine.
 Results: docs/results.md and each bot's card.
@@ -23,25 +27,30 @@ import argparse
 import dataclasses
 import hashlib
 import json
+import re
+import string
 import sys
 import time
+import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 from cardrl.agents.search import VERSION as SEARCH_VERSION
-from cardrl.train import plugins, run
-from cardrl.train.config import RUNS_DIR, TrainConfig
-from cardrl.train.dmc import CHECKPOINT as DMC_CHECKPOINT
-from cardrl.train.dmc import DMCConfig, DMCTrainer
+from cardrl.envs.games import game_names
+from cardrl.train import plugins, runs, trainers
+from cardrl.train.config import RUNS_DIR, RunConfig
 from cardrl.train.evaluate import evaluate, onnx_spec, time_to_beat
 from cardrl.train.export import update_card
-from cardrl.train.opponents import strongest_bots
+from cardrl.train.opponents import check_bot, strongest_bots
 from cardrl.train.plots import learning_curve
-from cardrl.train.ppo import CHECKPOINT, RunState, read_evals
+from cardrl.train.runs import RunState, read_evals
 
 CHECKPOINTS = Path("checkpoints")
+RECIPES_DIR = Path(__file__).with_name("recipes")
+BASES = "bases"  # recipes/bases.toml: the starting points, not a game
 
 
 @dataclass(frozen=True)
@@ -49,8 +58,8 @@ class Recipe:
     """How one bot is made and judged."""
 
     summary: str  # one line of what the stages do, for --list and the card
-    # one run: the first makes it, each later one resumes it; a ``DMCConfig`` trains by DMC
-    stages: tuple[TrainConfig, ...]
+    # one run: the first makes it, each later one resumes it; the config's class is the trainer's
+    stages: tuple[RunConfig, ...]
     deals: int  # the final match: duplicate deals against each judge bot
     judge_bots: tuple[str, ...] = ()  # () = the game's strongest rule bots
     search: dict[str, Any] | None = None  # shipped inside agents.search.SearchBot with these
@@ -67,136 +76,148 @@ class Recipe:
         return self.stages[0].preset
 
 
-# Fine-tuning a clone of a rule bot (imitate): long rollouts, small clipped steps that stop
-# at a KL bound, no entropy bonus, after a critic warm-up (train.ppo.Trainer.freeze_actor)
-GENTLE = TrainConfig(clip_range=0.1, target_kl=0.01, n_games=64, n_steps=64, batch_size=512,
-                     ent_coef=0.0, net=(256, 256), seed=1, checkpoint_every=100_000,
-                     snapshot_every=1_000_000, observation="features")
-BLIND_AUCTION_BOTS = ("blind_auction/high-early", "blind_auction/save-high",
-                      "blind_auction/match", "blind_auction/mirror", "random")
+# ------------------------------------------------------------------- recipe files
+# a recipe table's keys: the Recipe's fields, its stages' starting point and its trainer
+RECIPE_KEYS = {f.name for f in dataclasses.fields(Recipe)} | {"base", "like", "trainer"}
 
 
-def gentle(**knobs: Any) -> TrainConfig:
-    return replace(GENTLE, **knobs)
+class SummaryFormat(string.Formatter):
+    """A summary template's numbers from its stages: ``{stage1.steps:short}`` is 3M or 250k,
+    ``{stage2.learning_rate:short}`` 1e-4, ``{stage1.opponents:share=self}`` that entry's
+    share of the mix (60%); other specs are Python's (``{stage1.steps:,}``)."""
+
+    def format_field(self, value: Any, spec: str) -> str:
+        if spec == "short":
+            return short(value)
+        if spec.startswith("share="):
+            weights = {what: float(w) for what, _, w in
+                       (entry.rpartition("@") for entry in value.split(","))}
+            return f"{weights.get(spec[6:], 0.0) / sum(weights.values()):.0%}"
+        return super().format_field(value, spec)
 
 
-SEVENS_CLONE = gentle(game="sevens", preset="random", steps=158_720, relative_score=True,
-                      imitate="sevens/lookahead", imitate_samples=300_000,
-                      opponents="sevens/lookahead@1.0", critic_warmup=150_000,
-                      learning_rate=5e-5, eval_every=200_000, eval_deals=250,
-                      eval_bots=("sevens/lookahead",))
-RECIPES: dict[str, Recipe] = {
-    **{f"spades-{preset}": Recipe(
-        summary="clone of spades/expert (250k decisions), critic warm-up 60k steps, then "
-                f"PPO against the expert to {steps:,} steps; ships inside a search",
-        stages=(gentle(game="spades", preset=preset, steps=steps, episode="hand",
-                       imitate="spades/expert", imitate_samples=250_000, imitate_epochs=15,
-                       opponents="spades/expert@1.0", critic_warmup=60_000, learning_rate=5e-5,
-                       eval_every=150_000, eval_deals=8, eval_bots=("spades/expert",)),),
-        deals=75, judge_bots=("spades/expert",), search={"worlds": 16, "top_k": 3})
-        for preset, steps in (("killer", 827_392), ("cutthroat", 798_720))},
-    # Gin Rummy: every step is inside the critic warm-up, so the actor is the clone: no PPO
-    "gin_rummy-standard": Recipe(
-        summary="clone of gin_rummy/expert (120k decisions, rare knocks weighted up), its "
-                "critic fitted for 98,304 steps with the actor frozen (no PPO), then the "
-                "learned knock (train.plugins.gin_rummy, 6,000 labelled games)",
-        stages=(gentle(game="gin_rummy", preset="standard", steps=98_304, episode="hand",
-                       imitate="gin_rummy/expert", imitate_samples=120_000, imitate_epochs=20,
-                       imitate_balance=0.5, opponents="gin_rummy/expert@1.0",
-                       critic_warmup=100_000, learning_rate=5e-5, eval_every=150_000,
-                       eval_deals=100, eval_bots=("gin_rummy/expert",)),),
-        deals=1000, extra={"games": 6000, "reshuffles": 12, "workers": 2}),
-    "gin_rummy-seed": Recipe(
-        summary="clone of gin_rummy/expert (100k decisions), its critic fitted for 98,304 "
-                "steps with the actor frozen (no PPO)",
-        stages=(gentle(game="gin_rummy", preset="seed", steps=98_304, episode="hand",
-                       imitate="gin_rummy/expert", imitate_samples=100_000, imitate_epochs=20,
-                       opponents="gin_rummy/expert@1.0", critic_warmup=100_000,
-                       learning_rate=5e-5, eval_every=150_000, eval_deals=100,
-                       eval_bots=("gin_rummy/expert",)),),
-        deals=1000),
-    "sevens-random": Recipe(
-        summary="clone of sevens/lookahead (300k decisions), critic warm-up 150k steps, "
-                "then PPO against the lookahead bot to 1,257,984 steps (lr 1e-4 after "
-                "158,720)",
-        stages=(SEVENS_CLONE, replace(SEVENS_CLONE, steps=1_257_984, learning_rate=1e-4)),
-        deals=1000),
-    # the rule bots are weak here: PPO from scratch against all of them, self and snapshots
-    "blind_auction-2p": Recipe(
-        summary="PPO from scratch, 600k steps, against every rule bot, itself and "
-                "snapshots",
-        stages=(TrainConfig(game="blind_auction", preset="2p", steps=600_064, seed=1,
-                            net=(256, 256), opponents=",".join(
-                                f"{b}@0.15" for b in BLIND_AUCTION_BOTS)
-                            + ",self@0.15,snapshot@0.1", eval_every=100_000, eval_deals=50,
-                            checkpoint_every=50_000, snapshot_every=100_000),),
-        deals=1000, judge_bots=BLIND_AUCTION_BOTS),
-}
+def short(value: float) -> str:
+    """3_000_000 -> 3M, 250_000 -> 250k, 0.0001 -> 1e-4."""
+    if isinstance(value, float) and 0 < abs(value) < 1e-3:
+        return re.sub(r"e(-?)0*(\d)", r"e\1\2", f"{value:.0e}")
+    for size, unit in ((1e6, "M"), (1e3, "k")):
+        if abs(value) >= size:
+            return f"{value / size:.3g}{unit}"
+    return f"{value:g}"
 
 
-# From scratch: self-play only (the current policy and a pool of its snapshots), no imitation
-# and no rule bot in training; the rule bots appear only in evaluations. Exported into the
-# run's directory: a scratch bot ships (replaces a recipe above) only when it beats that bot.
-def scratch(summary: str, deals: int, judge_bots: tuple[str, ...] = (),
-            then: tuple[dict[str, Any], ...] = (), **knobs: Any) -> Recipe:
-    """A from-scratch recipe; ``then``: the knobs each later stage changes from the one
-    before, each resuming the run."""
-    stages = [TrainConfig(opponents="self@0.6,snapshot@0.4", snapshot_every=100_000,
-                          max_snapshots=20, lr_decay=True, seed=1, **knobs)]
-    for changes in then:
-        stages.append(replace(stages[-1], **changes))
-    return Recipe(summary=f"{summary} (current policy 60%, snapshots 40%)", deals=deals,
-                  judge_bots=judge_bots, ships=False, stages=tuple(stages))
+def _read(path: Path) -> dict[str, Any]:
+    try:
+        return tomllib.loads(path.read_text())
+    except tomllib.TOMLDecodeError as err:
+        raise ValueError(f"{path}: {err}") from None
 
 
-# DMC on Spades: one stage of 60M decisions evaluated every 5M, with the main job's rewards
-# (train.demo, written out so that a change there does not move a measured recipe): points
-# less the others' mean, half the bonus for leading after the hand, the rate falling to 0
-SPADES_DMC = DMCConfig(game="spades", preset="killer", episode="hand", steps=60_000_000,
-                       relative_score=True, win_reward=0.5, lr_decay=True,
-                       eval_every=5_000_000, eval_deals=20)
+def _merged(like: dict[str, Any], table: dict[str, Any]) -> dict[str, Any]:
+    """``table`` over the recipe it is ``like``: its keys replace, its stages change the
+    other's stage by stage."""
+    stages = [dict(s) for s in like.get("stages", [])]
+    for i, over in enumerate(table.get("stages", [])):
+        stages[i:i + 1] = [{**(stages[i] if i < len(stages) else {}), **over}]
+    return {**like, **table, "stages": stages}
 
-RECIPES.update({
-    "sevens-random-scratch": scratch(
-        "self-play from scratch on the information state, 3M steps", 500, game="sevens",
-        preset="random", steps=3_000_000, relative_score=True,
-        eval_every=500_000, eval_deals=50),
-    "gin_rummy-standard-scratch": scratch(
-        "self-play from scratch on the features observation, 1M steps of hand episodes", 500,
-        game="gin_rummy", preset="standard", steps=1_000_000, episode="hand",
-        observation="features", eval_every=500_000, eval_deals=50),
-    # the default observation (gin_rummy_v8: deadwood and look-ahead blocks): 1M steps, the
-    # learning rate falling to 0, then resumed to 4M (the rate back at 3/4) and to 8M (at
-    # 1/2); whole games paid the points less the other's (a knock undercut costs what it
-    # pays) and the win
-    "gin_rummy-standard-scratch-infostate": scratch(
-        "self-play from scratch on the information state, 1M steps of whole games paid "
-        "the points less the other's, then resumed to 4M and to 8M", 500, game="gin_rummy",
-        preset="standard", steps=1_000_000, episode="game", relative_score=True,
-        eval_every=250_000, eval_deals=50, eval_bots=("gin_rummy/expert", "gin_rummy/simple"),
-        then=({"steps": 4_000_000, "eval_every": 500_000}, {"steps": 8_000_000})),
-    "spades-killer-scratch": scratch(
-        "self-play from scratch, 3M steps of hand episodes", 50, game="spades",
-        preset="killer", steps=3_000_000, episode="hand", eval_every=1_000_000, eval_deals=20),
-    # DouZero's method: one Q-network in every seat, Monte Carlo returns, no pool
-    "spades-killer-dmc-scratch": Recipe(
-        summary=f"Deep Monte Carlo from scratch, {SPADES_DMC.steps // 1_000_000}M decisions of "
-                "hand episodes, every seat the current network", deals=100, ships=False,
-        stages=(SPADES_DMC,)),
-    # two players, zero sum: a pool of snapshots cycles; the magnet (magnetic mirror descent)
-    # holds the policy near a slowly moving anchor, and the bot plays its mixed strategy;
-    # the reward is the win alone, whose equilibrium wins half against anyone
-    "blind_auction-2p-scratch": Recipe(
-        summary="self-play from scratch, 2M steps against itself rewarded by the win alone, "
-                "regularised toward a magnet (1.0, replaced every 100k steps); plays by "
-                "drawing from its softmax",
-        deals=500, judge_bots=BLIND_AUCTION_BOTS, ships=False, sample=True,
-        stages=(TrainConfig(game="blind_auction", preset="2p", steps=2_000_000,
-                            opponents="self@1.0", magnet_coef=1.0, magnet_every=100_000,
-                            snapshot_every=100_000, max_snapshots=20, lr_decay=True, seed=1,
-                            score_scale=0.0, eval_every=500_000, eval_deals=50,
-                            eval_bots=BLIND_AUCTION_BOTS[:2]),)),
-})
+
+def parse_recipe(path: Path, name: str, tables: dict[str, Any],
+                 bases: dict[str, Any]) -> Recipe:
+    """The recipe ``name`` of the file ``path`` (its game's: ``path.stem``); a ``ValueError``
+    names the file, the recipe and the key or value that is wrong."""
+    where = f"{path} [{name}]"
+    table = tables[name]
+    unknown = sorted(set(table) - RECIPE_KEYS)
+    if unknown:
+        raise ValueError(f"{where}: unknown keys {unknown}; a recipe has {sorted(RECIPE_KEYS)}")
+    if "like" in table:
+        if table["like"] not in tables or table["like"] == name:
+            raise ValueError(f"{where}: like {table['like']!r} is no other recipe of the file")
+        table = _merged({k: v for k, v in tables[table["like"]].items() if k != "like"},
+                        {k: v for k, v in table.items() if k != "like"})
+    base = {}
+    if "base" in table:
+        if table["base"] not in bases:
+            raise ValueError(f"{where}: base {table['base']!r} is not one of {sorted(bases)}")
+        base = bases[table["base"]]
+    try:
+        config = trainers.config_class(table.get("trainer", trainers.DEFAULT))
+    except ValueError as err:
+        raise ValueError(f"{where}: {err}") from None
+    overrides = table.get("stages")
+    if not overrides or not isinstance(overrides, list):
+        raise ValueError(f"{where}: a recipe needs stages ([[{name}.stages]] tables)")
+    stages: list[RunConfig] = []
+    knobs = {**base.get("stage", {}), "game": path.stem}
+    for i, over in enumerate(overrides, 1):
+        if "game" in over:
+            raise ValueError(f"{where} stage {i}: the game is the file's ({path.stem})")
+        knobs = {**knobs, **over}
+        try:
+            cfg = config.from_dict(knobs)
+            cfg.validate()
+        except (ValueError, TypeError, AttributeError) as err:
+            raise ValueError(f"{where} stage {i}: {err}") from None
+        stages.append(cfg)
+    fields = {k: v for k, v in {**base, **table}.items()
+              if k in RECIPE_KEYS - {"base", "like", "trainer", "stages", "summary"}}
+    fields = {k: tuple(v) if isinstance(v, list) else v for k, v in fields.items()}
+    try:
+        recipe = Recipe(summary="", stages=tuple(stages), **fields)
+        _check(recipe)
+        values = {f"stage{i}": s for i, s in enumerate(stages, 1)}
+        values["extra"] = SimpleNamespace(**(recipe.extra or {}))
+        summary = SummaryFormat().format(table.get("summary", ""), **values)
+        if "summary" in base:
+            summary = SummaryFormat().format(base["summary"], summary=summary, **values)
+    except (ValueError, TypeError, KeyError, AttributeError, IndexError) as err:
+        raise ValueError(f"{where}: {err!r}") from None
+    return replace(recipe, summary=summary)
+
+
+def _check(recipe: Recipe) -> None:
+    """The recipe's own fields, each naming itself when wrong."""
+    if not isinstance(recipe.deals, int) or isinstance(recipe.deals, bool) or recipe.deals < 1:
+        raise ValueError(f"deals must be a positive int, got {recipe.deals!r}")
+    for bot in recipe.judge_bots:
+        check_bot(bot, recipe.game, role="judge bot")
+    for key in ("ships", "sample"):
+        if not isinstance(getattr(recipe, key), bool):
+            raise ValueError(f"{key} must be true or false, got {getattr(recipe, key)!r}")
+    if recipe.search is not None and not isinstance(recipe.search, dict):
+        raise ValueError(f"search must be a table, got {recipe.search!r}")
+    if recipe.extra is not None:
+        plugin = plugins.find(recipe.game)
+        if plugin is None:
+            raise ValueError(f"extra: {recipe.game} has no training plug-in")
+        if not isinstance(recipe.extra, dict):
+            raise ValueError(f"extra must be a table, got {recipe.extra!r}")
+        plugin.check(recipe.stages[-1], **recipe.extra)
+
+
+def load_recipes(path: Path, bases: dict[str, Any] | None = None) -> dict[str, Recipe]:
+    """Every recipe of one game's file, in the file's order."""
+    if path.stem not in game_names():
+        raise ValueError(f"{path}: a recipe file is named after its game, one of "
+                         f"{game_names()}")
+    bases = _read(RECIPES_DIR / f"{BASES}.toml") if bases is None else bases
+    tables = _read(path)
+    return {name: parse_recipe(path, name, tables, bases) for name in tables}
+
+
+def all_recipes() -> dict[str, Recipe]:
+    """Every game's recipes (``recipes/<game>.toml``), the shipped bots' first."""
+    bases = _read(RECIPES_DIR / f"{BASES}.toml")
+    found: dict[str, Recipe] = {}
+    for game in game_names():
+        path = RECIPES_DIR / f"{game}.toml"
+        if path.is_file():
+            found.update(load_recipes(path, bases))
+    return dict(sorted(found.items(), key=lambda item: not item[1].ships))
+
+
+RECIPES: dict[str, Recipe] = all_recipes()
 
 
 def run_dir(name: str) -> Path:
@@ -211,15 +232,15 @@ def bot_path(name: str) -> Path:
     return run_dir(name) / f"{name}.onnx"
 
 
-def stages_left(name: str, folder: Path) -> list[tuple[TrainConfig, dict[str, Any] | None]]:
+def stages_left(name: str, folder: Path) -> list[tuple[RunConfig, dict[str, Any] | None]]:
     """The stages a recipe still needs, as (config, what a resume changes; None: a new run),
-    as ``cardrl.train.run`` would be told: the run (new, or resumed up to its steps), then each
-    later stage, resumed with its steps and the knobs it changes from the stage before; a
-    finished run is resumed changing nothing, which exports it."""
+    as the trainer's command line would be told: the run (new, or resumed up to its steps),
+    then each later stage, resumed with its steps and the knobs it changes from the stage
+    before; a finished run is resumed changing nothing, which exports it."""
     stages = [replace(stage, name=folder.name) for stage in RECIPES[name].stages]
-    ckpt = DMC_CHECKPOINT if isinstance(stages[0], DMCConfig) else CHECKPOINT
-    done = RunState.load(folder).steps if (folder / ckpt).is_file() else None
-    todo: list[tuple[TrainConfig, dict[str, Any] | None]] = []
+    trainer = trainer_of(stages[0])
+    done = RunState.load(folder).steps if (folder / trainer.CHECKPOINT).is_file() else None
+    todo: list[tuple[RunConfig, dict[str, Any] | None]] = []
     for i, stage in enumerate(stages):
         if done is not None and done >= stage.steps:
             continue
@@ -227,23 +248,28 @@ def stages_left(name: str, folder: Path) -> list[tuple[TrainConfig, dict[str, An
             todo.append((stage, None if done is None else {"steps": stage.steps}))
         else:
             todo.append((stage, {"steps": stage.steps, **{
-                k: getattr(stage, k) for k in run.TUNABLE
+                k: getattr(stage, k) for k in stage.tunable()
                 if getattr(stage, k) != getattr(stages[i - 1], k)}}))
     return todo or [(stages[-1], {})]
 
 
-def resumed(saved: TrainConfig, stage: TrainConfig, changes: dict[str, Any]) -> TrainConfig:
+def resumed(saved: RunConfig, stage: RunConfig, changes: dict[str, Any]) -> RunConfig:
     """The run's saved config with a stage's ``changes`` (knobs a resume may change: a user's
-    edit of ``config.json`` holds for the others, as with ``cardrl.train.run --resume``); a stage
-    made with other knobs than the run is refused."""
+    edit of ``config.json`` holds for the others, as with ``--resume``); a stage made with
+    other knobs than the run is refused."""
     want = stage.resolved()
-    kept = [f.name for f in dataclasses.fields(TrainConfig)
-            if f.name not in ("steps", *run.TUNABLE)
-            and getattr(saved, f.name) != getattr(want, f.name)]
+    kept = [f.name for f in dataclasses.fields(stage)
+            if f.name not in stage.tunable() and getattr(saved, f.name) != getattr(want, f.name)]
     if kept:
         raise ValueError(f"run {saved.name!r} was made with other {kept} than this stage; a "
                          f"resumed run keeps them: train it afresh (move {saved.run_dir} away)")
     return replace(saved, **changes)
+
+
+def trainer_of(cfg: RunConfig) -> type:
+    """The trainer whose config ``cfg`` is."""
+    return next(trainers.trainer(t) for t in trainers.TRAINERS
+                if trainers.config_class(t) is type(cfg))
 
 
 def _fingerprint(path: Path, search: dict | None) -> str:
@@ -344,14 +370,13 @@ def train(name: str, path: Path) -> int:
     for cfg, changes in stages_left(name, run_dir(name)):
         if changes is not None:
             cfg = resumed(type(cfg).load_run(cfg.name), cfg, changes)
-        resume = changes is not None
-        trainer = DMCTrainer(cfg, resume=resume, progress=sys.stderr.isatty()) \
-            if isinstance(cfg, DMCConfig) else run.open_run(cfg, resume=resume)
-        code = run.train_and_export(trainer, path)
+        trainer = runs.open_run(trainer_of(cfg), cfg, resume=changes is not None)
+        code = runs.train_and_export(trainer, path)
         if code:
             return code
     if recipe.extra:
-        run.extra_stage(plugins.find(recipe.game), run_dir(name).name, recipe.extra, [path])
+        runs.extra_stage(trainer_of(recipe.stages[-1]), plugins.find(recipe.game),
+                         run_dir(name).name, recipe.extra, [path])
     curve(name)
     return 0
 

@@ -4,9 +4,7 @@
   expected to have after one more draw of an unseen card and the best discard
   (``Knowledge.expected_deadwood``), less ``ready`` for each such draw that would
   let this player knock by its own threshold (``ready`` plus the gin bonus for a
-  draw that makes gin when it waits for gin: counting the draws that merely allow
-  a knock at 10, as it did before, the expert won 41.5 ± 1.6% of 2000 standard
-  games, 1000 deals, against itself counting gin draws), plus ``danger`` x how
+  draw that makes gin when it waits for gin), plus ``danger`` x how
   much the next player (the only one who can take it) wants the card: it
   completes a meld with cards that player took from the pile; it lies near them;
   less for cards near what it threw away; nothing for a card no meld is left for.
@@ -23,11 +21,8 @@
   that leaves the least deadwood.
 * Opening (``opening=``): waiting for gin, it still knocks at the rules' limit
   during its first ``opening`` discards, while the other hand is rarely formed
-  (standard, 300 deals against the expert without it: a hard cut after 5
-  discards won 56.0 ± 2.7% of 600 games, after 4 or 6 55.0%; a limit falling by
-  2 a turn after the 4th did worse, 50.8%: mid-hand a hand waiting for gin is
-  low, and a knock there is undercut). Judged on 1000 deals: 55.3 ± 1.5% of
-  2000 games against ``opening=0``.
+  (mid-hand a hand waiting for gin is low, and a knock there is undercut). How the
+  settings were chosen: docs/results.md, "What was tried".
 """
 
 from __future__ import annotations

@@ -11,9 +11,9 @@ code calls it through three functions, and never names the game:
                                   puts after the policy, (observation, action_mask,
                                   masked logits) -> masked logits, and what the card adds
 
-``cardrl.train.run.extra_stage`` drives a stage (check, stage, checkpoint, export), for
+``cardrl.train.runs.extra_stage`` drives a stage (check, stage, checkpoint, export), for
 ``cardrl.train.ship``'s recipes and a plug-in's own command line. A plug-in imports no
-trainer: ``cardrl.train.ppo`` calls it at every export.
+trainer: every export calls it (``cardrl.train.export.export_bot``).
 """
 
 from __future__ import annotations

@@ -11,15 +11,15 @@ from pathlib import Path
 
 from torch import nn
 
-from cardrl.train.config import TrainConfig
+from cardrl.train.config import RunConfig
 from cardrl.train.plugins.gin_rummy import knock
 
 
-def check(cfg: TrainConfig, **settings) -> None:
+def check(cfg: RunConfig, **settings) -> None:
     knock.KnockStage(**settings).check(cfg)
 
 
-def extra_stage(cfg: TrainConfig, **settings) -> dict:
+def extra_stage(cfg: RunConfig, **settings) -> dict:
     return knock.KnockStage(**settings).run(cfg)
 
 

@@ -12,9 +12,10 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from cardrl.train import trainers
 from cardrl.train.plugins import gin_rummy
 from cardrl.train.plugins.gin_rummy.knock import KnockStage
-from cardrl.train.run import extra_stage
+from cardrl.train.runs import extra_stage
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -40,7 +41,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     settings = {f.name: getattr(args, f.name) for f in dataclasses.fields(KnockStage)}
     try:
-        extra_stage(gin_rummy, args.run, settings,
+        extra_stage(trainers.of_run(args.run), gin_rummy, args.run, settings,
                     [Path(args.export)] if args.export else [])
     except ValueError as err:
         print(f"error: {err}", file=sys.stderr)

@@ -49,7 +49,7 @@ from cardrl.envs.gin_rummy.features import KNOCK_FEATURES, encode, layout
 from cardrl.envs.gin_rummy.game import GAME
 from cardrl.envs.gin_rummy.melds import CARD_BIT, deadwood, knock_discard
 from cardrl.envs.gin_rummy.rules import GinRummyRules
-from cardrl.train.config import TrainConfig
+from cardrl.train.config import RunConfig
 from cardrl.train.numpy_policy import MASKED
 from cardrl.train.opponents import check_bot
 
@@ -310,7 +310,7 @@ class KnockStage:
     workers: int = 1
     seed: int = 1
 
-    def check(self, cfg: TrainConfig) -> GinRummyRules:
+    def check(self, cfg: RunConfig) -> GinRummyRules:
         """The rules of run ``cfg``, once the run and these settings are fit for a head."""
         if cfg.game != GAME.name:
             raise ValueError(f"run {cfg.name!r} plays {cfg.game}; a knock head is for "
@@ -332,7 +332,7 @@ class KnockStage:
                              f"got num_players={rules.num_players}")
         return rules
 
-    def run(self, cfg: TrainConfig) -> dict:
+    def run(self, cfg: RunConfig) -> dict:
         """The win table, the labels and the head of run ``cfg``, saved in its folder (each
         made only where missing, so an interrupted stage resumes); the head's statistics."""
         rules, run_dir = self.check(cfg), cfg.run_dir
