@@ -43,6 +43,7 @@ import sys
 import time
 from collections.abc import Sequence
 
+from cardrl.cli import TRAINING_ENV
 from cardrl.envs.games import game_names
 from cardrl.train.config import POLICIES, TrainConfig
 from cardrl.train.limit import ppo_limit
@@ -102,10 +103,13 @@ def limit_of(model, venv, n_games: int, n_steps: int, seconds: float, timer) -> 
 
 
 def clean_limit(row: dict, seconds: float) -> float:
-    """The row's limit timed in a fresh process that runs nothing else first."""
+    """The row's limit timed in a fresh process that runs nothing else first, with the
+    runtime's own thread settings (none of the ``cardrl`` command's ``TRAINING_ENV``):
+    what the machine allows."""
+    env = {k: v for k, v in os.environ.items() if k not in TRAINING_ENV}
     out = subprocess.run([sys.executable, "-m", "cardrl.train.bench", "--clean-limit",
                           json.dumps({**row, "seconds": seconds})],
-                         capture_output=True, text=True, check=True)
+                         capture_output=True, text=True, check=True, env=env)
     return float(out.stdout.strip().splitlines()[-1])
 
 
