@@ -24,6 +24,22 @@ on server ``t mod n`` (which runs it) and seat ``i`` plays through server
 through the database and come back by ``NOTIFY``. A row of one server on the
 same PostgreSQL shows what the database costs apart from the servers.
 
+**A slow database**: the many-servers load again with ``--db-delay`` seconds (50 ms by
+default) slept before every database statement of every server (``--db-delay`` of
+``python -m cardrl.web``), ``--slow-db-tables`` tables per server, ``--slow-db-lanes``
+database lanes per server and ``--slow-db-hands``
+hands each. The tables are made on servers without the delay, which then stop and
+start again with it (they take the tables back from the database). Moves are stored,
+forwarded and announced in the servers' database lanes, off the event loop, so the
+sockets should not wait for the database: besides the move latency, every row gives
+the **longest stall**, the slowest answer to a ``ping`` that one extra socket per
+server sends every 20 ms while the tables play (a ping needs no database: its answer
+waits only for the event loops - the server's, and the client's, which shares the
+cores and plays every seat), and the servers' own measure: with ``--db-delay`` a server
+logs each time its event loop runs over 100 ms late, and where a database statement
+ran on its event loop (both printed here); with ``PYTHONASYNCIODEBUG=1`` in the
+environment the servers also name each callback that took over 100 ms.
+
 **Slow bots beside fast ones**: ``--fast`` tables of one person (a client-side
 bot) and three server bots that answer at once (``--fast-bot``), first alone,
 then again beside ``--slow`` tables whose three server bots search
@@ -65,6 +81,8 @@ STATUS = re.compile(rb'"status":\s*"(\w+)"')
 SEAT = re.compile(rb'"event":\s*\{"seat":\s*(\d+)')
 NOTHING_TO_PLAY = re.compile(rb'"legal":\s*\[\]')
 ERROR = re.compile(rb'^\{"type":\s*"error"')
+LATE = re.compile(r"event loop late by (\d+) ms at ([\d.]+)")
+SETTLED = 5.0  # seconds after the start: past every socket's first join and bid
 
 
 class Seat:
@@ -145,6 +163,7 @@ class Start:
         self.n = n
         self.go = asyncio.Event()
         self.at = 0.0
+        self.wall = 0.0  # the same moment by the wall clock (the servers' logs use it)
 
     async def ready(self) -> None:
         self.drop()
@@ -154,7 +173,7 @@ class Start:
         """One seat fewer to wait for (ready, or failed)."""
         self.n -= 1
         if self.n == 0:
-            self.at = time.perf_counter()
+            self.at, self.wall = time.perf_counter(), time.time()
             self.go.set()
 
 
@@ -181,49 +200,98 @@ def table_row(header: tuple, row: tuple) -> None:
 
 
 # ------------------------------------------------------------------- load
-def load(args, servers: int = 1, tables: int | None = None, db: str = "sqlite") -> dict:
-    """``tables`` Spades tables on ``servers`` servers sharing a ``db`` database."""
+async def probe(url: str, cookie: str, start: Start, stop: asyncio.Event) -> list[float]:
+    """Ping round trips to one server, every 20 ms from the start until ``stop``."""
+    times: list[float] = []
+    async with connect(url, additional_headers={"Cookie": cookie}, open_timeout=60,
+                       compression=None) as ws:
+        await start.go.wait()
+        while not stop.is_set():
+            sent = time.perf_counter()
+            await ws.send('{"type":"ping","id":1}')
+            while b'"pong"' not in await ws.recv(decode=False):
+                pass
+            times.append(time.perf_counter() - sent)
+            await asyncio.sleep(0.02)
+    return times
+
+
+def load(args, servers: int = 1, tables: int | None = None, db: str = "sqlite",
+         delay: float = 0.0, hands: int | None = None, lanes: int = 8) -> dict:
+    """``tables`` Spades tables on ``servers`` servers sharing a ``db`` database; with
+    ``delay``, seconds slept before every database statement once the tables are made (and
+    ``lanes`` database threads per server)."""
     tables = args.tables if tables is None else tables
+    hands = args.hands if hands is None else hands
     with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as stack:
         url = Path(tmp) / "load.db" if db == "sqlite" else postgres_url()
         # long turn clocks: no stand-in bot takes a seat whose socket waits for the others
-        procs = [stack.enter_context(ServerProcess(url, None, "--turn-seconds", "3600",
-                                                   "--grace-seconds", "3600"))
+        flags = ("--turn-seconds", "3600", "--grace-seconds", "3600")
+        procs = [stack.enter_context(ServerProcess(url, None, *flags))
                  for _ in range(servers)]
         cookies = [signup(procs[0].url, n) for n in NAMES]
         ids = []
         for k in range(tables):
             t = post(procs[k % servers].url, "/api/tables", {
-                "game": "spades", "preset": "killer", "rules": {"max_hands": args.hands}},
+                "game": "spades", "preset": "killer", "rules": {"max_hands": hands}},
                 cookies[0])[0]["table"]
             for i, c in enumerate(cookies[1:], 1):
                 post(procs[(k + i) % servers].url, f"/api/tables/{t}/sit", {}, c)
             ids.append(t)
+        logs = []
+        if delay:  # the same servers on a slow database: they take the tables back
+            for proc in procs:
+                proc.stop()
+            for i, proc in enumerate(procs):
+                proc.args = (*flags, "--db-delay", str(delay), "--db-lanes", str(lanes))
+                logs.append(Path(tmp) / f"server{i}.log")
+                proc.start(timeout=300, stderr=stack.enter_context(logs[-1].open("w")))
         idle = [p.memory() for p in procs]
         seats = [Seat(t, i, cookies[i], args.bot, seed=1000 * t + i)
                  for t in ids for i in range(4)]
         urls = [procs[(k + i) % servers].ws_url for k in range(tables) for i in range(4)]
 
-        async def run() -> float:
+        async def run() -> tuple[float, list[float], float]:
             deadline = asyncio.get_running_loop().time() + args.timeout
-            start = Start(len(seats))
+            start, stop = Start(len(seats)), asyncio.Event()
+            probes = [asyncio.ensure_future(probe(p.ws_url, cookies[0], start, stop))
+                      for p in procs]
             await asyncio.gather(*(s.play(u, deadline, start=start)
                                    for s, u in zip(seats, urls, strict=True)))
-            return time.perf_counter() - start.at
+            seconds = time.perf_counter() - start.at
+            stop.set()
+            pings = await asyncio.gather(*probes)
+            return seconds, [x for p in pings for x in p], start.wall
 
-        seconds = asyncio.run(run())
+        seconds, pings, began = asyncio.run(run())
         memory = [p.memory() for p in procs]
+        # what the servers' own loops measured (``--db-delay`` logs each lag over 100 ms),
+        # apart from the client's loop, which shares the cores and answers the pings
+        lags = [(float(ms), float(at) - began) for f in logs
+                for ms, at in LATE.findall(f.read_text())]
+        late = [ms for ms, at in lags if at > SETTLED]  # past the first joins and bids
+        lags = [ms for ms, _ in lags]
+        for f in logs:
+            for line in f.read_text().splitlines():
+                if "on the event loop" in line or " took " in line:
+                    print(line)
 
     lat = [x for s in seats for x in s.latencies]
     errors = [e for s in seats for e in s.errors]
     done = {s.table for s in seats if s.finished}
     hands = sum(s.hands for s in seats if s.finished) / 4
     p50, p95, p99 = percentiles(lat, 50, 95, 99)
+    stall = percentiles(pings, 100)[0]
     idle_mib = max(m["VmRSS"] for m in idle) / 1024
     rss_mib = max(m["VmRSS"] for m in memory) / 1024
     peak_mib = max(m["VmHWM"] for m in memory) / 1024
     result = {
-        "servers": servers, "database": db,
+        "servers": servers, "database": db, "db_delay_ms": delay * 1000,
+        "db_lanes": lanes if delay else None,
+        "longest_stall_ms": stall,
+        "server_lag_ms_max": max(lags, default=0.0) if delay else None,
+        "server_lags_over_100ms": len(lags) if delay else None,
+        "server_lag_ms_max_after_5s": max(late, default=0.0) if delay else None,
         "tables": tables, "sockets": len(seats), "hands": hands, "seconds": seconds,
         "hands_per_s": hands / seconds, "moves": len(lat), "moves_per_s": len(lat) / seconds,
         "latency_ms_p50": p50, "latency_ms_p95": p95, "latency_ms_p99": p99,
@@ -232,10 +300,16 @@ def load(args, servers: int = 1, tables: int | None = None, db: str = "sqlite") 
         "server_peak_rss_mib": peak_mib,
     }
     table_row(("servers", "database", "tables", "sockets", "hands", "s", "hands/s", "moves/s",
-               "p50 ms", "p95 ms", "p99 ms", "errors", "RSS MiB per server idle/after/peak"),
-              (servers, db, tables, len(seats), f"{hands:g}", f"{seconds:.1f}",
+               "p50 ms", "p95 ms", "p99 ms", "longest stall ms",
+               "server loop lag ms: max (lags over 100 ms) / max after 5 s", "errors",
+               "RSS MiB per server idle/after/peak"),
+              (servers, db + (f", {delay * 1000:g} ms a statement, {lanes} lanes" if delay
+                              else ""), tables,
+               len(seats), f"{hands:g}", f"{seconds:.1f}",
                f"{result['hands_per_s']:.2f}", f"{result['moves_per_s']:.0f}", f"{p50:.1f}",
-               f"{p95:.1f}", f"{p99:.1f}", result["errors"],
+               f"{p95:.1f}", f"{p99:.1f}", f"{stall:.0f}",
+               f"{max(lags, default=0):.0f} ({len(lags)}) / {max(late, default=0):.0f}"
+               if delay else "-", result["errors"],
                f"{idle_mib:.0f} / {rss_mib:.0f} / {peak_mib:.0f}"))
     for e in errors[:5]:
         print("error:", e)
@@ -316,7 +390,17 @@ def main(argv: list[str] | None = None) -> dict:
                    help="servers sharing one PostgreSQL database in the many-servers part")
     p.add_argument("--server-tables", type=int, default=100,
                    help="tables per server in the many-servers part")
-    p.add_argument("--only", choices=("load", "servers", "beside"), help="run one part only")
+    p.add_argument("--db-delay", type=float, default=0.05,
+                   help="seconds added to every database statement in the slow-database part")
+    p.add_argument("--slow-db-tables", type=int, default=100,
+                   help="tables per server in the slow-database part")
+    p.add_argument("--slow-db-lanes", type=int, default=32,
+                   help="database lanes (threads with a connection) per server in the "
+                        "slow-database part: with 50 ms a statement, one does 20 a second")
+    p.add_argument("--slow-db-hands", type=int, default=1,
+                   help="hands per game in the slow-database part")
+    p.add_argument("--only", choices=("load", "servers", "slowdb", "beside"),
+                   help="run one part only")
     p.add_argument("--timeout", type=float, default=180.0, help="seconds before giving up")
     p.add_argument("--out", default=str(Path("runs") / "bench_web_load.json"))
     args = p.parse_args(argv)
@@ -328,6 +412,10 @@ def main(argv: list[str] | None = None) -> dict:
         n = args.servers * args.server_tables
         result["postgresql_one_server"] = load(args, 1, n, "postgresql")
         result["postgresql_servers"] = load(args, args.servers, n, "postgresql")
+    if args.only in (None, "slowdb"):
+        result["postgresql_servers_slow_db"] = load(
+            args, args.servers, args.servers * args.slow_db_tables, "postgresql",
+            delay=args.db_delay, hands=args.slow_db_hands, lanes=args.slow_db_lanes)
     if args.only in (None, "beside"):
         result["fast_alone"] = beside(args, 0)
         result["fast_beside_slow"] = beside(args, args.slow)

@@ -118,12 +118,13 @@ def test_hostile_uploads_are_refused_by_name_and_change_nothing(db_url, tmp_path
         res = http.post("/api/arena/bots", content=b"x" * (MAX_BYTES * 2 + 200_000),
                         headers={**eve, "content-type": "application/json"})
         assert res.status_code == 413
+        assert "ONNX file is larger than the limit of 0.0625 MiB" in res.json()["error"]
         assert everything(app) == before
 
 
 def test_an_upload_plays_is_ranked_is_a_seat_option_and_is_withdrawn(db_url, tmp_path):
     folder = tmp_path / "arena"
-    app = arena_app(db_url, folder, deals=2, per_user=1)
+    app = arena_app(db_url, folder, deals=2, per_user=1, provisional=2)
     with TestClient(app) as http:
         ann, bob = signup(http, "ann"), signup(http, "bob")
         res = http.post("/api/arena/bots", json=nets.upload("Linear 1", nets.good()),
@@ -152,8 +153,15 @@ def test_an_upload_plays_is_ranked_is_a_seat_option_and_is_withdrawn(db_url, tmp
         pairs = {(h["bot"], h["vs"]): h["mean"] for h in board["head_to_head"]}
         for r in opponents:
             assert pairs[spec, r["bot"]] + pairs[r["bot"], spec] == pytest.approx(1.0)
-        ranks = [r["rank"]["mean"] for r in board["bots"] if r["rank"]]
-        assert ranks == sorted(ranks)
+        # rows under 2 deals are provisional: ranked, by average place, after measured ones
+        assert mine["provisional"] is False and board["provisional"] == 2
+        played = [r for r in board["bots"] if r["rank"]]
+        assert all(r["provisional"] == (r["deals"] < 2) for r in played)
+        flags = [r["provisional"] for r in played]
+        assert flags == sorted(flags), played
+        for group in (False, True):
+            ranks = [r["rank"]["mean"] for r in played if r["provisional"] == group]
+            assert ranks == sorted(ranks)
         # anyone may sit down against it: a seat option at its game's tables
         offered = http.post("/api/bots", json={"game": "blind_auction", "preset": "2p"},
                             headers=bob).json()["bots"]

@@ -19,8 +19,10 @@ import re
 import time
 
 import pytest
+from websockets.exceptions import InvalidStatus
+from websockets.sync.client import connect as ws_connect
 
-from cardrl.web.testing import ServerProcess, post, signup
+from cardrl.web.testing import ServerProcess, free_port, post, postgres_url, signup
 from tests.test_web_browser import (
     LAPTOP,
     LIMIT,
@@ -111,11 +113,18 @@ def open_table(p: Screen, game: str, seats: list[str], preset: str | None = None
 def test_a_guest_plays_bots_at_once_then_keeps_the_table(browser, web_server):
     p = Screen(browser, web_server, "phone", "guest")
     page = p.page
-    p.goto()
+    p.goto(pace=450)  # the pace a person gets: other players' moves 0.45 s apart
     page.wait_for_selector("#guest-go")
+    # "Play now": a Spades game against bots, the guest's first move open within 2 s
+    started = time.monotonic()
     page.click("#guest-go")
-    page.wait_for_selector("#quick-go")
+    page.wait_for_selector(".bid-button:not([disabled])", timeout=5000)
+    first_move = time.monotonic() - started
+    assert first_move < 2.0, f"the first move came after {first_move:.2f} s"
     assert "(guest)" in page.inner_text("#who") and page.inner_text("#who").startswith("guest-")
+    page.click("#topbar .brand")  # the lobby: the other games, and quick match
+    page.wait_for_selector("#quick-go")
+    assert page.input_value("#quick-fill") == "0"  # quick match: bots at once by default
     # what only accounts do is not offered to a guest: scheduling
     assert page.locator("#guest-note").is_visible() and page.locator("#sched-start").count() == 0
     table = open_table(p, "spades", ["bot:spades/count-bid"] * 3, preset="killer", length="1")
@@ -220,6 +229,40 @@ def check_trick(p: Screen) -> None:
         assert "left, then a bot" not in bar.inner_text(), bar.inner_text()
 
 
+def check_words_and_chat(p: Screen) -> None:
+    """A tap on a game word or chip explains it (the rules a tap further); with the chat
+    open no hand card or control is covered by it (element boxes); the title fits."""
+    page = p.page
+    tap(page.locator(".chip[data-term='d']").first)
+    pop = page.locator("#term-pop")
+    assert "dealer" in pop.inner_text() and page.locator("#term-rules").is_visible()
+    assert on_screen(page, "#term-pop")
+    p.shoot("term")
+    page.keyboard.press("Escape")
+    assert pop.count() == 0
+    term = page.locator(".table-page .term").first  # a word in the text: "bid", "lead"...
+    if term.count():
+        term.click()
+        assert GLOSSARY_WORDS.search(page.inner_text("#term-pop"))
+        page.keyboard.press("Escape")
+    head = page.locator(".table-head .head-text")
+    assert head.evaluate("e => e.scrollWidth <= e.clientWidth + 1"), head.inner_text()
+    assert head.evaluate("e => e.getBoundingClientRect().height"  # two lines at most
+                         " < 3 * parseFloat(getComputedStyle(e).fontSize)"), head.inner_text()
+    page.click("#chat-open")
+    page.wait_for_selector("#chat", state="visible")
+    controls = ".hand .card, .bid-button, #rules-open, #chat-open, .table-head button"
+    p.shoot("chat-open")
+    assert clear_of(page, "#chat", controls), (rects(page, "#chat"), rects(page, controls))
+    assert on_screen(page, ".hand .card"), rects(page, ".hand .card")  # the whole hand shows
+    assert on_screen(page, "#chat-input")
+    page.keyboard.press("Escape")
+    assert not page.locator("#chat").is_visible()
+
+
+GLOSSARY_WORDS = re.compile(r"trick|bid|card|spade|zero", re.I)
+
+
 @pytest.mark.parametrize("kind", ["phone", "landscape", "laptop"])
 def test_every_screen(browser, web_server, kind):
     p = Screen(browser, web_server, kind, f"every-{kind}")
@@ -255,7 +298,13 @@ def test_every_screen(browser, web_server, kind):
             check_trick(p)
             if pauses == 1:
                 p.shoot("trick")
-            page.click("#next-trick")
+            if pauses == 12 and kind == "phone":  # the player's setting: on by itself
+                page.click("#auto-tricks")
+                page.wait_for_selector("#next-hand", timeout=5000)
+                assert page.evaluate("fetch('/api/prefs').then((r) => r.json())") \
+                    == {"auto_tricks": True}
+            else:
+                page.click("#next-trick")
             pauses += 1
             continue
         bids = page.locator(".bid-button:not([disabled])")
@@ -263,6 +312,9 @@ def test_every_screen(browser, web_server, kind):
             assert on_screen(page, ".hand .card") and on_screen(page, ".bid-button")
             assert p.no_scrolling()
             p.shoot("bids")
+            if not getattr(p, "checked", False):
+                check_words_and_chat(p)
+                p.checked = True
             bids.nth(min(3, bids.count() - 1)).click()
             page.wait_for_selector(".bids", state="detached")
             continue
@@ -325,3 +377,43 @@ def test_every_screen(browser, web_server, kind):
     assert page.inner_text(".sevens-felt .gt-event").startswith("Next card:")
     p.shoot("sevens")
     p.close()
+
+
+def test_a_page_goes_on_through_another_server_when_its_server_dies(browser):
+    """Issue 57: two servers on one PostgreSQL; the one that served the page and runs its
+    table is killed at the player's turn. The bid played shows as sending, a banner says
+    why, and the page goes on through the other server (which takes the table over)
+    without a reload: the bid is made there."""
+    url, ports = postgres_url(), [free_port(), free_port()]
+    procs = [ServerProcess(url, port, "--lease-seconds", "2", "--public-url",
+                           f"http://127.0.0.1:{port}") for port in ports]
+    try:
+        for proc in procs:
+            proc.start()
+        p = Screen(browser, procs[0], "laptop", "takeover")
+        page = p.page
+        p.goto(pace=0)
+        page.click("#guest-go")  # a Spades table against bots, run by the first server
+        page.wait_for_selector(".bid-button:not([disabled])", timeout=8000)
+        page.evaluate("window.__same_page = true")
+        procs[0].stop(kill=True)
+        page.locator(".bid-button:not([disabled])").nth(2).click()
+        assert page.locator(".bid-button.sending").count() == 1  # pending, the clock stopped
+        page.wait_for_selector("#pending-banner:not([hidden])", timeout=3000)
+        p.shoot("takeover-pending")
+        page.wait_for_selector(".bids", state="detached", timeout=20000)  # made elsewhere
+        assert page.evaluate("window.__same_page") is True  # no reload
+        assert page.locator("#pending-banner").is_hidden()
+        # the Origin check: the stored addresses' pages only
+        cookie = signup(procs[1].url, "takeover")
+        for origin, ok in ((f"http://127.0.0.1:{ports[0]}", True),
+                           ("http://127.0.0.1:1", False), ("https://evil.example", False)):
+            try:
+                with ws_connect(procs[1].ws_url, origin=origin, open_timeout=5,
+                                additional_headers={"Cookie": cookie}) as ws:
+                    assert ok and '"peers"' in ws.recv(timeout=5)  # the live servers
+            except InvalidStatus as err:
+                assert not ok and err.response.status_code == 403, origin
+    finally:
+        for proc in procs:
+            proc.stop()

@@ -270,6 +270,28 @@ def test_accounts_hash_passwords_and_keep_sessions(tmp_path):
         assert closed.value.code == 4403
 
 
+def test_a_player_keeps_the_setting_to_collect_tricks_by_themselves(tmp_path):
+    """Item 7 of issue 57: the "Next trick" pause stays the default; a player may choose to
+    have tricks go on by themselves, kept with the account; a bad setting changes nothing."""
+    url = f"sqlite:///{tmp_path / 'web.db'}"
+    with TestClient(create_app(url, password_cost=2**10)) as http:
+        assert http.get("/api/prefs").status_code == 401
+        http.post("/api/signup", json={"name": "alice", "password": "s3cret-pass"})
+        assert http.get("/api/prefs").json() == {"auto_tricks": False}
+        for bad, word in (({"auto_tricks": "yes"}, "'yes'"), ({"auto_trick": True}, "auto_trick"),
+                          ({"auto_tricks": 1}, "'1'")):
+            res = http.post("/api/prefs", json=bad)
+            assert res.status_code == 400 and word in res.json()["error"], res.json()
+        assert http.get("/api/prefs").json() == {"auto_tricks": False}
+        assert http.post("/api/prefs", json={"auto_tricks": True}).json() == {"auto_tricks": True}
+    with TestClient(create_app(url, password_cost=2**10)) as http:  # kept over a restart
+        http.post("/api/signin", json={"name": "alice", "password": "s3cret-pass"})
+        assert http.get("/api/prefs").json() == {"auto_tricks": True}
+        http.post("/api/signout", json={})
+        http.post("/api/signup", json={"name": "bobby", "password": "s3cret-pass"})
+        assert http.get("/api/prefs").json() == {"auto_tricks": False}  # each player's own
+
+
 def test_the_lobby_offers_only_checkpoints_the_installed_game_can_load(tmp_path, monkeypatch):
     import json
 

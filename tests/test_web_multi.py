@@ -215,7 +215,8 @@ def test_three_servers_share_accounts_lobby_and_tables_and_survive_a_kill(server
 def test_quick_match_clocks_and_a_gentle_stop_across_servers(servers):
     url, procs = servers
     cookies = [signup(s.url, f"player{i}") for i, s in enumerate(procs + procs[:1])]
-    tables = [post(procs[i % 3].url, "/api/quickmatch", {"game": "spades"}, c)[0]
+    wait = {"game": "spades", "fill_after": None}  # for people, not bots
+    tables = [post(procs[i % 3].url, "/api/quickmatch", wait, c)[0]
               for i, c in enumerate(cookies)]
     table = tables[0]["table"]
     assert {t["table"] for t in tables} == {table}  # one table, whichever server was asked

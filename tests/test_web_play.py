@@ -179,7 +179,17 @@ def test_an_invite_link_seats_whoever_opens_it_while_the_table_waits(app):
         second = host.post(f"/api/tables/{other.json()['table']}/invite", json={}).json()
         assert second["token"] != token
         fourth = As(client)
-        fourth.post("/api/guest", json={})
+        # a newcomer with a link that is over: refused before any guest account is made
+        before = store.dump()
+        for bad in (token, "A" * 32, "../x"):
+            over = fourth.post("/api/guest", json={"invite": bad})
+            assert over.status_code in (400, 404) and store.dump() == before, bad
+        assert "is over" in fourth.post("/api/guest", json={"invite": token}).json()["error"]
+        assert fourth.get("/api/session").json() == {"user": None}
+        # with a link still open: the guest is made and seated in one request
+        fresh = fourth.post("/api/guest", json={"invite": second["token"]}).json()
+        assert fresh["guest"] and fresh["table"] == other.json()["table"]
+        assert store.table(fresh["table"])["seats"][1]["user_id"] == fresh["id"]
         over = fourth.post("/api/invite", json={"token": token})
         assert over.status_code == 400 and "is over" in over.json()["error"]
 

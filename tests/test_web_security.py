@@ -45,6 +45,19 @@ def everything(app) -> tuple:
     return memory(app), app.state.lobby.store.dump()
 
 
+def settled(app) -> tuple:
+    """``everything`` once the bots are done and nothing waits to be stored (PostgreSQL:
+    moves and row writes are stored in database lanes, a moment after they are made)."""
+    lobby = app.state.lobby
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and (
+            any(t.bot_to_move() is not None or t.pending is not None
+                for t in list(lobby.tables.values()))
+            or (lobby.lanes is not None and lobby.lanes.pending())):
+        time.sleep(0.02)
+    return everything(app)
+
+
 def marker_bot(tmp_path):
     """A bot file that leaves a marker when imported, and a path that does not exist, of
     the same length (an error names a spec only up to 80 characters: the two must read
@@ -187,7 +200,7 @@ def test_every_bad_request_gets_a_4xx_and_changes_nothing(db_url):
         playing = http.post("/api/tables", json={"game": "sevens", "seats": [
             "me", "bot:random", "bot:random", "bot:random"]}, headers=ann).json()["table"]
         cases = bad_requests(table, playing)
-        before = everything(app)
+        before = settled(app)
         for path, body, status in cases:
             data = body if isinstance(body, str) else json.dumps(body)
             res = http.post(path, content=data, headers={**bob, "content-type":
@@ -288,3 +301,15 @@ def test_malformed_websocket_messages_are_answered_and_the_socket_stays(tmp_path
                 ws.send_text('{"type": "ping", "id": 1}')
                 assert ws.receive_json() == {"type": "pong", "id": 1}  # still open
                 assert everything(app) == before
+
+
+def test_a_bad_public_url_is_refused_by_name(tmp_path):
+    """``--public-url`` names the origins whose pages may open sockets: only a bare
+    http(s)://host[:port] is taken."""
+    url = f"sqlite:///{tmp_path / 'web.db'}"
+    for bad in ("ftp://cards.example", "http://cards.example/path", "http://a:80/",
+                "cards.example:8001", "http://evil.example\nx", 8001):
+        with pytest.raises(ValueError, match="public URL") as err:
+            create_app(url, public_url=bad)
+        assert repr(bad) in str(err.value)
+    create_app(url, public_url="https://cards.example:8001")  # taken

@@ -41,6 +41,15 @@ def main(argv: list[str] | None = None) -> None:
                         "another server takes over the tables of one that died")
     p.add_argument("--name", help="PostgreSQL: the server's name in the table leases (a "
                                    "random part is added), e.g. the host and port")
+    p.add_argument("--db-lanes", type=int, default=8,
+                   help="PostgreSQL: threads (each with a connection) that store moves and "
+                        "tell the other servers, off the event loop")
+    p.add_argument("--public-url",
+                   help="PostgreSQL: the address pages reach this server at, e.g. "
+                        "http://host:8001: a page whose server dies goes on through another "
+                        "live one, and the servers accept each other's pages")
+    p.add_argument("--db-delay", type=float, default=0.0,
+                   help="for measuring only: seconds added to every database statement")
     p.add_argument("--secure-cookies", action="store_true", help="cookies only over HTTPS")
     p.add_argument("--ws-deflate", action="store_true",
                    help="compress websocket messages (fewer bytes, more server CPU per move)")
@@ -51,6 +60,9 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--arena-deals", type=int, default=arena.deals,
                    help="deals each uploaded bot plays in the arena (each in every seat "
                         "rotation); 0: no matches")
+    p.add_argument("--arena-provisional", type=int, default=arena.provisional,
+                   help="below this many deals a leaderboard row is provisional (ranked "
+                        "after the measured ones)")
     p.add_argument("--arena-move-seconds", type=float, default=arena.move_seconds,
                    help="an uploaded bot's time for a move, in matches and at tables")
     p.add_argument("--arena-max-mb", type=float, default=arena.limits.max_bytes / 2**20,
@@ -62,9 +74,11 @@ def main(argv: list[str] | None = None) -> None:
                      secure_cookies=args.secure_cookies, bots=args.bots,
                      bot_processes=args.bot_processes, turn=args.turn_seconds,
                      grace=args.grace_seconds, abandon=args.abandon_minutes * 60,
-                     lease=args.lease_seconds, name=args.name,
+                     lease=args.lease_seconds, name=args.name, db_lanes=args.db_lanes,
+                     db_delay=args.db_delay, public_url=args.public_url,
                      arena=ArenaSettings(
                          folder=args.arena_dir, deals=args.arena_deals,
+                         provisional=args.arena_provisional,
                          matches=args.arena_deals > 0, move_seconds=args.arena_move_seconds,
                          limits=Limits(max_bytes=int(args.arena_max_mb * 2**20))))
     uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level,

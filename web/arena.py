@@ -80,6 +80,8 @@ class ArenaSettings:
     move_seconds: float = 2.0  # per move, in matches and at tables (the bot's process)
     memory: int = 1024 * 1024 * 1024  # bytes of address space of a bot's process
     deals: int = 12  # deals each listed bot plays (each in every seat rotation)
+    provisional: int = 10  # below this many counted deals a row is provisional: never
+    # ranked above a measured one (three deals of luck must not top the board)
     max_hands: int = 1  # hands per game
     per_user: int = 5  # bots one person may have listed at once
     matches: bool = True  # play matches in the background (tests may turn it off)
@@ -169,13 +171,15 @@ class Arena:
             raise RefusedError("model must be the ONNX file's bytes in base64")
         limit = self.settings.limits.max_bytes
         if len(model) > (limit + 2) // 3 * 4:
-            raise UploadTooLargeError(f"the ONNX file is larger than the limit of {limit} bytes")
+            raise UploadTooLargeError(f"the ONNX file is larger than the limit of "
+                                      f"{limit / 2**20:g} MiB ({limit} bytes)")
         try:
             data = base64.b64decode(model, validate=True)
         except (binascii.Error, ValueError):
             raise RefusedError("model is not valid base64") from None
         if len(data) > limit:
-            raise UploadTooLargeError(f"the ONNX file has {len(data)} bytes; the limit is {limit}")
+            raise UploadTooLargeError(f"the ONNX file has {len(data)} bytes; the limit is "
+                                      f"{limit / 2**20:g} MiB ({limit} bytes)")
         mine = [b for b in self.listed.values() if b["owner"] == user_id]
         if len(mine) >= self.settings.per_user:
             raise RefusedError(f"you have {len(mine)} bots listed, the most one person may "
@@ -400,13 +404,17 @@ class Arena:
                 "deals": deals_of[key], "games": s.games if s else 0,
                 **({m: getattr(s, m).to_dict() for m in ("win", "score", "rank")} if s else
                    {"win": None, "score": None, "rank": None})})
-        rows.sort(key=lambda r: (r["rank"] is None, r["rank"]["mean"] if r["rank"] else 0,
+        for r in rows:
+            r["provisional"] = r["deals"] < self.settings.provisional
+        rows.sort(key=lambda r: (r["rank"] is None, r["provisional"],
+                                 r["rank"]["mean"] if r["rank"] else 0,
                                  -(r["score"]["mean"] if r["score"] else 0)))
         h2h = head_to_head(records)
         playing = sum(1 for _ in self._deals("playing", division))
         return {"game": division[0], "preset": division[1], "players": division[2],
                 "deals": len(deals), "games": len(records), "playing": playing,
-                "target": self.settings.deals, "bots": rows,
+                "target": self.settings.deals, "provisional": self.settings.provisional,
+                "bots": rows,
                 "head_to_head": [{"bot": a, "vs": b, **e.to_dict()}
                                  for (a, b), e in sorted(h2h.items())]}
 

@@ -173,6 +173,10 @@ class Bots:
         """Whether ``spec`` is one of the external bots (played elsewhere, not built here)."""
         return self.external is not None and self.external.owns(spec)
 
+    def label(self, spec: str) -> str:
+        """An external bot's name for people at a table ("Ace (by ann)"), else the spec."""
+        return self.external.label(spec) if self.owned(spec) else spec
+
     def describe(self, spec: str) -> str:
         """The bot's own one-line description (the registry's help, or its card)."""
         if self.owned(spec):

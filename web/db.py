@@ -18,13 +18,19 @@ each other of changes with ``NOTIFY`` (``cardrl.web.cluster``).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import fcntl
 import json
+import logging
 import sqlite3
+import time
+import traceback
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+log = logging.getLogger("web")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS users (
@@ -75,6 +81,10 @@ CREATE TABLE IF NOT EXISTS guests (
     user_id BIGINT PRIMARY KEY REFERENCES users(id),
     created {real} NOT NULL
 );
+CREATE TABLE IF NOT EXISTS user_prefs (
+    user_id BIGINT PRIMARY KEY REFERENCES users(id),
+    prefs TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS invites (
     token_hash TEXT PRIMARY KEY,
     table_id BIGINT NOT NULL REFERENCES game_tables(id),
@@ -124,6 +134,10 @@ CREATE TABLE IF NOT EXISTS servers (
     id TEXT PRIMARY KEY,
     beat {real} NOT NULL
 );
+CREATE TABLE IF NOT EXISTS server_urls (
+    server TEXT PRIMARY KEY,
+    url TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS leases (
     table_id BIGINT PRIMARY KEY REFERENCES game_tables(id),
     owner TEXT NOT NULL,
@@ -168,11 +182,14 @@ class DatabaseBusyError(RuntimeError):
 
 
 class Database:
-    """One connection, used from the server's event loop thread only."""
+    """One connection, used from one thread at a time (the event loop's, or a lane's:
+    ``cardrl.web.cluster.Lanes``). ``delay``: seconds slept before each statement, to
+    measure a slow database (``bench_web_load --db-delay``)."""
 
-    def __init__(self, url: str, exclusive: bool = False) -> None:
+    def __init__(self, url: str, exclusive: bool = False, delay: float = 0.0) -> None:
         if not isinstance(url, str):
             raise ValueError(f"a database URL is a string, got {url!r}")
+        self.delay = delay
         self._depth = 0
         self._lock_file = None
         if url.startswith("sqlite://"):
@@ -244,25 +261,31 @@ class Database:
         finally:
             self._depth = 0
 
-    def _sql(self, sql: str) -> str:
-        return sql if self.dialect == "sqlite" else sql.replace("?", "%s")
+    def _run(self, sql: str, params: tuple):
+        if self.delay:
+            with contextlib.suppress(RuntimeError):  # RuntimeError: no loop in this thread
+                asyncio.get_running_loop()
+                _on_loop()
+            time.sleep(self.delay)
+        return self.conn.execute(sql if self.dialect == "sqlite" else sql.replace("?", "%s"),
+                                 params)
 
     def execute(self, sql: str, params: tuple = ()) -> None:
-        self.conn.execute(self._sql(sql), params)
+        self._run(sql, params)
 
     def count(self, sql: str, params: tuple = ()) -> int:
         """Run a write; the number of rows it changed."""
-        return self.conn.execute(self._sql(sql), params).rowcount
+        return self._run(sql, params).rowcount
 
     def rows(self, sql: str, params: tuple = ()) -> list[dict[str, Any]]:
-        return [dict(r) for r in self.conn.execute(self._sql(sql), params).fetchall()]
+        return [dict(r) for r in self._run(sql, params).fetchall()]
 
     def row(self, sql: str, params: tuple = ()) -> dict[str, Any] | None:
-        r = self.conn.execute(self._sql(sql), params).fetchone()
+        r = self._run(sql, params).fetchone()
         return None if r is None else dict(r)
 
     def insert(self, sql: str, params: tuple = ()) -> int:
-        rows = self.conn.execute(self._sql(sql + " RETURNING id"), params).fetchall()
+        rows = self._run(sql + " RETURNING id", params).fetchall()
         return int(rows[0][0] if self.dialect == "sqlite" else rows[0]["id"])
 
     def close(self) -> None:
@@ -270,6 +293,21 @@ class Database:
         if self._lock_file is not None:
             self._lock_file.close()  # releases the lock
             self._lock_file = None
+
+
+_SEEN: set[str] = set()
+
+
+def _on_loop() -> None:
+    """Measuring a slow database: say (once per place) where a statement ran on the event
+    loop, where it stalls every socket of the server."""
+    stack = [f for f in traceback.extract_stack() if not f.filename.endswith("db.py")]
+    here = [f"{Path(f.filename).stem}.{f.name}:{f.lineno}"
+            for f in [f for f in stack if "/web/" in f.filename] or stack[-2:]][-4:]
+    key = " < ".join(reversed(here))
+    if key not in _SEEN:
+        _SEEN.add(key)
+        log.warning("database statement on the event loop: %s", key)
 
 
 def _safe(url: str) -> str:
@@ -286,8 +324,8 @@ def _safe(url: str) -> str:
 class Store:
     """The queries the server needs, named by what they do."""
 
-    def __init__(self, url: str, exclusive: bool = False) -> None:
-        self.db = Database(url, exclusive=exclusive)
+    def __init__(self, url: str, exclusive: bool = False, delay: float = 0.0) -> None:
+        self.db = Database(url, exclusive=exclusive, delay=delay)
 
     def transaction(self):
         """Group writes: all or none of them are stored."""
@@ -327,6 +365,16 @@ class Store:
         if row is not None:
             row["guest"] = row["guest"] is not None
         return row
+
+    def prefs(self, user_id: int) -> dict:
+        """The player's settings (``cardrl.web.routes.accounts.PREFS``); {} if none set."""
+        row = self.db.row("SELECT prefs FROM user_prefs WHERE user_id = ?", (user_id,))
+        return {} if row is None else json.loads(row["prefs"])
+
+    def set_prefs(self, user_id: int, prefs: dict) -> None:
+        self.db.execute("INSERT INTO user_prefs (user_id, prefs) VALUES (?, ?) ON CONFLICT "
+                        "(user_id) DO UPDATE SET prefs = excluded.prefs",
+                        (user_id, json.dumps(prefs)))
 
     def drop_session(self, token_hash: str) -> None:
         self.db.execute("DELETE FROM sessions WHERE token_hash = ?", (token_hash,))
@@ -553,6 +601,21 @@ class Store:
                                   (server,))
             self.db.execute("DELETE FROM servers WHERE id = ?", (server,))
         return sorted({r["table_id"] for r in tables})
+
+    def set_server_url(self, server: str, url: str) -> None:
+        """The address a server's pages reach it at (``--public-url``), kept after it stops:
+        the other servers accept sockets from pages it served."""
+        with self.transaction():  # one row an address: the server that said it last
+            self.db.execute("DELETE FROM server_urls WHERE url = ?", (url,))
+            self.db.execute("INSERT INTO server_urls (server, url) VALUES (?, ?) ON CONFLICT "
+                            "(server) DO UPDATE SET url = excluded.url", (server, url))
+
+    def server_urls(self, silence: float) -> tuple[list[str], set[str]]:
+        """The addresses of the servers heard from within ``silence`` seconds, and of every
+        server that ever said one."""
+        rows = self.db.rows(f"SELECT url, server IN (SELECT id FROM servers WHERE beat >= "
+                            f"{NOW} - ?) AS live FROM server_urls ORDER BY url", (silence,))
+        return sorted({r["url"] for r in rows if r["live"]}), {r["url"] for r in rows}
 
     def reap_servers(self, silence: float) -> list[int]:
         """Forget the presence at tables of servers silent for ``silence`` seconds (killed);

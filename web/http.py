@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from starlette.requests import HTTPConnection, Request
 from starlette.responses import JSONResponse
 
+from cardrl.web.db import Store
 from cardrl.web.lobby import Lobby
 from cardrl.web.table import RefusedError
 
@@ -108,6 +109,17 @@ def user_of(conn: HTTPConnection) -> dict | None:
     return lobby(conn).store.session_user(token_hash(token), settings(conn).clock())
 
 
+async def user_soon(conn: HTTPConnection) -> dict | None:
+    """``user_of``, read in a database lane when the server has them (many servers): a
+    slow database holds up this request, not the others."""
+    hub = lobby(conn)
+    token = conn.cookies.get(COOKIE)
+    if not token or hub.lanes is None:
+        return user_of(conn)
+    return await hub.lanes.run("read", Store.session_user, token_hash(token),
+                               settings(conn).clock())
+
+
 async def body(request: Request, limit: int = MAX_BODY) -> dict:
     """The request's JSON object, read only up to ``limit`` bytes."""
     if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
@@ -160,7 +172,7 @@ def signed_in(handler):
     """``answers``, for a handler ``(request, user)`` that needs a signed-in user (else 401)."""
     @answers
     async def wrapper(request: Request):
-        user = user_of(request)
+        user = await user_soon(request)
         if user is None:
             return JSONResponse({"error": "sign in first"}, status_code=401)
         return await handler(request, user)

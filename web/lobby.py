@@ -1,13 +1,13 @@
 """The community side of the server: making tables, quick match, scheduled games.
 
-* quick match (A1.1a.3): first come, first served - a player joins the oldest
+* quick match: first come, first served - a player joins the oldest
   table waiting for the chosen game and preset; the table's empty seats can be
   filled with bots after a wait the player picks;
-* scheduled games (A1.1a.2): a host names a start time and the players; the
+* scheduled games: a host names a start time and the players; the
   game starts once every invited player has arrived (opened the table) and the
   time has come; at the end of the window (10 minutes from the start time)
   absentees are replaced by bots or the game is cancelled, as the host chose;
-* custom tables: any mix of people, open seats and bots (A1.3);
+* custom tables: any mix of people, open seats and bots;
 * play again: a finished table's players get a new table with the same seats;
 * invite links: a seated player of a table waiting for players gets a link with a
   secret token (only its hash is stored); whoever opens it - an account or a
@@ -35,6 +35,7 @@ from typing import Any
 from cardrl.envs.games import game_names, get_game
 from cardrl.envs.rules_base import editable_fields
 from cardrl.web.bots import BotError
+from cardrl.web.db import Store
 from cardrl.web.hub import Conn, Hub
 from cardrl.web.table import NotFoundError, RefusedError, Table
 
@@ -112,10 +113,11 @@ class Lobby(Hub):
         return {"players": n, "bots": self.bots.offered(game, full),
                 "default_bot": self.bots.default(game, full)}
 
-    def listing(self, user_id: int) -> dict:
-        """Your unfinished tables, and the live ones: a seated person is at the table."""
+    def listing(self, user_id: int, live: list | None = None) -> dict:
+        """Your unfinished tables, and the live ones: a seated person is at the table
+        (``live``: ``live_soon``'s, else read here)."""
         mine, open_, playing = [], [], []
-        for table, online in self._live():
+        for table, online in live if live is not None else self._live():
             line = table.summary(online)
             live = any(table.seats[i].user_id in online for i in table.people())
             if table.seat_of(user_id) is not None:
@@ -127,16 +129,24 @@ class Lobby(Hub):
                 playing.append(line)
         return {"mine": mine, "open": open_, "playing": playing[-30:][::-1]}
 
-    def _live(self) -> list[tuple[Table, set[int]]]:
+    async def live_soon(self) -> list[tuple[Table, set[int]]] | None:
+        """``_live`` read in a database lane (many servers), or None: read it where used."""
+        if self.lanes is None:
+            return None
+        return await self.lanes.run("read", self._live)
+
+    def _live(self, store: Store | None = None) -> list[tuple[Table, set[int]]]:
         """The tables a listing looks at, oldest first, with who is at each: the ones in
-        memory, or with many servers every unfinished one in the database (its seats only)."""
+        memory, or with many servers every unfinished one in the database (its seats only;
+        ``store``: a lane's, from its thread)."""
         if not self.shared:
             return [(t, self.online(t)) for t in sorted(self.tables.values(),
                                                         key=lambda t: (t.created, t.id))]
-        rows = self.store.unfinished_tables()
-        present, away = self.store.present(), self.store.stand_ins()
-        names = self.store.user_names(s["user_id"] for r in rows for s in r["seats"]
-                                      if s["user_id"])
+        store = store or self.store
+        rows = store.unfinished_tables()
+        present, away = store.present(), store.stand_ins()
+        names = store.user_names(s["user_id"] for r in rows for s in r["seats"]
+                                 if s["user_id"])
         out = []
         for row in sorted(rows, key=lambda r: (r["created"], r["id"])):
             try:
@@ -149,11 +159,11 @@ class Lobby(Hub):
             out.append((table, present.get(row["id"], set())))
         return out
 
-    def invitations(self, user_id: int) -> list[dict]:
+    def invitations(self, user_id: int, live: list | None = None) -> list[dict]:
         """The scheduled games ``user_id`` is invited to, soonest first, with the host's
         name: what the lobby shows at sign-in ("your game starts in N minutes")."""
         out = []
-        for table, _ in self._live():  # every server's tables (many servers)
+        for table, _ in live if live is not None else self._live():  # every server's tables
             seat = table.seat_of(user_id)
             if table.status != "scheduled" or seat is None:
                 continue
@@ -437,15 +447,22 @@ class Lobby(Hub):
         now = self.clock()
         if table.status == "scheduled" and seat is not None \
                 and table.seats[seat].arrived is None and now < table.starts_at + self.window:
-            self.store.set_seat(table.id, seat, conn.user_id, None, arrived=now)
+            self._write(table.id, Store.set_seat, table.id, seat, conn.user_id, None, now)
             table.seats[seat].arrived = now
             if not self.runs(table):
                 self._note("r", table.id)  # the table's server starts the game
         super().join(conn, table)
-        lines = self.store.chat(table.id, CHAT_HISTORY)
-        if lines:
-            conn.send({"type": "chat", "table": table.id, "history": True,
-                       "lines": [self._chat_line(table, r) for r in lines]})
+
+        def history(lines: list[dict]) -> None:
+            if lines:
+                conn.send({"type": "chat", "table": table.id, "history": True,
+                           "lines": [self._chat_line(table, r) for r in lines]})
+
+        if self.lanes is None:
+            history(self.store.chat(table.id, CHAT_HISTORY))
+        else:  # read off the event loop; the table's messages go first meanwhile
+            self.lanes.run("read", Store.chat, table.id, CHAT_HISTORY).add_done_callback(
+                lambda f: f.exception() is None and history(f.result()))
         if table.status == "scheduled" and self.runs(table):
             self._check_schedule(table, now)
 
@@ -479,21 +496,31 @@ class Lobby(Hub):
         self.store.add_invite(_digest(token), table.id, user_id, self.clock())
         return token
 
-    def accept_invite(self, user_id: int, token: Any) -> Table:
-        """Seat whoever opens an invite link at its table (again: the same seat)."""
+    def check_invite(self, token: Any, user_id: int | None = None) -> Table:
+        """The table an invite link seats ``user_id`` at (None: a newcomer, checked before
+        any guest account is made for them); RefusedError when the link is over."""
         if not isinstance(token, str) or not INVITE_RE.match(token):
             raise RefusedError(f"{_show(token)} is not an invitation: open the whole link")
         row = self.store.invite(_digest(token))
         if row is None:
             raise NotFoundError("no such invitation: open the whole link")
         table = self.table(row["table_id"])
-        if table.seat_of(user_id) is not None:
+        if self.shared:  # the seats taken through other servers
+            self._sync(table, full=True)
+        if user_id is not None and table.seat_of(user_id) is not None:
             return table
         if table.status != "waiting":
             raise RefusedError(f"the invitation to table {table.id} is over: the table is "
                                f"{table.status}")
         if not table.open_seats():
             raise RefusedError(f"the invitation to table {table.id} is over: the table is full")
+        return table
+
+    def accept_invite(self, user_id: int, token: Any) -> Table:
+        """Seat whoever opens an invite link at its table (again: the same seat)."""
+        table = self.check_invite(token, user_id)
+        if table.seat_of(user_id) is not None:
+            return table
         return self.sit(user_id, table.id)
 
     # ---------------------------------------------------------------- chat
@@ -510,7 +537,7 @@ class Lobby(Hub):
             raise RefusedError(f"slow down: at most {CHAT_RATE} chat lines in "
                                f"{CHAT_WINDOW:g} seconds")
         times.append(now)
-        self.store.add_chat(table.id, conn.user_id, text, now)
+        self._write(table.id, Store.add_chat, table.id, conn.user_id, text, now)
         line = self._chat_line(table, {"user_id": conn.user_id, "name": conn.user_name,
                                        "text": text, "at": now})
         message = {"type": "chat", "table": table.id, "lines": [line]}
@@ -558,7 +585,7 @@ class Lobby(Hub):
             await asyncio.sleep(every)
             try:
                 if self.shared:
-                    self.keep_leases()
+                    await self.keep_leases_soon()
                 self.tick()
             except Exception:
                 log.exception("lobby clock tick failed")

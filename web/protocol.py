@@ -24,6 +24,9 @@ Server to client::
      "at": epoch}], "history": true}           (history: the last lines, on joining)
     {"type": "error", "table": 7, "error": "not your turn at table 7: ...", "id": ...}
     {"type": "pong"}
+    {"type": "peers", "peers": ["http://host:8002", ...]}   on connecting, where servers
+                                                have ``--public-url``: the live ones, for
+                                                the page to go on through if this one dies
 
 A refused message changes nothing and is answered only to its sender; no
 message, however malformed, closes the connection.

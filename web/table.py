@@ -85,6 +85,10 @@ class Table:
         self.subscribers: set = set()  # connections watching or playing here
         self.elsewhere: set[int] = set()  # users following it through other servers
         self.bot_task: asyncio.Task | None = None
+        # a move being stored off the event loop (``Hub.move``): done once applied; the
+        # moves sent meanwhile wait in ``after``
+        self.pending: asyncio.Future | None = None
+        self.after: list = []
         self.turn_since = now  # when the seat to move got its turn
         self.empty_since: float | None = now  # since when no seated person is at the table
         self.left_at: dict[int, float] = {}  # seat -> when its person last left the table
@@ -265,7 +269,7 @@ class Table:
             "status": self.status,
             "seat": seat,
             "ply": self.ply,
-            "players": [self.player_info(s, online) for s in self.seats],
+            "players": [self.player_info(s, online, self.bots) for s in self.seats],
             "starts_at": self.starts_at,
             "fill_at": self.fill_at,
             "absent": self.absent,
@@ -285,10 +289,13 @@ class Table:
         return [r.to_dict() for r in getattr(self.state, "results", ())]
 
     @staticmethod
-    def player_info(seat: Seat, online: set[int]) -> dict:
+    def player_info(seat: Seat, online: set[int], bots: Bots | None = None) -> dict:
         if seat.bot_spec is not None:
-            return {"name": seat.bot_spec, "bot": True, "online": True,
+            info = {"name": seat.bot_spec, "bot": True, "online": True,
                     "arrived": True, "open": False, "away": False}
+            if bots is not None and bots.owned(seat.bot_spec):  # an upload keeps its name
+                info["label"] = bots.label(seat.bot_spec)
+            return info
         return {"name": seat.user_name, "bot": False, "online": seat.user_id in online,
                 "arrived": seat.arrived is not None, "open": seat.user_id is None,
                 "away": seat.away}
@@ -299,7 +306,8 @@ class Table:
         return {
             "table": self.id, "game": self.game_name, "preset": self.preset,
             "rules": self.rule_changes, "kind": self.kind,
-            "status": self.status, "players": [self.player_info(s, online) for s in self.seats],
+            "status": self.status,
+            "players": [self.player_info(s, online, self.bots) for s in self.seats],
             "open_seats": len(self.open_seats()), "starts_at": self.starts_at,
             "fill_at": self.fill_at, "absent": self.absent, "created": self.created,
         }

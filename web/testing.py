@@ -156,7 +156,8 @@ class PostgresCluster:
                   "--auth=trust", "--no-sync", "-E", "UTF8")
         options = (f"-c listen_addresses=127.0.0.1 -c port={self.port} "
                    f"-c unix_socket_directories={self.dir} -c fsync=off "
-                   "-c synchronous_commit=off -c full_page_writes=off")
+                   "-c synchronous_commit=off -c full_page_writes=off "
+                   "-c max_connections=300")  # the load benchmark's servers and lanes
         self._run(_postgres_bin("pg_ctl"), "-D", str(self.data), "-o", options, "-w",
                   "-t", "60", "-l", str(self.dir / "log"), "start")
         self.started = True

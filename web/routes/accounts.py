@@ -30,7 +30,7 @@ from cardrl.web.http import (
     settings,
     signed_in,
     token_hash,
-    user_of,
+    user_soon,
 )
 from cardrl.web.passwords import hash_password, verify_password
 from cardrl.web.table import RefusedError
@@ -38,16 +38,19 @@ from cardrl.web.table import RefusedError
 SESSION_DAYS = 30
 NAME_RE = re.compile(r"^[A-Za-z0-9_.-]{3,24}$")
 GUEST_PREFIX = "guest-"  # guests' names; no account may take one
+# a player's settings, each with its type and default: ``auto_tricks``, a finished trick
+# is collected by itself after a moment (default: it waits for "Next trick")
+PREFS = {"auto_tricks": (bool, False)}
 
 
 def session_response(request: Request, user_id: int, name: str,
-                     guest: bool = False) -> JSONResponse:
+                     guest: bool = False, extra: dict | None = None) -> JSONResponse:
     """The answer that signs ``user_id`` in: a new session and its cookie."""
     token = secrets.token_urlsafe(32)
     s = settings(request)
     lobby(request).store.add_session(token_hash(token), user_id,
                                      s.clock() + SESSION_DAYS * 86400)
-    response = JSONResponse({"name": name, "id": user_id, "guest": guest})
+    response = JSONResponse({"name": name, "id": user_id, "guest": guest, **(extra or {})})
     response.set_cookie(COOKIE, token, max_age=SESSION_DAYS * 86400, httponly=True,
                         samesite="lax", secure=s.secure_cookies, path="/")
     return response
@@ -70,7 +73,7 @@ async def signup(request: Request):
     s = settings(request)
     cost = {} if s.password_cost is None else {"n": s.password_cost}
     hashed = await run_in_threadpool(hash_password, password, **cost)
-    user = user_of(request)
+    user = await user_soon(request)
     if user is not None and user["guest"]:  # the guest keeps its tables: it becomes the account
         if not lobby(request).adopt_guest(user["id"], name, hashed):
             return JSONResponse({"error": f"the name {name!r} is taken"}, status_code=409)
@@ -114,11 +117,19 @@ async def signout(request: Request):
 
 @answers
 async def guest(request: Request):
-    """A guest session at once (or the session already held)."""
-    await body(request)
-    user = user_of(request)
+    """A guest session at once (or the session already held). With ``invite`` (a link's
+    token) the link is checked first - a link that is over makes no account - and the
+    guest takes its seat: the answer's ``table``."""
+    d = await body(request)
+    invite = d.get("invite")
+    if invite is not None:
+        lobby(request).check_invite(invite)
+    user = await user_soon(request)
     if user is not None:
-        return JSONResponse({"name": user["name"], "id": user["id"], "guest": user["guest"]})
+        answer = {"name": user["name"], "id": user["id"], "guest": user["guest"]}
+        if invite is not None:
+            answer["table"] = lobby(request).accept_invite(user["id"], invite).id
+        return JSONResponse(answer)
     s = settings(request)
     key = "address:" + (request.client.host if request.client else "?")
     wait = s.guests.wait(key) if s.guests is not None else 0
@@ -134,7 +145,33 @@ async def guest(request: Request):
         raise RefusedError("no free guest name: try again")
     if s.guests is not None:
         s.guests.fail(key)
-    return session_response(request, user_id, name, guest=True)
+    table = None
+    if invite is not None:
+        try:
+            table = lobby(request).accept_invite(user_id, invite).id
+        except RefusedError as err:  # the last seat went meanwhile: the guest stays
+            return session_response(request, user_id, name, guest=True,
+                                    extra={"invite_error": str(err)})
+    return session_response(request, user_id, name, guest=True,
+                            extra=None if table is None else {"table": table})
+
+
+@signed_in
+async def prefs(request: Request, user: dict):
+    """The player's settings, kept with the account (a guest's too): GET reads them, POST
+    changes the ones it names; an unknown name or a wrong type changes nothing."""
+    store = lobby(request).store
+    if request.method == "GET":
+        return JSONResponse({**{k: d for k, (_, d) in PREFS.items()}, **store.prefs(user["id"])})
+    d = await body(request)
+    for key, value in d.items():
+        if key not in PREFS:
+            raise RefusedError(f"no setting {key[:40]!r}: the settings are {', '.join(PREFS)}")
+        if type(value) is not PREFS[key][0]:
+            raise RefusedError(f"{key} is {PREFS[key][0].__name__}, got {str(value)[:40]!r}")
+    merged = {**store.prefs(user["id"]), **d}
+    store.set_prefs(user["id"], merged)
+    return JSONResponse({**{k: v for k, (_, v) in PREFS.items()}, **merged})
 
 
 @signed_in
@@ -146,7 +183,7 @@ async def me(request: Request, user: dict):
 async def session(request: Request):
     """Who is signed in, or ``{"user": null}``: the page's first question, answered 200
     either way (a signed-out first visit is no error)."""
-    user = user_of(request)
+    user = await user_soon(request)
     if user is None:
         return JSONResponse({"user": None})
     return JSONResponse({"user": {"name": user["name"], "id": user["id"],
@@ -158,6 +195,7 @@ ROUTES = [
     Route("/api/signin", signin, methods=["POST"]),
     Route("/api/signout", signout, methods=["POST"]),
     Route("/api/me", me),
+    Route("/api/prefs", prefs, methods=["GET", "POST"]),
     Route("/api/session", session),
     Route("/api/guest", guest, methods=["POST"]),
 ]

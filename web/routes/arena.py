@@ -15,7 +15,7 @@ from starlette.routing import Route
 
 from cardrl.web.arena import Arena
 from cardrl.web.arena_check import MAX_CARD
-from cardrl.web.http import account_only, body, signed_in
+from cardrl.web.http import TooLargeError, account_only, body, signed_in
 
 
 def arena(conn: HTTPConnection) -> Arena:
@@ -31,7 +31,12 @@ def upload_limit(a: Arena) -> int:
 async def upload(request: Request, user: dict):
     account_only(user, "upload bots")
     a = arena(request)
-    d = await body(request, upload_limit(a))
+    try:
+        d = await body(request, upload_limit(a))
+    except TooLargeError:  # the person chose a file: name the file's limit, not the body's
+        limit = a.settings.limits.max_bytes
+        raise TooLargeError(f"the ONNX file is larger than the limit of {limit / 2**20:g} MiB "
+                            f"({limit} bytes)") from None
     return JSONResponse(await a.upload(user["id"], d.get("name"), d.get("card"),
                                        d.get("model")))
 

@@ -1,8 +1,9 @@
 """The page, its files, and the websocket that carries the live table (``cardrl.web.hub``).
 
-A websocket must come from this server's own page (Origin check) and a signed-in
-user; its messages go to the hub, and the hub's answers come back through the
-connection's pump.
+A websocket must come from this server's own page or another server's of the community
+(Origin check against the ``--public-url`` the servers stored) and a signed-in user;
+its messages go to the hub, and the hub's answers come back through the connection's
+pump.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from cardrl.web.http import lobby, user_of
+from cardrl.web.http import lobby, user_soon
 from cardrl.web.hub import Conn
 
 STATIC = Path(str(resources.files("cardrl.web") / "static"))  # package data
@@ -36,11 +37,14 @@ async def favicon(request: Request):
 
 async def websocket(ws: WebSocket):
     origin = ws.headers.get("origin")
-    if origin is not None and urlsplit(origin).netloc != ws.headers.get("host"):
+    # this server's own page, or a page another server of the community served (its
+    # ``--public-url``: the page moves here when its server dies)
+    if origin is not None and urlsplit(origin).netloc != ws.headers.get("host") \
+            and origin not in lobby(ws).known_urls:
         await ws.close(code=4403, reason="cross-site websocket refused")
         return
     await ws.accept()
-    user = user_of(ws)
+    user = await user_soon(ws)
     if user is None:
         await ws.send_json({"type": "error", "table": None, "error": "sign in first"})
         await ws.close(code=4401)
@@ -48,6 +52,8 @@ async def websocket(ws: WebSocket):
     hub = lobby(ws)
     conn = Conn(user["id"], user["name"], ws.send_text)
     hub.connect(conn)
+    if hub.peers:  # where the page goes on if this server dies
+        conn.send({"type": "peers", "peers": hub.peers})
     pump = asyncio.get_running_loop().create_task(conn.pump())
     try:
         while True:

@@ -29,8 +29,9 @@ async def listing(request: Request, user: dict):
     """The lobby's lists, your invitations to scheduled games, and the server's time (the
     page counts "starts in N minutes" from it)."""
     hub = lobby(request)
-    return JSONResponse({**hub.listing(user["id"]), "invitations": hub.invitations(user["id"]),
-                         "now": hub.clock()})
+    live = await hub.live_soon()  # many servers: read off the event loop
+    return JSONResponse({**hub.listing(user["id"], live),
+                         "invitations": hub.invitations(user["id"], live), "now": hub.clock()})
 
 
 @signed_in
@@ -48,9 +49,11 @@ async def create_table(request: Request, user: dict):
 
 @signed_in
 async def quick_match(request: Request, user: dict):
+    """Bots fill the empty seats at once unless ``fill_after`` says to wait for people
+    (seconds, or null: only people)."""
     d = await body(request)
     return table_answer(lobby(request).quick_match(
-        user["id"], d.get("game"), d.get("preset"), d.get("fill_after"), d.get("bot")))
+        user["id"], d.get("game"), d.get("preset"), d.get("fill_after", 0), d.get("bot")))
 
 
 @signed_in

@@ -2,8 +2,8 @@
 // The server is the authority; this page only shows what its seat is told and
 // sends the moves the player clicks.
 
-import {botLabel, botLevel, botWords, changesText, presetLabel, presetLine, RULES, showRules}
-  from "./help.js";
+import {botLabel, botLevel, botWords, changesText, GLOSSARY, presetLabel, presetLine, RULES,
+  showRules} from "./help.js";
 
 const $app = document.getElementById("app");
 const params = new URLSearchParams(location.search);
@@ -52,7 +52,7 @@ export async function api(path, body) {
 export function playerName(p, seat, mySeat) {
   if (seat === mySeat) return "You";
   if (p.open) return "(open)";
-  if (p.bot) return `Bot ${seat + 1}`;
+  if (p.bot) return p.label ?? `Bot ${seat + 1}`;  // an uploaded bot keeps its name
   return p.name;
 }
 
@@ -139,7 +139,11 @@ document.addEventListener("keydown", (e) => {
   const rules = [...document.querySelectorAll(".rules-overlay")].pop();
   if (rules) { rules.remove(); return; }
   const chat = document.getElementById("chat");
-  if (chat && !chat.hidden) { chat.hidden = true; return; }
+  if (chat && !chat.hidden) {
+    chat.hidden = true;
+    chat.parentElement?.classList.remove("chat-open");
+    return;
+  }
   const over = document.getElementById("game-over");
   if (over) { over.remove(); return; }
   const held = document.querySelector(".overlay button.continue");
@@ -169,10 +173,18 @@ function showAuth(mode = "signin", invite = null) {
   const tab = (which, label) => el("button", {type: "button", id: `tab-${which}`,
     class: `tab${mode === which ? " on" : ""}`, "aria-pressed": String(mode === which),
     onclick: () => showAuth(which, invite)}, label);
+  // "Play now": a guest session and, unless a friend's link is open, a game against bots
+  // at once (Spades, the first preset, the strongest bot); the lobby is a click away
   const guest = async () => {
     try {
-      me = await api("/api/guest", {});
-      route();
+      me = await api("/api/guest", invite ? {invite} : {});
+      if (me.table) return location.replace(`#/table/${me.table}`);
+      if (me.invite_error) toast(me.invite_error, 6000);
+      if (!invite) {
+        const t = await api("/api/quickmatch", {game: "spades", fill_after: 0});
+        return location.replace(`#/table/${t.table}`);
+      }
+      location.replace("#/");  // the link was over: the lobby (the hash change routes)
     } catch (x) { err.textContent = x.message; }
   };
   $app.replaceChildren(el("section", {class: "panel auth"},
@@ -192,8 +204,10 @@ function showAuth(mode = "signin", invite = null) {
     adopting ? el("a", {href: "#/", class: "button", id: "auth-back"}, "Back to the lobby")
       : el("div", {class: "guest-box"},
         el("button", {type: "button", id: "guest-go", onclick: guest}, "Play now as a guest"),
-        el("p", {class: "hint"}, "No account needed: play against bots at once, or open a " +
-          "friend's invite link. Make an account later to keep your results."))));
+        el("p", {class: "hint"}, invite ? "No account needed: take the seat your friend " +
+          "kept for you. Make an account later to keep your results." : "No account " +
+          "needed: a game of Spades against bots starts at once (the lobby has the other " +
+          "games). Make an account later to keep your results."))));
   name.focus();
 }
 
@@ -288,10 +302,13 @@ function ruleChoices(custom) {
 
 function showLobby() {
   const quick = gameSelect("quick");
+  // bots at once by default: waiting for people is the choice
   const wait = el("select", {id: "quick-fill"},
-    el("option", {value: "0"}, "right away"), el("option", {value: "20"}, "after 20 s"),
-    el("option", {value: "60", selected: true}, "after 1 min"),
-    el("option", {value: "300"}, "after 5 min"), el("option", {value: ""}, "never"));
+    el("option", {value: "0", selected: true}, "play bots at once"),
+    el("option", {value: "20"}, "wait 20 s for people, then bots"),
+    el("option", {value: "60"}, "wait 1 min for people, then bots"),
+    el("option", {value: "300"}, "wait 5 min for people, then bots"),
+    el("option", {value: ""}, "only people (no bots)"));
   const lists = el("div", {class: "lists"});
 
   // a new table: rules, then as many seat menus as the rules have seats, each
@@ -361,7 +378,7 @@ function showLobby() {
         fill_after: wait.value === "" ? null : Number(wait.value)}))},
         el("label", {}, "Game", quick.game), el("label", {}, "Rules", quick.preset),
         quick.presetHint, quick.rules,
-        el("label", {}, "Fill empty seats with bots", wait),
+        el("label", {}, "Empty seats", wait),
         el("label", {}, "Bot", quick.bot), quick.botHint,
         el("button", {type: "submit", id: "quick-go"}, "Quick match"))),
     el("section", {class: "panel"}, el("h2", {}, "Your tables and invitations"), lists),
@@ -437,24 +454,41 @@ function drawInvitations(box, data, announce) {
 }
 
 // ---------------------------------------------------------------- websocket
+// The page's own server first; when a socket cannot be opened, the next of the live
+// servers the last one named ("peers"), so a page whose server died goes on through
+// another without a reload.
+const wsUrl = (base) => base.replace(/^http/, "ws") + "/ws";
 const socket = {
-  ws: null, backoff: 500, handlers: new Set(), pending: [],
+  ws: null, backoff: 500, handlers: new Set(), pending: [], peers: [], at: 0,
   open() {
     if (this.ws && this.ws.readyState <= 1) return;
-    const url = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`;
+    const urls = [location.origin, ...this.peers.filter((u) => u !== location.origin)];
+    const url = wsUrl(urls[this.at % urls.length]);
+    let opened = false;
     this.ws = new WebSocket(url);
     this.ws.onopen = () => {
+      opened = true;
       this.backoff = 500;
       for (const m of this.pending.splice(0)) this.ws.send(JSON.stringify(m));
       for (const h of this.handlers) h({type: "open"});
     };
     this.ws.onmessage = (e) => {
       const msg = JSON.parse(e.data);
+      if (msg.type === "peers") {
+        const now = urls[this.at % urls.length];
+        this.peers = msg.peers;
+        const next = [location.origin, ...this.peers.filter((u) => u !== location.origin)];
+        this.at = Math.max(0, next.indexOf(now));
+        return;
+      }
       for (const h of [...this.handlers]) h(msg);
     };
     this.ws.onclose = () => {
       this.ws = null;
+      if (!opened || this.backoff > 500) this.at += 1;  // try the next server
       if (me && this.handlers.size) {
+        banner("Connection lost: reconnecting (a table whose server stopped goes on at " +
+          "another one by itself)...");
         setTimeout(() => this.open(), this.backoff);
         this.backoff = Math.min(this.backoff * 2, 8000);
       }
@@ -473,7 +507,7 @@ const socket = {
 // wait in the queue meanwhile. Only the newest message may take a move.
 const tableView = {
   id: null, queue: [], busy: false, module: null, moduleGame: null, root: null, bar: null,
-  extra: null, last: null, handler: null, timer: null, waitingMove: false, session: 0,
+  extra: null, last: null, handler: null, timer: null, waitingMove: false, session: 0, sentMove: null,
   holding: false, chat: null, inviteUrl: null,
   close() {
     if (this.handler) socket.handlers.delete(this.handler);
@@ -482,7 +516,7 @@ const tableView = {
     for (const o of document.querySelectorAll(".overlay")) o.remove();
     Object.assign(this, {id: null, queue: [], busy: false, module: null, moduleGame: null,
                          root: null, bar: null, extra: null, last: null, handler: null,
-                         timer: null, waitingMove: false, session: this.session + 1,
+                         timer: null, waitingMove: false, session: this.session + 1, sentMove: null,
                          holding: false, chat: null, inviteUrl: null});
   },
 };
@@ -501,12 +535,27 @@ function showTable(id) {
   const extra = el("div", {class: "table-extra"});
   const chat = chatBox(id);
   Object.assign(tableView, {root, bar, extra, chat});
-  $app.replaceChildren(el("div", {class: "table-wrap"}, bar, root, extra, chat.panel));
+  $app.replaceChildren(el("div", {class: "table-wrap"}, bar,
+    el("div", {class: "pending-banner", id: "pending-banner", role: "status", hidden: true}),
+    root, extra, chat.panel));
   root.append(el("p", {class: "loading"}, `Opening table ${id}...`));
   tableView.handler = (msg) => {
-    if (msg.type === "open") { socket.send({type: "join", table: id}); return; }
+    if (msg.type === "open") {
+      socket.send({type: "join", table: id});
+      // a move sent just before the connection broke may be lost: send it again (once
+      // stored, the table's move number refuses the copy: that refusal is not shown)
+      if (tableView.waitingMove && tableView.sentMove) socket.send({...tableView.sentMove, id: "again"});
+      return;
+    }
     if (msg.table !== id) return;
-    if (msg.type === "error") { toast(msg.error); tableView.waitingMove = false; redrawLast(); return; }
+    if (msg.type === "error") {
+      if (msg.id === "again") return;
+      toast(msg.error);
+      tableView.waitingMove = false;
+      banner(null);
+      redrawLast();
+      return;
+    }
     if (msg.type === "chat") { chat.add(msg.lines, msg.history); return; }
     if (msg.type === "table") { tableView.queue.push(msg); pump(); }
   };
@@ -532,7 +581,10 @@ function chatBox(id) {
   const panel = el("section", {class: "panel chat", id: "chat", role: "dialog",
     "aria-label": "table chat", hidden: true},
   el("div", {class: "chat-head"}, el("b", {}, "Table chat"),
-    el("button", {class: "link", id: "chat-close", onclick: () => { panel.hidden = true; }},
+    el("button", {class: "link", id: "chat-close", onclick: () => {
+      panel.hidden = true;
+      panel.parentElement?.classList.remove("chat-open");
+    }},
       "Close")), list, form);
   let unread = 0;
   const button = () => document.getElementById("chat-open");
@@ -554,6 +606,7 @@ function chatBox(id) {
     },
     toggle() {
       panel.hidden = !panel.hidden;
+      panel.parentElement?.classList.toggle("chat-open", !panel.hidden);
       const seated = tableView.last && tableView.last.seat !== null;
       form.hidden = !seated;
       if (!panel.hidden) { unread = 0; mark(); if (seated) input.focus(); }
@@ -568,8 +621,64 @@ function chatBox(id) {
 function redrawLast() {
   if (tableView.last && tableView.module && !tableView.busy) {
     tableView.module.draw(tableView.root, tableView.last, context(tableView.last));
+    markTerms(tableView.root);
   }
 }
+
+// Game words explained where they appear: each glossary word in the table's text (not in
+// buttons or fields) and each chip becomes a term; a tap or a click shows its sentence.
+const TERMS = new RegExp(`\\b(${Object.keys(GLOSSARY).sort((a, b) => b.length - a.length)
+  .map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).filter((t) => t.length > 1)
+  .join("|")})\\b`, "i");
+function markTerms(root) {
+  if (!root) return;
+  for (const chip of root.querySelectorAll(".chip:not([data-term])")) {
+    const key = chip.textContent.trim().toLowerCase() === "d" ? "d"
+      : chip.classList.contains("lead") ? "lead" : null;
+    if (key) Object.assign(chip.dataset, {term: key});
+  }
+  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT, {acceptNode: (n) =>
+    n.parentElement.closest("button, select, option, input, textarea, .term, .card, " +
+      ".chat, script, style") || !TERMS.test(n.data)
+      ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT});
+  const nodes = [];
+  while (walker.nextNode()) nodes.push(walker.currentNode);
+  for (const node of nodes) {
+    const parts = node.data.split(TERMS);  // the matches at odd places
+    node.replaceWith(...parts.map((text, i) => (i % 2 ? el("span", {class: "term",
+      "data-term": text.toLowerCase(), tabindex: 0, role: "button"}, text) : text)));
+  }
+}
+
+// The explanation of one term, beside it, with the game's rules a tap away.
+function explainTerm(target) {
+  document.getElementById("term-pop")?.remove();
+  const term = target.dataset.term;
+  const text = GLOSSARY[term];
+  if (!text) return;
+  const msg = tableView.last;
+  const pop = el("div", {class: "term-pop panel", id: "term-pop", role: "tooltip"},
+    el("b", {}, term === "d" ? "D (dealer)" : term[0].toUpperCase() + term.slice(1)), ": ",
+    text, " ", msg ? el("button", {class: "link", id: "term-rules", onclick: () => {
+      pop.remove();
+      showRules(el, msg.game, msg.preset, msg.rules || {});
+    }}, "The rules") : null);
+  document.body.append(pop);
+  const r = target.getBoundingClientRect();
+  const w = pop.offsetWidth;
+  pop.style.left = `${Math.max(4, Math.min(innerWidth - w - 4, r.left + r.width / 2 - w / 2))}px`;
+  const below = r.bottom + 6 + pop.offsetHeight < innerHeight;
+  pop.style.top = `${below ? r.bottom + 6 : Math.max(4, r.top - 6 - pop.offsetHeight)}px`;
+}
+document.addEventListener("click", (e) => {
+  const term = e.target.closest?.("[data-term]");
+  if (term) { e.stopPropagation(); explainTerm(term); return; }
+  if (!e.target.closest?.("#term-pop")) document.getElementById("term-pop")?.remove();
+}, true);
+document.addEventListener("keydown", (e) => {
+  if (e.key === "Escape") document.getElementById("term-pop")?.remove();
+  else if (e.key === "Enter" && e.target.dataset?.term) explainTerm(e.target);
+});
 
 function context(msg) {
   const id = tableView.id;
@@ -578,10 +687,14 @@ function context(msg) {
     pace: PACE,
     // true when this message is the newest: only then may the player move
     live: () => tableView.id === id && tableView.queue.length === 0 && tableView.last === msg,
+    // a move is pending until the server's answer: the clicked card leaves the hand as
+    // "sending...", the clock stops, and a slow answer gets a banner (moveSent)
     move(action) {
       if (!this.live() || tableView.waitingMove) return;
       tableView.waitingMove = true;
-      socket.send({type: "move", table: id, action, ply: msg.ply});
+      moveSent(globalThis.event?.target?.closest?.("button"));
+      tableView.sentMove = {type: "move", table: id, action, ply: msg.ply};
+      socket.send(tableView.sentMove);
     },
     playerName: (i) => playerName(msg.players[i], i, msg.seat),
     // what kind of bot sits there ("Expert"), or "" for a person
@@ -594,13 +707,38 @@ function context(msg) {
     el,
     // show a button and resolve when it is clicked (or the table area is tapped)
     // (the button goes into ``place``, a part of the host, when given)
+    // A finished trick ("next-trick") may go on by itself after a moment: the player's
+    // setting (the box beside the button, kept with the account)
     waitClick(host, label, buttonId = "continue", place = host) {
       return new Promise((resolve) => {
         const b = el("button", {class: "continue", id: buttonId}, label);
-        const done = () => { host.removeEventListener("click", done); b.remove(); resolve(); };
+        let timer = null;
+        let box = null;
+        const done = () => {
+          clearTimeout(timer);
+          host.removeEventListener("click", done);
+          b.remove();
+          box?.remove();
+          resolve();
+        };
         b.addEventListener("click", (e) => { e.stopPropagation(); done(); });
         host.addEventListener("click", done);
         place.append(b);
+        if (buttonId !== "next-trick") return;
+        const check = el("input", {type: "checkbox", id: "auto-tricks"});
+        box = el("label", {class: "auto-tricks", title: "collect each trick by itself"},
+          check, " by itself");
+        box.addEventListener("click", (e) => e.stopPropagation());
+        const arm = () => {
+          clearTimeout(timer);
+          if (check.checked) timer = setTimeout(done, AUTO_TRICK_MS);
+        };
+        check.addEventListener("change", () => {
+          setPref("auto_tricks", check.checked);
+          arm();
+        });
+        place.append(box);
+        prefs().then((p) => { check.checked = Boolean(p.auto_tricks); arm(); });
       });
     },
   };
@@ -617,6 +755,7 @@ async function pump() {
       const previous = tableView.last;
       tableView.last = msg;
       tableView.waitingMove = false;
+      if (socket.ws?.readyState === 1) banner(null);
       if (msg.notice) toast(msg.notice, 6000);
       drawClock();
       if (msg.status !== "playing" && msg.status !== "finished") {
@@ -635,8 +774,11 @@ async function pump() {
       if (!here()) return;
       tableView.holding = Boolean(msg.event?.hold);
       drawClock();
-      await module.show(tableView.root, msg, context(msg));
+      const shown = module.show(tableView.root, msg, context(msg));
+      markTerms(tableView.root);  // what is drawn at once; a held trick's text too
+      await shown;
       if (!here()) return;
+      markTerms(tableView.root);
       if (tableView.holding && msg.seat !== null) {
         socket.send({type: "ready", table: msg.table, ply: msg.ply});  // my clock may run
       }
@@ -651,6 +793,53 @@ async function pump() {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+// The player's settings (/api/prefs), read once per sign-in.
+const AUTO_TRICK_MS = 1200;  // how long a finished trick shows when it goes on by itself
+let prefsOf = {user: null, read: null};
+function prefs() {
+  if (prefsOf.user !== me?.id || !prefsOf.read) {
+    prefsOf = {user: me?.id, read: api("/api/prefs").catch(() => ({}))};
+  }
+  return prefsOf.read;
+}
+async function setPref(key, value) {
+  try {
+    prefsOf = {user: me?.id, read: Promise.resolve(await api("/api/prefs", {[key]: value}))};
+  } catch (err) {
+    toast(`Not saved: ${err.message}`, 4000, "error");
+  }
+}
+
+// A move on its way: the card that was clicked is marked "sending...", the other legal
+// cards wait, and after 1.5 s without an answer a banner says why (the table's server
+// may be handing it to another one; the page reconnects by itself).
+function moveSent(button) {
+  if (button) {
+    button.classList.add("sending");
+    button.setAttribute("aria-busy", "true");
+  }
+  for (const b of document.querySelectorAll(".table-page button.legal, .bid-button")) {
+    b.disabled = true;
+  }
+  drawClock();
+  clearTimeout(moveSent.timer);
+  const session = tableView.session;
+  moveSent.timer = setTimeout(() => {
+    if (tableView.session === session && tableView.waitingMove) {
+      banner("Your move is on its way: the table is moving to another server and goes on " +
+        "there by itself.");
+    }
+  }, 1500);
+}
+
+// The banner over the table for a wait the player did not choose (null: none).
+function banner(text) {
+  const b = document.getElementById("pending-banner");
+  if (!b) return;
+  b.hidden = !text;
+  b.textContent = text || "";
+}
+
 // The turn clock: your time for a move, and who a bot is playing for.
 function drawClock() {
   const bar = tableView.bar;
@@ -659,7 +848,9 @@ function drawClock() {
   const mine = msg.seat !== null && msg.players[msg.seat]?.away;
   const c = msg.clock;
   let content = null;
-  if (mine && msg.status === "playing") {
+  if (tableView.waitingMove && msg.status === "playing") {
+    content = "Sending your move...";  // the clock waits for the server's answer
+  } else if (mine && msg.status === "playing") {
     content = [el("span", {}, "Your time ran out: a bot is playing for you. "),
       el("button", {id: "back", class: "small", onclick: () => socket.send({type: "back",
         table: msg.table})}, "I'm back")];

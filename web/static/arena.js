@@ -5,10 +5,11 @@
 import {api, el, toast} from "./app.js";
 import {botLabel, presetLabel, RULES} from "./help.js";
 
+// a mean with its 95% interval; with one sample there is none, and that is said
 const pct = (e) => e ? `${(e.mean * 100).toFixed(0)}%` +
-  (e.ci95 == null ? "" : ` ± ${(e.ci95 * 100).toFixed(0)}`) : "-";
+  (e.ci95 == null ? " (± ?)" : ` ± ${(e.ci95 * 100).toFixed(0)}`) : "-";
 const num = (e, digits = 1) => e ? e.mean.toFixed(digits) +
-  (e.ci95 == null ? "" : ` ± ${e.ci95.toFixed(digits)}`) : "-";
+  (e.ci95 == null ? " (± ?)" : ` ± ${e.ci95.toFixed(digits)}`) : "-";
 const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 const title = (game) => RULES[game]?.title ?? game.replace("_", " ");
 
@@ -66,9 +67,14 @@ export async function showArena($app, me, games, pick = null) {
     } catch (x) { board.replaceChildren(el("p", {class: "error"}, x.message)); return; }
     const names = Object.fromEntries(b.bots.map((r) => [r.bot, r.kind === "uploaded" ? r.name
       : botLabel(r.bot)]));
-    const rows = b.bots.map((r, i) => el("tr", {"data-bot": r.bot},
-      el("td", {}, r.rank ? String(i + 1) : ""),
-      el("td", {}, names[r.bot], el("small", {}, r.kind), r.kind === "uploaded"
+    // measured rows are numbered; provisional ones (too few deals) follow, unnumbered
+    const rows = b.bots.map((r, i) => el("tr", {"data-bot": r.bot,
+      class: r.provisional ? "provisional" : null},
+      el("td", {}, r.rank && !r.provisional ? String(i + 1) : ""),
+      el("td", {}, names[r.bot], el("small", {}, r.kind), r.provisional && r.rank
+        ? el("small", {class: "prov", title: `fewer than ${b.provisional} deals: not ranked ` +
+          "above a bot with more"}, `provisional: ${plural(r.deals, "deal")}`) : null,
+        r.kind === "uploaded"
         ? el("button", {class: "small play-against", onclick: playAgainst(d, r.bot)},
           "Play against it") : null),
       el("td", {}, String(r.deals)), el("td", {}, pct(r.win)), el("td", {}, num(r.score)),
@@ -80,7 +86,9 @@ export async function showArena($app, me, games, pick = null) {
       el("p", {class: "hint"}, `${plural(b.deals, "deal")} counted ` +
         `(${plural(b.games, "game")})` + (b.playing ? `; ${b.playing} being played now` : "") +
         `. Each uploaded bot plays ${plural(b.target, "deal")}, each in every seat. Ranked ` +
-        "by average place; ± is a 95% interval."),
+        `by average place; ± is a 95% interval over deals. A bot with fewer than ` +
+        `${plural(b.provisional, "deal")} is provisional: listed after the measured ones, ` +
+        "since a few deals are mostly luck."),
       el("div", {class: "scroll"}, el("table", {class: "arena-table", id: "arena-ranks"},
         el("thead", {}, el("tr", {}, ["#", "bot", "deals", "won", "mean score",
           "avg place"].map((h) => el("th", {}, h)))),

@@ -289,3 +289,46 @@ export function showRules(el, game, preset = null, changes = {}) {
   }}, body);
   document.body.append(overlay);
 }
+
+// Every game word the table shows, in one plain sentence: a tap (or a click) on the word
+// or chip shows it, with a link to the game's whole rules (app.js markTerms). Keys are
+// lower case; the longest match wins ("spades broken" before "spades").
+export const GLOSSARY = {
+  "trick": "One card from each player in turn; the highest card of the suit led (or the " +
+    "highest spade) wins the trick.",
+  "tricks": "One card from each player in turn; the highest card of the suit led (or the " +
+    "highest spade) wins the trick.",
+  "lead": "Playing the first card of a trick; the others must follow its suit if they can.",
+  "nil": "A bid of zero tricks: 100 points if you take none, minus 100 if you take any.",
+  "bid": "How many tricks you say you will take this hand; you score only if you make it.",
+  "bids": "How many tricks each player said they would take this hand.",
+  "overtricks": "Tricks taken beyond your bid: a point each now, but they add up as bags.",
+  "overtrick": "A trick taken beyond your bid: a point now, but it adds up as a bag.",
+  "bags": "Overtricks counted over the game: every 10 bags cost 100 points.",
+  "bag": "An overtrick counted over the game: every 10 bags cost 100 points.",
+  "spades broken": "A spade has been played, so spades may now be led.",
+  "spades not broken yet": "Nobody has played a spade yet, so you may lead one only when " +
+    "you hold nothing else.",
+  "d": "The dealer of this hand; the player to the dealer's left bids and leads first.",
+  "dealer": "The dealer of this hand; the player to the dealer's left bids and leads first.",
+  "deadwood": "Cards in your hand that are in no meld; their points count against you.",
+  "meld": "Three or more cards of one rank, or three or more in a row in one suit.",
+  "melds": "Sets of three or more cards of one rank, or three or more in a row in one suit.",
+  "knock": "End the hand when your deadwood is low enough; the hands are then compared.",
+  "stock": "The face-down pile you may draw from instead of taking the up card.",
+  "up card": "The face-up top card of the discards, which you may take instead of drawing.",
+  "laid off": "Cards the other player added to your melds, so they no longer count as " +
+    "their deadwood.",
+  "lay off": "Add your loose cards to the knocker's melds so they no longer count as " +
+    "deadwood.",
+  "gin": "Knocking with no deadwood at all: a bonus, and nothing can be laid off.",
+  "undercut": "The other player has as little deadwood as the knocker or less, and wins " +
+    "the hand with a bonus.",
+  "surprise values": "Each card counts a value drawn for this game (shown beside it), not " +
+    "its face.",
+  "multiple of 7": "A running total that lands on 7, 14, 21 and so on scores for the " +
+    "player who made it.",
+  "tied bid": "When the highest bids are equal, nobody takes the prize card (or it is " +
+    "split, as the rules say).",
+  "a tied bid wins nothing": "When the highest bids are equal, nobody takes the prize card.",
+};

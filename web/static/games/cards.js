@@ -38,10 +38,33 @@ export function cardBack(extra = "") {
   return node;
 }
 
+// On a phone held upright a long hand takes two rows of bigger cards (the screen has the
+// height for it), not one row of thin strips.
+const UPRIGHT = matchMedia("(orientation: portrait) and (max-width: 600px)");
+
+// A row whose width changes (the chat opening beside the table, a rotation) is fitted
+// again, in the next frame (not inside the observer, which would report itself).
+const widths = new WeakMap();
+const resized = new ResizeObserver((entries) => {
+  for (const e of entries) {
+    if (widths.get(e.target) === e.contentRect.width) continue;
+    widths.set(e.target, e.contentRect.width);
+    requestAnimationFrame(() => { if (e.target.isConnected) fitRow(e.target); });
+  }
+});
+
 // Overlap the cards of a row so that all fit its width.
 export function fitRow(row) {
+  resized.observe(row);
   const cards = [...row.children];
   if (cards.length < 2) return;
+  const twoRows = row.classList.contains("hand") && UPRIGHT.matches && cards.length > 7 &&
+    !cards[0].classList.contains("back");
+  row.classList.toggle("two-rows", twoRows);
+  if (twoRows) {
+    for (const c of cards) c.style.marginLeft = "";
+    return;
+  }
   const w = cards[0].getBoundingClientRect().width;
   const room = row.clientWidth - w - 4;
   const step = Math.min(w * 1.05, room / (cards.length - 1));
