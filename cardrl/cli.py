@@ -31,11 +31,12 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "web": ("cardrl.web.__main__", "the web table: people against bots and each other"),
     "bench": ("cardrl.train.bench", "the training loop's speed beside its torch-alone limit"),
 }
-# A training run's threads, set where the run starts, before its module loads torch (both
-# are read once, when OpenMP and numpy's BLAS start): idle OpenMP threads wait passively
-# instead of spinning through the envs' turn and through other work on a shared machine
-# (docs/results.md, "Training throughput"); the user's own settings win.
-TRAINING_ENV = {"OMP_WAIT_POLICY": "PASSIVE", "OPENBLAS_NUM_THREADS": "1"}
+# A training run's environment, set where the run starts, before its module loads numpy
+# (read once, when its BLAS starts): the envs' small arrays gain nothing from BLAS threads.
+# OpenMP's wait policy is left to the runtime: passive waiting halved the Spades loop on a
+# quiet machine (docs/results.md, "Threads set where a run starts"); a run sets torch's
+# threads per phase instead. The user's own settings win.
+TRAINING_ENV = {"OPENBLAS_NUM_THREADS": "1"}
 
 
 def usage() -> str:

@@ -1,7 +1,7 @@
-"""Test session settings: the ``cardrl`` command's ``TRAINING_ENV`` (``cardrl.cli``), set
-before any test module imports numpy or torch (idle OpenMP threads spinning through
-numpy's turn slowed training tests tenfold on a loaded machine); and the Ray tests'
-cluster."""
+"""Test session settings, set before any test module imports numpy or torch: the ``cardrl``
+command's ``TRAINING_ENV`` (``cardrl.cli``) and OpenMP's passive wait (the suite runs two
+processes on two cores, where idle OpenMP threads spinning through the other's turn
+slowed training tests tenfold); and the Ray tests' cluster."""
 
 import os
 

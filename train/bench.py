@@ -104,9 +104,10 @@ def limit_of(model, venv, n_games: int, n_steps: int, seconds: float, timer) -> 
 
 def clean_limit(row: dict, seconds: float) -> float:
     """The row's limit timed in a fresh process that runs nothing else first, with the
-    runtime's own thread settings (none of the ``cardrl`` command's ``TRAINING_ENV``):
-    what the machine allows."""
-    env = {k: v for k, v in os.environ.items() if k not in TRAINING_ENV}
+    runtime's own thread settings (neither the ``cardrl`` command's ``TRAINING_ENV`` nor an
+    OpenMP wait policy): what the machine allows."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in TRAINING_ENV and k != "OMP_WAIT_POLICY"}
     out = subprocess.run([sys.executable, "-m", "cardrl.train.bench", "--clean-limit",
                           json.dumps({**row, "seconds": seconds})],
                          capture_output=True, text=True, check=True, env=env)
