@@ -249,6 +249,9 @@ def check_words_and_chat(p: Screen) -> None:
     assert head.evaluate("e => e.scrollWidth <= e.clientWidth + 1"), head.inner_text()
     assert head.evaluate("e => e.getBoundingClientRect().height"  # two lines at most
                          " < 3 * parseFloat(getComputedStyle(e).fontSize)"), head.inner_text()
+    cut = page.eval_on_selector_all(".scoreboard thead th", "ths => ths.filter("
+                                    "e => e.scrollWidth > e.clientWidth + 1).map(e => e.title)")
+    assert not cut, f"players' names cut on the score board: {cut}"  # not "Yo... Bo..."
     page.click("#chat-open")
     page.wait_for_selector("#chat", state="visible")
     controls = ".hand .card, .bid-button, #rules-open, #chat-open, .table-head button"

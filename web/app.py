@@ -98,7 +98,7 @@ def create_app(db_url: str = DEFAULT_DB, *, clock: Callable[[], float] = time.ti
         if store.shared:
             heartbeat = Heartbeat(db_url, lobby.server_id, lease).start()
             lobby.beating = True
-            lobby.lanes = Lanes(db_url, db_lanes, db_delay)
+            lobby.lanes = app.state.arena.lanes = Lanes(db_url, db_lanes, db_delay)
         # what is loaded by now lives as long as the server: the garbage collector need not
         # look at it again, and it runs less often (a full pass would pause every table)
         gc.freeze()

@@ -131,9 +131,11 @@ class Arena:
 
     def __init__(self, store: Any, bots: Bots, settings: ArenaSettings | None = None,
                  clock: Callable[[], float] = time.time) -> None:
-        self.store = store
+        self.own_store = store  # the event loop's
+        self.local = threading.local()  # ``store``: a database lane's, in that lane's thread
+        self.lanes: Any = None  # many servers: the look for work goes off the event loop
+        self.changed = 0  # listing changes made on the event loop (uploads, withdrawals)
         self.clock = clock
-        self.db = store.db
         self.bots = bots
         self.settings = settings or ArenaSettings()
         self.folder = Path(self.settings.folder).resolve()
@@ -148,6 +150,25 @@ class Arena:
         self.closed = False
         self._reload()
         bots.external = self
+
+    @property
+    def store(self) -> Any:
+        """The store of the thread asking: a database lane's (the look for work, many
+        servers), else the event loop's."""
+        return getattr(self.local, "store", None) or self.own_store
+
+    @property
+    def db(self) -> Any:
+        return self.store.db
+
+    def _look(self, store: Any) -> dict | None:
+        """In the arena's database lane: the list read again and the next game picked."""
+        self.local.store = store
+        try:
+            self._reload()
+            return self.next_job()
+        finally:
+            self.local.store = None
 
     def _reload(self) -> None:
         rows = self.db.rows("SELECT id, owner, name, game, preset, players, card, digest, "
@@ -205,6 +226,7 @@ class Arena:
             (user_id, name, division["game"], division["preset"], division["players"],
              json.dumps(card), base64.b64encode(data).decode(), digest, "listed", None,
              self.clock()))
+        self.changed += 1
         self._reload()
         self.wake.set()
         return {"bot": bot_id, "spec": SPEC + str(bot_id), **division, **report}
@@ -221,6 +243,7 @@ class Arena:
         """Take a bot off the list (withdrawn, disqualified): the deals it is playing are
         voided, its process ended and its file removed."""
         key = SPEC + str(bot_id)
+        self.changed += 1
         with self.store.transaction():
             self.db.execute("UPDATE arena_bots SET status = ?, reason = ? WHERE id = ?",
                             (status, reason, bot_id))
@@ -449,8 +472,15 @@ class Arena:
         loop = asyncio.get_running_loop()
         while not self.closed:
             try:
-                self._reload()  # another server on the database may have listed or withdrawn
-                job = self.next_job()
+                if self.lanes is None:
+                    self._reload()  # another server on the database may have listed or withdrawn
+                    job = self.next_job()
+                else:  # the same, in the arena's database lane: the sockets go on meanwhile
+                    seen = self.changed
+                    job = await self.lanes.run("arena", self._look)
+                    if self.changed != seen:  # listed or withdrawn here meanwhile: the list
+                        self._reload()  # as it is now, and a new look with it
+                        continue
             except Exception:
                 log.exception("the arena could not pick its next game")
                 job = None

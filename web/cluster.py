@@ -136,6 +136,10 @@ class Lanes:
         self.named = {name: ThreadPoolExecutor(1, thread_name_prefix=f"cardrl-{name}")
                       for name in ("notes", "clock")}
         self.named["read"] = ThreadPoolExecutor(4, thread_name_prefix="cardrl-read")
+        # accounts and sessions (sign up, sign in, guests, settings): no table's order to keep
+        self.named["accounts"] = ThreadPoolExecutor(2, thread_name_prefix="cardrl-accounts")
+        # the arena's look for work every few seconds
+        self.named["arena"] = ThreadPoolExecutor(1, thread_name_prefix="cardrl-arena")
         self.local = threading.local()
         self.stores: list[Any] = []
         self.lock = threading.Lock()
@@ -161,7 +165,7 @@ class Lanes:
             raise
 
     def run(self, key: int | str, fn: Callable, *args) -> asyncio.Future:
-        """``key``: a table's id, or "notes", "clock" or "read"."""
+        """``key``: a table's id, or "notes", "clock", "read", "accounts" or "arena"."""
         if isinstance(key, str):
             return asyncio.wrap_future(self.named[key].submit(self._call, fn, args))
         done = self.pools[key % len(self.pools)].submit(self._call, fn, args)

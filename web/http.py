@@ -120,6 +120,15 @@ async def user_soon(conn: HTTPConnection) -> dict | None:
                                settings(conn).clock())
 
 
+async def db_soon(conn: HTTPConnection, fn: Callable, *args, key: int | str = "accounts"):
+    """``fn(store, *args)``: in a database lane when the server has them (``key``: a table's
+    id keeps its order with the table's moves), else at once (SQLite: one server, no lanes)."""
+    hub = lobby(conn)
+    if hub.lanes is None:
+        return fn(hub.store, *args)
+    return await hub.lanes.run(key, fn, *args)
+
+
 async def body(request: Request, limit: int = MAX_BODY) -> dict:
     """The request's JSON object, read only up to ``limit`` bytes."""
     if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":

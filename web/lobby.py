@@ -36,7 +36,7 @@ from cardrl.envs.games import game_names, get_game
 from cardrl.envs.rules_base import editable_fields
 from cardrl.web.bots import BotError
 from cardrl.web.db import Store
-from cardrl.web.hub import Conn, Hub
+from cardrl.web.hub import MAX_ID, Conn, Hub
 from cardrl.web.table import NotFoundError, RefusedError, Table
 
 log = logging.getLogger("web")
@@ -238,10 +238,114 @@ class Lobby(Hub):
             self.start(table)
         return table
 
+    async def _create_soon(self, **fields) -> Table:
+        """``_create`` with its database work in a lane: the row written, read back and its
+        lease taken there; the table built on the event loop."""
+        seed, now = secrets.randbits(62), self.clock()
+        fields = {"starts_at": None, "absent": None, "fill_at": None, **fields}
+
+        def make(store: Store) -> tuple:
+            table_id = store.create_table(seed=seed, created=now, **fields)
+            read = self._read_load(store, table_id)
+            # this server's clock may have taken the new table's lease a moment ago
+            taken = bool(store.take_leases(self.server_id, self.lease, table_id)) \
+                or store.lease_owner(table_id) == self.server_id
+            return table_id, read, taken
+
+        # a new table: no work of its own to keep in order yet
+        table_id, read, taken = await self.lanes.run("accounts", make)
+        table = self.tables.get(table_id) or self._load(table_id, read)
+        if taken:
+            self._own(table)
+        if table.status == "waiting" and not table.open_seats():
+            self.start(table)
+        return table
+
+    async def table_soon(self, table_id: Any) -> Table:
+        """``table``, loaded in the table's database lane when the server has them."""
+        if self.lanes is None or table_id in self.tables:
+            return self.table(table_id)
+        if isinstance(table_id, bool) or not isinstance(table_id, int) \
+                or not 0 < table_id <= MAX_ID:
+            raise NotFoundError(f"no table {_show(table_id)}")
+        loaded = asyncio.get_running_loop().create_future()
+        self._load_soon(table_id, lambda: loaded.done() or loaded.set_result(None))
+        await loaded
+        if table_id not in self.tables:
+            raise NotFoundError(f"no table {table_id}")
+        return self.tables[table_id]
+
+    async def _synced_soon(self, table_id: Any) -> Table:
+        """The table with its row (the seats taken through other servers) read in its lane."""
+        table = await self.table_soon(table_id)
+        read = await self.lanes.run(table.id, self._read_row, table.id)
+        self._sync(table, full=True, read=read)
+        return table
+
+    async def sit_soon(self, user_id: int, table_id: Any, seat: Any = None) -> Table:
+        """``sit``, its database work in the table's lane when the server has them."""
+        if self.lanes is None:
+            return self.sit(user_id, table_id, seat)
+        table = await self._synced_soon(table_id)
+        seat = self._open_seat(table, user_id, seat)
+
+        def take(store: Store) -> tuple:
+            name = store.user_names([user_id])[user_id]
+            taken = store.take_seat(table.id, seat, user_id)
+            return name, taken, self._read_row(store, table.id)
+
+        name, taken, read = await self.lanes.run(table.id, take)
+        self._sync(table, full=True, read=read)  # the seats as stored, others' too
+        if not taken:
+            raise RefusedError(f"seat {seat} at table {table.id} was just taken")
+        table.seats[seat].user_name = name
+        if table.status == "waiting" and not table.open_seats():
+            self.start(table)
+        else:
+            self.broadcast(table)
+        return table
+
+    async def stand_soon(self, user_id: int, table_id: Any) -> Table:
+        """``stand``, its database work in the table's lane when the server has them."""
+        if self.lanes is None:
+            return self.stand(user_id, table_id)
+        return self._stand(await self._synced_soon(table_id), user_id)
+
+    async def invite_soon(self, user_id: int, table_id: Any) -> str:
+        """``invite``, its database work in the table's lane when the server has them."""
+        if self.lanes is None:
+            return self.invite(user_id, table_id)
+        table = self._invitable(await self.table_soon(table_id), user_id)
+        token = secrets.token_urlsafe(24)
+        now = self.clock()
+
+        def add(store: Store) -> bool:
+            if store.invite_count(table.id) >= MAX_INVITES:
+                return False
+            store.add_invite(_digest(token), table.id, user_id, now)
+            return True
+
+        if not await self.lanes.run(table.id, add):
+            raise RefusedError(f"table {table.id} has {MAX_INVITES} invite links already: "
+                               "send one of those")
+        return token
+
     # -------------------------------------------------------------- tables
+    async def create_table_soon(self, user_id: int, game: Any, preset: Any = None,
+                                rules: Any = None, seats: Any = None) -> Table:
+        """``create_table``, its database work in a lane when the server has them."""
+        fields = self._custom(user_id, game, preset, rules, seats)
+        if self.lanes is None:
+            return self._create(**fields)
+        return await self._create_soon(**fields)
+
     def create_table(self, user_id: int, game: Any, preset: Any = None, rules: Any = None,
                      seats: Any = None) -> Table:
         """A table with seats given as "me", "open" or "bot:<name>" (default: me, rest open)."""
+        return self._create(**self._custom(user_id, game, preset, rules, seats))
+
+    def _custom(self, user_id: int, game: Any, preset: Any, rules: Any, seats: Any) -> dict:
+        """``create_table``'s request checked: what ``_create`` is given."""
         g, preset, rules, n = self._game(game, preset, rules)
         seats = ["me"] + ["open"] * (n - 1) if seats is None else seats
         if not isinstance(seats, list) or len(seats) != n:
@@ -260,14 +364,26 @@ class Lobby(Hub):
             else:
                 raise RefusedError(f"a seat is \"me\", \"open\" or \"bot:<name>\", "
                                    f"got {_show(s)}")
-        return self._create(host=user_id, game=game, preset=preset, rules=rules, kind="custom",
-                            status="waiting", seats=spec_seats, bot_spec=None)
+        return dict(host=user_id, game=game, preset=preset, rules=rules, kind="custom",
+                    status="waiting", seats=spec_seats, bot_spec=None)
 
     def sit(self, user_id: int, table_id: int, seat: Any = None) -> Table:
         """Take an open seat (the first one if none is named) at a waiting table."""
         table = self.table(table_id)
         if self.shared:  # the seats taken through other servers
             self._sync(table, full=True)
+        seat = self._open_seat(table, user_id, seat)
+        self._seat_user(table, seat, user_id)
+        if not table.open_seats():
+            self.start(table)
+        else:
+            self.broadcast(table)
+        return table
+
+    @staticmethod
+    def _open_seat(table: Table, user_id: int, seat: Any) -> int:
+        """The seat ``user_id`` asks for (None: the first open one), checked."""
+        table_id = table.id
         if table.status != "waiting":
             raise RefusedError(f"table {table_id} is not taking players (status {table.status})")
         if table.seat_of(user_id) is not None:
@@ -280,12 +396,7 @@ class Lobby(Hub):
         if isinstance(seat, bool) or not isinstance(seat, int) or seat not in open_:
             raise RefusedError(f"seat {_show(seat)} at table {table_id} is not open; "
                                f"open seats: {open_}")
-        self._seat_user(table, seat, user_id)
-        if not table.open_seats():
-            self.start(table)
-        else:
-            self.broadcast(table)
-        return table
+        return seat
 
     def _seat_user(self, table: Table, seat: int, user_id: int) -> None:
         name = self.store.user_names([user_id])[user_id]
@@ -303,12 +414,15 @@ class Lobby(Hub):
         table = self.table(table_id)
         if self.shared:
             self._sync(table, full=True)
+        return self._stand(table, user_id)
+
+    def _stand(self, table: Table, user_id: int) -> Table:
         seat = table.seat_of(user_id)
         if seat is None:
-            raise RefusedError(f"you have no seat at table {table_id}")
+            raise RefusedError(f"you have no seat at table {table.id}")
         if table.status != "waiting":
-            raise RefusedError(f"table {table_id} has started; your seat stays yours")
-        self.store.set_seat(table.id, seat, None, None)
+            raise RefusedError(f"table {table.id} has started; your seat stays yours")
+        self._write(table.id, Store.set_seat, table.id, seat, None, None)
         table.seats[seat].user_id = table.seats[seat].user_name = None
         if all(s.user_id is None for s in table.seats):
             self.close_table(table, "cancelled", "everyone left")
@@ -321,9 +435,12 @@ class Lobby(Hub):
         spec = table.standin()
         if spec is None:
             return False
-        with self.store.transaction():
-            for i in seats:
-                self.store.set_seat(table.id, i, None, spec)
+        def fill(store: Store) -> None:
+            with store.transaction():
+                for i in seats:
+                    store.set_seat(table.id, i, None, spec)
+
+        self._write(table.id, fill)  # in the table's lane (many servers), before its start
         for i in seats:
             table.seats[i].user_id = table.seats[i].user_name = None
             table.seats[i].bot_spec = spec
@@ -361,12 +478,8 @@ class Lobby(Hub):
         return self.table(table_id)
 
     # ---------------------------------------------------------- quick match
-    def quick_match(self, user_id: int, game: Any, preset: Any = None,
-                    fill_after: Any = None, bot: Any = None) -> Table:
-        """Seat the player at the oldest table waiting for this game, or open a new one.
-
-        ``fill_after``: seconds after which the empty seats get bots (None: wait for people).
-        """
+    def _quick(self, game: Any, preset: Any, fill_after: Any, bot: Any) -> tuple:
+        """``quick_match``'s request checked: game, preset, rules, seats, bot, fill time."""
         g, preset, rules, n = self._game(game, preset, None)
         if fill_after is not None and (isinstance(fill_after, bool) or not isinstance(
                 fill_after, (int, float)) or math.isnan(fill_after)
@@ -376,6 +489,51 @@ class Lobby(Hub):
         bot = self._bot(bot, game, preset, rules) if bot is not None \
             else self._default_bot(game, preset, rules)
         fill_at = None if fill_after is None else self.clock() + fill_after
+        return game, preset, rules, n, bot, fill_at
+
+    async def quick_match_soon(self, user_id: int, game: Any, preset: Any = None,
+                               fill_after: Any = None, bot: Any = None) -> Table:
+        """``quick_match``, its database work in lanes when the server has them."""
+        if self.lanes is None:
+            return self.quick_match(user_id, game, preset, fill_after, bot)
+        game, preset, rules, n, bot, fill_at = self._quick(game, preset, fill_after, bot)
+        ids = await self.lanes.run("read", Store.waiting_table_ids, "quick", game, preset)
+        found = []
+        for table_id in ids:
+            try:
+                found.append(await self.table_soon(table_id))
+            except NotFoundError:
+                continue
+        waiting = sorted((t for t in found if t.status == "waiting"),
+                         key=lambda t: (t.created, t.id))
+        for table in waiting:
+            if table.seat_of(user_id) is not None:
+                return table  # already waiting here
+        for table in waiting:
+            if table.status == "waiting" and table.open_seats():
+                if fill_at is not None and (table.fill_at is None or fill_at < table.fill_at):
+                    self._write(table.id, Store.set_fill_at, table.id, fill_at)
+                    table.fill_at = fill_at
+                try:
+                    await self.sit_soon(user_id, table.id)
+                except RefusedError:
+                    continue  # the seat went to someone at another server meanwhile
+                self.tick()
+                return table
+        table = await self._create_soon(
+            host=user_id, game=game, preset=preset, rules=rules, kind="quick",
+            status="waiting", seats=[(user_id, None)] + [(None, None)] * (n - 1),
+            bot_spec=bot, fill_at=fill_at)
+        self.tick()
+        return table
+
+    def quick_match(self, user_id: int, game: Any, preset: Any = None,
+                    fill_after: Any = None, bot: Any = None) -> Table:
+        """Seat the player at the oldest table waiting for this game, or open a new one.
+
+        ``fill_after``: seconds after which the empty seats get bots (None: wait for people).
+        """
+        game, preset, rules, n, bot, fill_at = self._quick(game, preset, fill_after, bot)
         if self.shared:  # every server's tables
             found = (self.table(i) for i in self.store.waiting_table_ids("quick", game, preset))
         else:
@@ -472,6 +630,12 @@ class Lobby(Hub):
         the tables in memory show the new name. False (nothing changed) if it is taken."""
         if not self.store.adopt_guest(user_id, name, password_hash):
             return False
+        self.adopted(user_id, name)
+        return True
+
+    def adopted(self, user_id: int, name: str) -> None:
+        """The guest ``user_id`` became the account ``name`` (stored): the tables in memory
+        and the connections show the new name."""
         for table in self.tables.values():
             seat = table.seat_of(user_id)
             if seat is not None:
@@ -480,21 +644,24 @@ class Lobby(Hub):
         for conn in self.conns:
             if conn.user_id == user_id:
                 conn.user_name = name
-        return True
 
     def invite(self, user_id: int, table_id: int) -> str:
         """A new invite link's secret token for a table waiting for players."""
-        table = self.table(table_id)
-        if table.seat_of(user_id) is None:
-            raise RefusedError(f"you have no seat at table {table_id}")
-        if table.status != "waiting" or not table.open_seats():
-            raise RefusedError(f"table {table_id} has no open seat to invite anyone to")
+        table = self._invitable(self.table(table_id), user_id)
         if self.store.invite_count(table.id) >= MAX_INVITES:
             raise RefusedError(f"table {table_id} has {MAX_INVITES} invite links already: "
                                "send one of those")
         token = secrets.token_urlsafe(24)
         self.store.add_invite(_digest(token), table.id, user_id, self.clock())
         return token
+
+    @staticmethod
+    def _invitable(table: Table, user_id: int) -> Table:
+        if table.seat_of(user_id) is None:
+            raise RefusedError(f"you have no seat at table {table.id}")
+        if table.status != "waiting" or not table.open_seats():
+            raise RefusedError(f"table {table.id} has no open seat to invite anyone to")
+        return table
 
     def check_invite(self, token: Any, user_id: int | None = None) -> Table:
         """The table an invite link seats ``user_id`` at (None: a newcomer, checked before
@@ -507,6 +674,10 @@ class Lobby(Hub):
         table = self.table(row["table_id"])
         if self.shared:  # the seats taken through other servers
             self._sync(table, full=True)
+        return self._invite_open(table, user_id)
+
+    @staticmethod
+    def _invite_open(table: Table, user_id: int | None) -> Table:
         if user_id is not None and table.seat_of(user_id) is not None:
             return table
         if table.status != "waiting":
@@ -515,6 +686,26 @@ class Lobby(Hub):
         if not table.open_seats():
             raise RefusedError(f"the invitation to table {table.id} is over: the table is full")
         return table
+
+    async def check_invite_soon(self, token: Any, user_id: int | None = None) -> Table:
+        """``check_invite``, read in database lanes when the server has them."""
+        if self.lanes is None:
+            return self.check_invite(token, user_id)
+        if not isinstance(token, str) or not INVITE_RE.match(token):
+            raise RefusedError(f"{_show(token)} is not an invitation: open the whole link")
+        row = await self.lanes.run("read", Store.invite, _digest(token))
+        if row is None:
+            raise NotFoundError("no such invitation: open the whole link")
+        return self._invite_open(await self._synced_soon(row["table_id"]), user_id)
+
+    async def accept_invite_soon(self, user_id: int, token: Any) -> Table:
+        """``accept_invite``, its database work in lanes when the server has them."""
+        if self.lanes is None:
+            return self.accept_invite(user_id, token)
+        table = await self.check_invite_soon(token, user_id)
+        if table.seat_of(user_id) is not None:
+            return table
+        return await self.sit_soon(user_id, table.id)
 
     def accept_invite(self, user_id: int, token: Any) -> Table:
         """Seat whoever opens an invite link at its table (again: the same seat)."""

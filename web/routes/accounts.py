@@ -21,11 +21,13 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+from cardrl.web.db import Store
 from cardrl.web.http import (
     COOKIE,
     ThrottledError,
     answers,
     body,
+    db_soon,
     lobby,
     settings,
     signed_in,
@@ -43,13 +45,14 @@ GUEST_PREFIX = "guest-"  # guests' names; no account may take one
 PREFS = {"auto_tricks": (bool, False)}
 
 
-def session_response(request: Request, user_id: int, name: str,
-                     guest: bool = False, extra: dict | None = None) -> JSONResponse:
-    """The answer that signs ``user_id`` in: a new session and its cookie."""
+async def session_response(request: Request, user_id: int, name: str,
+                           guest: bool = False, extra: dict | None = None) -> JSONResponse:
+    """The answer that signs ``user_id`` in: a new session and its cookie (stored off the
+    event loop when the server has database lanes)."""
     token = secrets.token_urlsafe(32)
     s = settings(request)
-    lobby(request).store.add_session(token_hash(token), user_id,
-                                     s.clock() + SESSION_DAYS * 86400)
+    await db_soon(request, Store.add_session, token_hash(token), user_id,
+                  s.clock() + SESSION_DAYS * 86400)
     response = JSONResponse({"name": name, "id": user_id, "guest": guest, **(extra or {})})
     response.set_cookie(COOKIE, token, max_age=SESSION_DAYS * 86400, httponly=True,
                         samesite="lax", secure=s.secure_cookies, path="/")
@@ -75,13 +78,14 @@ async def signup(request: Request):
     hashed = await run_in_threadpool(hash_password, password, **cost)
     user = await user_soon(request)
     if user is not None and user["guest"]:  # the guest keeps its tables: it becomes the account
-        if not lobby(request).adopt_guest(user["id"], name, hashed):
+        if not await db_soon(request, Store.adopt_guest, user["id"], name, hashed):
             return JSONResponse({"error": f"the name {name!r} is taken"}, status_code=409)
+        lobby(request).adopted(user["id"], name)
         return JSONResponse({"name": name, "id": user["id"], "guest": False})
-    user_id = lobby(request).store.create_user(name, hashed, s.clock())
+    user_id = await db_soon(request, Store.create_user, name, hashed, s.clock())
     if user_id is None:
         return JSONResponse({"error": f"the name {name!r} is taken"}, status_code=409)
-    return session_response(request, user_id, name)
+    return await session_response(request, user_id, name)
 
 
 @answers
@@ -93,7 +97,7 @@ async def signin(request: Request):
     wait = max(throttle.wait(key) for throttle, key in keys)
     if wait:
         raise ThrottledError(f"too many wrong passwords: try again in {wait:.0f} s", wait)
-    user = lobby(request).store.user_by_name(name)
+    user = await db_soon(request, Store.user_by_name, name)
     ok = user is not None and await run_in_threadpool(verify_password, password,
                                                       user["password"])
     if not ok:
@@ -101,7 +105,7 @@ async def signin(request: Request):
             throttle.fail(key)
         return JSONResponse({"error": "wrong user name or password"}, status_code=401)
     s.by_name.clear(keys[0][1])
-    return session_response(request, user["id"], user["name"])
+    return await session_response(request, user["id"], user["name"])
 
 
 @answers
@@ -109,7 +113,7 @@ async def signout(request: Request):
     await body(request)
     token = request.cookies.get(COOKIE)
     if token:
-        lobby(request).store.drop_session(token_hash(token))
+        await db_soon(request, Store.drop_session, token_hash(token))
     response = JSONResponse({"ok": True})
     response.delete_cookie(COOKIE, path="/")
     return response
@@ -123,12 +127,12 @@ async def guest(request: Request):
     d = await body(request)
     invite = d.get("invite")
     if invite is not None:
-        lobby(request).check_invite(invite)
+        await lobby(request).check_invite_soon(invite)
     user = await user_soon(request)
     if user is not None:
         answer = {"name": user["name"], "id": user["id"], "guest": user["guest"]}
         if invite is not None:
-            answer["table"] = lobby(request).accept_invite(user["id"], invite).id
+            answer["table"] = (await lobby(request).accept_invite_soon(user["id"], invite)).id
         return JSONResponse(answer)
     s = settings(request)
     key = "address:" + (request.client.host if request.client else "?")
@@ -138,7 +142,7 @@ async def guest(request: Request):
                              "or make an account", wait)
     for _ in range(5):
         name = GUEST_PREFIX + secrets.token_hex(3)
-        user_id = lobby(request).store.create_guest(name, s.clock())
+        user_id = await db_soon(request, Store.create_guest, name, s.clock())
         if user_id is not None:
             break
     else:
@@ -148,29 +152,33 @@ async def guest(request: Request):
     table = None
     if invite is not None:
         try:
-            table = lobby(request).accept_invite(user_id, invite).id
+            table = (await lobby(request).accept_invite_soon(user_id, invite)).id
         except RefusedError as err:  # the last seat went meanwhile: the guest stays
-            return session_response(request, user_id, name, guest=True,
-                                    extra={"invite_error": str(err)})
-    return session_response(request, user_id, name, guest=True,
-                            extra=None if table is None else {"table": table})
+            return await session_response(request, user_id, name, guest=True,
+                                          extra={"invite_error": str(err)})
+    return await session_response(request, user_id, name, guest=True,
+                                  extra=None if table is None else {"table": table})
 
 
 @signed_in
 async def prefs(request: Request, user: dict):
     """The player's settings, kept with the account (a guest's too): GET reads them, POST
     changes the ones it names; an unknown name or a wrong type changes nothing."""
-    store = lobby(request).store
     if request.method == "GET":
-        return JSONResponse({**{k: d for k, (_, d) in PREFS.items()}, **store.prefs(user["id"])})
+        return JSONResponse({**{k: d for k, (_, d) in PREFS.items()},
+                             **await db_soon(request, Store.prefs, user["id"])})
     d = await body(request)
     for key, value in d.items():
         if key not in PREFS:
             raise RefusedError(f"no setting {key[:40]!r}: the settings are {', '.join(PREFS)}")
         if type(value) is not PREFS[key][0]:
             raise RefusedError(f"{key} is {PREFS[key][0].__name__}, got {str(value)[:40]!r}")
-    merged = {**store.prefs(user["id"]), **d}
-    store.set_prefs(user["id"], merged)
+    def merge(store: Store) -> dict:  # read and written in one thread, in turn
+        merged = {**store.prefs(user["id"]), **d}
+        store.set_prefs(user["id"], merged)
+        return merged
+
+    merged = await db_soon(request, merge)
     return JSONResponse({**{k: v for k, (_, v) in PREFS.items()}, **merged})
 
 

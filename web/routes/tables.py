@@ -43,7 +43,7 @@ async def bots_for(request: Request, user: dict):
 @signed_in
 async def create_table(request: Request, user: dict):
     d = await body(request)
-    return table_answer(lobby(request).create_table(
+    return table_answer(await lobby(request).create_table_soon(
         user["id"], d.get("game"), d.get("preset"), d.get("rules"), d.get("seats")))
 
 
@@ -52,7 +52,7 @@ async def quick_match(request: Request, user: dict):
     """Bots fill the empty seats at once unless ``fill_after`` says to wait for people
     (seconds, or null: only people)."""
     d = await body(request)
-    return table_answer(lobby(request).quick_match(
+    return table_answer(await lobby(request).quick_match_soon(
         user["id"], d.get("game"), d.get("preset"), d.get("fill_after", 0), d.get("bot")))
 
 
@@ -68,13 +68,14 @@ async def schedule(request: Request, user: dict):
 @signed_in
 async def sit(request: Request, user: dict):
     d = await body(request)
-    return table_answer(lobby(request).sit(user["id"], path_table(request), d.get("seat")))
+    return table_answer(await lobby(request).sit_soon(user["id"], path_table(request),
+                                                      d.get("seat")))
 
 
 @signed_in
 async def stand(request: Request, user: dict):
     await body(request)
-    return table_answer(lobby(request).stand(user["id"], path_table(request)))
+    return table_answer(await lobby(request).stand_soon(user["id"], path_table(request)))
 
 
 @signed_in
@@ -82,14 +83,14 @@ async def invite(request: Request, user: dict):
     """A new invite link to a table waiting for players: whoever opens it takes a seat.
     The secret sits in the page's #fragment, which browsers send to no server."""
     await body(request)
-    token = lobby(request).invite(user["id"], path_table(request))
+    token = await lobby(request).invite_soon(user["id"], path_table(request))
     return JSONResponse({"token": token, "link": f"/#/invite/{token}"})
 
 
 @signed_in
 async def accept_invite(request: Request, user: dict):
     d = await body(request)
-    return table_answer(lobby(request).accept_invite(user["id"], d.get("token")))
+    return table_answer(await lobby(request).accept_invite_soon(user["id"], d.get("token")))
 
 
 @signed_in

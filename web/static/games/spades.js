@@ -63,7 +63,8 @@ export function draw(root, msg, ctx, frozen = null) {
   // A3.1, A3.2: bids, tricks taken and the game score, always on screen
   const board = el("table", {class: "scoreboard", "aria-label": "score board"},
     el("thead", {}, el("tr", {}, el("th", {}, ""),
-      [0, 1, 2, 3].map((s) => el("th", {class: s === v.current_player && !frozen ? "turn" : ""},
+      [0, 1, 2, 3].map((s) => el("th", {class: s === v.current_player && !frozen ? "turn" : "",
+        title: name(s)},
         name(s), s === dealer ? el("span", {class: "chip", title: "dealer"}, "D") : null)))),
     el("tbody", {},
       el("tr", {}, el("th", {}, "Bid"), [0, 1, 2, 3].map((s) => el("td", {class: "bid"},
