@@ -249,9 +249,8 @@ def check_words_and_chat(p: Screen) -> None:
     assert head.evaluate("e => e.scrollWidth <= e.clientWidth + 1"), head.inner_text()
     assert head.evaluate("e => e.getBoundingClientRect().height"  # two lines at most
                          " < 3 * parseFloat(getComputedStyle(e).fontSize)"), head.inner_text()
-    cut = page.eval_on_selector_all(".scoreboard thead th", "ths => ths.filter("
-                                    "e => e.scrollWidth > e.clientWidth + 1).map(e => e.title)")
-    assert not cut, f"players' names cut on the score board: {cut}"  # not "Yo... Bo..."
+    cut = page.eval_on_selector_all(".scoreboard thead th, .scoreboard tbody th", CUT)
+    assert not cut, f"names or row labels cut on the score board: {cut}"  # not "Yo..", "Sc.."
     page.click("#chat-open")
     page.wait_for_selector("#chat", state="visible")
     controls = ".hand .card, .bid-button, #rules-open, #chat-open, .table-head button"
@@ -263,6 +262,13 @@ def check_words_and_chat(p: Screen) -> None:
     assert not page.locator("#chat").is_visible()
 
 
+# the cells whose text is wider than their room (a table cell's scrollWidth does not say)
+CUT = """cells => cells.filter(e => {
+  const text = document.createRange(); text.selectNodeContents(e);
+  const s = getComputedStyle(e);
+  const room = e.clientWidth - parseFloat(s.paddingLeft) - parseFloat(s.paddingRight);
+  return text.getBoundingClientRect().width > room + 0.25;
+}).map(e => e.title || e.textContent)"""
 GLOSSARY_WORDS = re.compile(r"trick|bid|card|spade|zero", re.I)
 
 

@@ -5,6 +5,7 @@ offered for a table's rules, and bad requests."""
 from __future__ import annotations
 
 import asyncio
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from starlette.testclient import TestClient
@@ -15,6 +16,8 @@ from cardrl.web.db import Store
 from cardrl.web.hub import Conn
 from cardrl.web.lobby import WINDOW, Lobby
 from cardrl.web.table import RefusedError
+from cardrl.web.testing import postgres_url
+from tests.test_web_security import signup
 from tests.web_util import T0, Clock
 
 
@@ -326,3 +329,44 @@ def test_the_operator_list_names_bots_never_files(tmp_path):
         with pytest.raises(BotError):
             Bots([spec])
     assert not marker.exists()
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "postgresql"])
+def test_play_again_asked_at_once_by_both_players_is_one_new_table(kind, tmp_path):
+    """Over HTTP, where PostgreSQL stores the new table in a database lane: both players
+    asking at the same moment get the same new table, and only one is stored."""
+    url = f"sqlite:///{tmp_path / 'web.db'}" if kind == "sqlite" else postgres_url()
+    # a slow database widens the moment in which both requests are in flight
+    app = create_app(url, password_cost=2**10, db_delay=0.02 if kind == "postgresql" else 0)
+    with TestClient(app) as http:
+        ann, bob = signup(http, "ann"), signup(http, "bob")
+        table = http.post("/api/tables", json={"game": "blind_auction", "preset": "2p",
+                                               "rules": {"cards_per_suit": 3},
+                                               "seats": ["me", "open"]},
+                          headers=ann).json()["table"]
+        assert http.post(f"/api/tables/{table}/sit", json={}, headers=bob).status_code == 200
+        with http.websocket_connect("/ws", headers=ann) as wa, \
+                http.websocket_connect("/ws", headers=bob) as wb:
+            sockets = [wa, wb]
+            for ws in sockets:
+                ws.send_json({"type": "join", "table": table})
+            status = "playing"
+            while status == "playing":  # each plays its first legal bid when asked
+                for ws in sockets:
+                    ws.send_json({"type": "ping", "id": "fence"})
+                    while (m := ws.receive_json())["type"] != "pong":
+                        if m["type"] == "table" and m["table"] == table:
+                            status = m["status"]
+                            if m["legal"]:
+                                ws.send_json({"type": "move", "table": table,
+                                              "action": m["legal"][0][0]})
+        assert status == "finished"
+        with ThreadPoolExecutor(2) as pool:
+            answers = list(pool.map(lambda who: http.post(f"/api/tables/{table}/again",
+                                                          json={}, headers=who), (ann, bob)))
+        assert [a.status_code for a in answers] == [200, 200], [a.text for a in answers]
+        again = {a.json()["table"] for a in answers}
+        assert len(again) == 1 and again != {table}
+        store = app.state.lobby.store
+        assert store.table(table)["result"]["again"] == again.pop()
+        assert len(store.dump()["game_tables"]) == 2

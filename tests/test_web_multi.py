@@ -23,6 +23,7 @@ from cardrl.web.bots import Bots
 from cardrl.web.db import Store
 from cardrl.web.table import Table
 from cardrl.web.testing import ServerProcess, get, post, postgres_url, signup
+from tests import arena_util as nets
 
 BOT = "bot:spades/expert"
 LEASE = "2"  # seconds: a dead server's tables wait at most this (plus a tick) for another
@@ -323,7 +324,8 @@ def test_a_server_reaped_while_it_stalled_stores_its_people_again(servers):
 def test_account_and_table_requests_run_no_statement_on_the_event_loop(tmp_path):
     """With a slow database (``--db-delay``) the server names each statement still run on its
     event loop: none for signing up and in, guests, settings, making, sitting at, standing
-    up from and inviting to tables, quick match or an invite link."""
+    up from and inviting to tables, quick match, an invite link, scheduling a game, the
+    lobby's invitations, or the arena's upload, bots, leaderboard and withdrawal."""
     log_path = tmp_path / "server.log"
     server = ServerProcess(postgres_url(), None, "--db-delay", "0.01")
     with open(log_path, "w") as log_file:
@@ -342,6 +344,25 @@ def test_account_and_table_requests_run_no_statement_on_the_event_loop(tmp_path)
             assert guest["table"] == table and guest["guest"]
             quick = post(server.url, "/api/quickmatch", {"game": "sevens"}, bob)[0]
             assert quick["status"] == "playing", quick
+            # a game ann schedules for others: bob's lobby names her, read with the tables
+            post(server.url, "/api/schedule", {
+                "game": "spades", "starts_at": time.time() + 600,
+                "players": ["bob", "bot:random", "bot:random", "bot:random"]}, ann)
+            [invitation] = get(server.url, "/api/lobby", bob)["invitations"]
+            assert invitation["host"] == "ann" and not invitation["mine"]
+            with pytest.raises(Exception, match="400"):  # refused in the lane, by name
+                post(server.url, "/api/schedule", {
+                    "game": "spades", "starts_at": time.time() + 600,
+                    "players": ["bob", "nobody", "bot:random", "bot:random"]}, ann)
+            # the arena: upload, your bots, a leaderboard, withdraw
+            bot = post(server.url, "/api/arena/bots", nets.upload("Lane", nets.good()),
+                       ann)[0]["bot"]
+            assert [b["id"] for b in get(server.url, "/api/arena/mine", ann)["bots"]] == [bot]
+            board = get(server.url, "/api/arena/leaderboard?game=blind_auction&preset=2p"
+                                    "&players=2", ann)
+            assert f"arena:{bot}" in {r["bot"] for r in board["bots"]}
+            post(server.url, f"/api/arena/bots/{bot}/withdraw", {}, ann)
+            assert get(server.url, "/api/arena/mine", ann)["bots"][0]["status"] == "withdrawn"
             post(server.url, "/api/signout", {}, bob)
             with pytest.raises(Exception, match="409"):
                 signup(server.url, "ANN")

@@ -94,11 +94,13 @@ def create_app(db_url: str = DEFAULT_DB, *, clock: Callable[[], float] = time.ti
             listener = Listener(db_url, asyncio.get_running_loop(), lobby.on_note,
                                 lobby.on_reconnect, store.db.conn.info.backend_pid).start()
         app.state.arena = Arena(store, allowed, arena, clock=clock)
-        lobby.resume()
         if store.shared:
+            lobby.lanes = app.state.arena.lanes = Lanes(db_url, db_lanes, db_delay)
+            await lobby.resume_soon()
             heartbeat = Heartbeat(db_url, lobby.server_id, lease).start()
             lobby.beating = True
-            lobby.lanes = app.state.arena.lanes = Lanes(db_url, db_lanes, db_delay)
+        else:
+            lobby.resume()
         # what is loaded by now lives as long as the server: the garbage collector need not
         # look at it again, and it runs less often (a full pass would pause every table)
         gc.freeze()

@@ -161,14 +161,25 @@ class Arena:
     def db(self) -> Any:
         return self.store.db
 
-    def _look(self, store: Any) -> dict | None:
+    def _look(self) -> dict | None:
         """In the arena's database lane: the list read again and the next game picked."""
-        self.local.store = store
-        try:
-            self._reload()
-            return self.next_job()
-        finally:
-            self.local.store = None
+        self._reload()
+        return self.next_job()
+
+    async def in_lane(self, fn: Callable, *args) -> Any:
+        """``fn(*args)`` with its database work in the arena's lane when the server has
+        lanes (many servers, PostgreSQL), one at a time and in order; else here."""
+        if self.lanes is None:
+            return fn(*args)
+
+        def call(store: Any) -> Any:
+            self.local.store = store
+            try:
+                return fn(*args)
+            finally:
+                self.local.store = None
+
+        return await self.lanes.run("arena", call)
 
     def _reload(self) -> None:
         rows = self.db.rows("SELECT id, owner, name, game, preset, players, card, digest, "
@@ -220,36 +231,46 @@ class Arena:
         finally:
             self.checking.discard(user_id)
         digest = hashlib.sha256(data).hexdigest()
-        bot_id = self.db.insert(
-            "INSERT INTO arena_bots (owner, name, game, preset, players, card, model, digest,"
-            " status, reason, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (user_id, name, division["game"], division["preset"], division["players"],
-             json.dumps(card), base64.b64encode(data).decode(), digest, "listed", None,
-             self.clock()))
         self.changed += 1
-        self._reload()
+        bot_id = await self.in_lane(self._list, (
+            user_id, name, division["game"], division["preset"], division["players"],
+            json.dumps(card), base64.b64encode(data).decode(), digest, "listed", None,
+            self.clock()))
         self.wake.set()
         return {"bot": bot_id, "spec": SPEC + str(bot_id), **division, **report}
 
-    def withdraw(self, user_id: int, bot_id: Any) -> dict:
+    def _list(self, row: tuple) -> int:
+        """Store an uploaded bot as listed, and the list read again."""
+        bot_id = self.db.insert(
+            "INSERT INTO arena_bots (owner, name, game, preset, players, card, model, digest,"
+            " status, reason, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", row)
+        self._reload()
+        return bot_id
+
+    async def withdraw(self, user_id: int, bot_id: Any) -> dict:
         """The owner takes a listed bot off the arena and every table's bot list."""
         bot = self.listed.get(bot_id) if isinstance(bot_id, int) else None
         if bot is None or bot["owner"] != user_id:
             raise NotFoundError(f"you have no listed bot {bot_id!r}")
-        self._delist(bot_id, "withdrawn", "withdrawn by its owner")
+        self.changed += 1
+        await self.in_lane(self._delist_rows, bot_id, "withdrawn", "withdrawn by its owner")
+        self._forget(bot_id)
         return {"bot": bot_id, "status": "withdrawn"}
 
-    def _delist(self, bot_id: int, status: str, reason: str) -> None:
-        """Take a bot off the list (withdrawn, disqualified): the deals it is playing are
-        voided, its process ended and its file removed."""
+    def _delist_rows(self, bot_id: int, status: str, reason: str) -> None:
+        """Take a bot off the list in the database (withdrawn, disqualified): the deals it
+        is playing are voided."""
         key = SPEC + str(bot_id)
-        self.changed += 1
         with self.store.transaction():
             self.db.execute("UPDATE arena_bots SET status = ?, reason = ? WHERE id = ?",
                             (status, reason, bot_id))
             for deal in self._deals("playing"):
                 if key in deal["seats"]:
                     self._void(deal["id"])
+
+    def _forget(self, bot_id: int) -> None:
+        """A bot taken off the list: off every table's bot list, its process ended and its
+        file removed (on the event loop)."""
         self.listed.pop(bot_id, None)
         bot = self.table_bots.pop(bot_id, None)
         if bot is not None:
@@ -307,7 +328,7 @@ class Arena:
         bot_id = int(spec.removeprefix(SPEC))
         if self._listed(spec) is None:
             raise RefusedError(f"bot {spec} is no longer listed")
-        path = self.materialize(bot_id)
+        path = await self.in_lane(self.materialize, bot_id)
         lock = self.table_locks.setdefault(bot_id, threading.Lock())
 
         def move() -> int:
@@ -477,7 +498,7 @@ class Arena:
                     job = self.next_job()
                 else:  # the same, in the arena's database lane: the sockets go on meanwhile
                     seen = self.changed
-                    job = await self.lanes.run("arena", self._look)
+                    job = await self.in_lane(self._look)
                     if self.changed != seen:  # listed or withdrawn here meanwhile: the list
                         self._reload()  # as it is now, and a new look with it
                         continue
@@ -500,9 +521,13 @@ class Arena:
                 self.pool = None
                 continue
             try:
-                self.record(job, result)
+                gone = await self.in_lane(self.record, job, result)
             except Exception:
                 log.exception("the arena could not store a game")
+                continue
+            if gone is not None:
+                self.changed += 1
+                self._forget(gone)
 
     def next_job(self) -> dict | None:
         """The next game: a missing rotation of an unfinished deal, else a new deal for
@@ -568,25 +593,27 @@ class Arena:
                 "move_seconds": self.settings.move_seconds, "memory": self.settings.memory,
                 "max_hands": self.settings.max_hands}
 
-    def record(self, job: dict, result: dict) -> None:
-        """Store a finished game, or disqualify the bot that failed and void its deal."""
+    def record(self, job: dict, result: dict) -> int | None:
+        """Store a finished game, or disqualify the bot that failed and void its deal; the
+        id of a bot disqualified (for ``_forget``), else None."""
         error = result.get("error")
         live = self.db.row("SELECT status FROM arena_deals WHERE id = ?", (job["deal_id"],))
         if live is None or live["status"] != "playing":
-            return  # voided meanwhile (a player withdrawn or disqualified)
+            return None  # voided meanwhile (a player withdrawn or disqualified)
         if error is None:
             self.db.execute("INSERT INTO arena_games (deal_id, rotation, record) VALUES "
                             "(?, ?, ?) ON CONFLICT DO NOTHING",
                             (job["deal_id"], job["rotation"], json.dumps(result)))
-            return
+            return None
         key = error.get("bot")
         if key is not None and self.owns(key) and self._listed(key) is not None:
             log.warning("arena bot %s disqualified: %s", key, error["reason"])
-            self._delist(int(key.removeprefix(SPEC)), "disqualified",
-                         f"{error['kind']}: {error['reason']}")
-        else:
-            log.error("arena game failed (deal %d): %s", job["deal_id"], error["reason"])
-            self._void(job["deal_id"])
+            bot_id = int(key.removeprefix(SPEC))
+            self._delist_rows(bot_id, "disqualified", f"{error['kind']}: {error['reason']}")
+            return bot_id
+        log.error("arena game failed (deal %d): %s", job["deal_id"], error["reason"])
+        self._void(job["deal_id"])
+        return None
 
 
 def _short(value: Any) -> str:

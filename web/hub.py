@@ -156,9 +156,7 @@ class Hub:
         it is in the store, and said so in the log.
         """
         if self.shared:
-            self.store.add_server(self.server_id)
-            if self.public_url:
-                self.store.set_server_url(self.server_id, self.public_url)
+            self._join(self.store)
             return len(self.keep_leases())
         count = 0
         for table_id in self.store.unfinished_table_ids():
@@ -170,6 +168,19 @@ class Hub:
             self.kick_bots(table)
             count += 1
         return count
+
+    async def resume_soon(self) -> int:
+        """``resume`` for many servers with database lanes: join, take the tables nobody
+        runs and read each in its own lane, all at once (with a slow database, one after
+        another would keep a server that starts, or takes over, from its tables for long)."""
+        await self.lanes.run("clock", self._join)
+        self.kept = -math.inf
+        return len(await self.keep_leases_soon())
+
+    def _join(self, store: Store) -> None:
+        store.add_server(self.server_id)
+        if self.public_url:
+            store.set_server_url(self.server_id, self.public_url)
 
     def table(self, table_id) -> Table:
         """The table, from memory or rebuilt from the store; NotFoundError if there is none."""
@@ -206,7 +217,8 @@ class Hub:
         row = store.table(table_id)
         if row is None:
             return None, {}, set(), set()
-        names = store.user_names(s["user_id"] for s in row["seats"] if s["user_id"])
+        names = store.user_names([*(s["user_id"] for s in row["seats"] if s["user_id"]),
+                                  *([row["host"]] if row["host"] else [])])
         if not self.shared:
             return row, names, set(), set()
         elsewhere = store.present(table_id, besides=self.server_id).get(table_id, set())
@@ -969,16 +981,22 @@ class Hub:
         self.kept = time.monotonic()
         owned, followers = set(self.owned), self._followers()
         # who follows what is read once the presence written so far is stored
-        facts = await self.lanes.run("clock", self._lease_facts, self.lanes.pending(followers))
-        return self._kept(facts, owned, followers)
+        facts = await self.lanes.run("clock", self._lease_facts, self.lanes.pending(followers),
+                                     False)
+        taken = [t for t in facts[3] if t not in self.owned]  # each read in its own lane
+        reads = await asyncio.gather(*(self.lanes.run(t, self._read_load, t) for t in taken),
+                                     return_exceptions=True)  # a failed read: read when taken
+        reads = {t: r for t, r in zip(taken, reads, strict=True) if isinstance(r, tuple)}
+        return self._kept((*facts[:4], reads, facts[5]), owned, followers)
 
     def _followers(self) -> dict[int, set[int]]:
         return {t.id: {c.user_id for c in t.subscribers} for t in self.tables.values()}
 
-    def _lease_facts(self, store: Store, earlier: list | None = None) -> tuple:
+    def _lease_facts(self, store: Store, earlier: list | None = None,
+                     read: bool = True) -> tuple:
         """What ``keep_leases`` reads and writes in the database (any thread): the leases
         held, the tables of servers found dead, the presence stored (after the ``earlier``
-        writes), the tables taken and their rows."""
+        writes), the tables taken and (``read``) their rows."""
         held = store.leases_of(self.server_id) if self.beating \
             else store.heartbeat(self.server_id, self.lease)
         reaped = store.reap_servers(self.lease)
@@ -986,8 +1004,8 @@ class Hub:
             concurrent.futures.wait(earlier)
         stored = store.present(through=self.server_id)
         taken = store.take_leases(self.server_id, self.lease)
-        return held, reaped, stored, taken, {t: self._read_load(store, t) for t in taken}, \
-            store.server_urls(self.lease)
+        reads = {t: self._read_load(store, t) for t in taken} if read else {}
+        return held, reaped, stored, taken, reads, store.server_urls(self.lease)
 
     def _kept(self, facts: tuple, owned: set[int], followers: dict[int, set[int]]) -> list[int]:
         """Act on ``_lease_facts``, found while this server owned ``owned`` and its

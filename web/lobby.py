@@ -84,6 +84,7 @@ class Lobby(Hub):
         super().__init__(store, **kwargs)
         self.window = window
         self.chat_times: dict[int, deque[float]] = {}  # user id -> times of recent lines
+        self.making_again: dict[int, asyncio.Future] = {}  # old table -> its new one, stored
 
     # ------------------------------------------------------------ listings
     def games(self) -> list[dict]:
@@ -145,8 +146,8 @@ class Lobby(Hub):
         store = store or self.store
         rows = store.unfinished_tables()
         present, away = store.present(), store.stand_ins()
-        names = store.user_names(s["user_id"] for r in rows for s in r["seats"]
-                                 if s["user_id"])
+        names = store.user_names([*(s["user_id"] for r in rows for s in r["seats"]
+                                    if s["user_id"]), *(r["host"] for r in rows if r["host"])])
         out = []
         for row in sorted(rows, key=lambda r: (r["created"], r["id"])):
             try:
@@ -167,9 +168,8 @@ class Lobby(Hub):
             seat = table.seat_of(user_id)
             if table.status != "scheduled" or seat is None:
                 continue
-            host = next((s.user_name for s in table.seats if s.user_id == table.host), None)
-            if host is None and table.host is not None:
-                host = self.store.user_names([table.host]).get(table.host)
+            host = next((s.user_name for s in table.seats if s.user_id == table.host),
+                        table.host_name)
             out.append({"table": table.id, "game": table.game_name, "preset": table.preset,
                         "rules": table.rule_changes, "starts_at": table.starts_at,
                         "host": host, "mine": table.host == user_id,
@@ -454,28 +454,63 @@ class Lobby(Hub):
         not come in the window. Asked twice, it is the same new table.
         """
         old = self.table(table_id)
+        fields = self._again_fields(old, user_id)
+        if isinstance(fields, int):
+            return self.table(fields)
+        table_id, old.result = self._store_again(self.store, old, fields)
+        self.broadcast(old)
+        return self.table(table_id)
+
+    async def again_soon(self, user_id: int, table_id: Any) -> Table:
+        """``again``, its database work in the old table's lane when the server has them;
+        asked again meanwhile (the other players click too), the same new table."""
+        if self.lanes is None:
+            return self.again(user_id, table_id)
+        old = await self.table_soon(table_id)
+        fields = self._again_fields(old, user_id)
+        if isinstance(fields, int):
+            return await self.table_soon(fields)
+        making = self.making_again.get(old.id)
+        if making is None:
+            making = self.making_again[old.id] = self.lanes.run(old.id, self._store_again, old,
+                                                                fields)
+
+            def made(f: asyncio.Future) -> None:
+                self.making_again.pop(old.id, None)
+                if not f.cancelled() and f.exception() is None:
+                    old.result = f.result()[1]
+                    self.broadcast(old)
+
+            making.add_done_callback(made)
+        table_id, _ = await asyncio.shield(making)  # a request gone does not stop it
+        return await self.table_soon(table_id)
+
+    def _again_fields(self, old: Table, user_id: int) -> dict | int:
+        """``again``'s request checked: the new table's fields, or the id of the one made."""
         if old.seat_of(user_id) is None:
-            raise RefusedError(f"you have no seat at table {table_id}")
+            raise RefusedError(f"you have no seat at table {old.id}")
         if old.status != "finished":
-            raise RefusedError(f"table {table_id} is not over (status {old.status})")
+            raise RefusedError(f"table {old.id} is not over (status {old.status})")
         if old.result and old.result.get("again"):
-            return self.table(old.result["again"])
+            return old.result["again"]
         seats = [(s.user_id, s.bot_spec) for s in old.seats]
         for _, spec in seats:
             if spec is not None:
                 self._bot(spec, old.game_name, old.preset, old.rule_changes)
         bot = old.standin() or self._default_bot(old.game_name, old.preset, old.rule_changes)
-        with self.store.transaction():
-            table_id = self.store.create_table(
-                game=old.game_name, preset=old.preset, rules=old.rule_changes,
-                seed=secrets.randbits(62), kind="scheduled", status="scheduled", host=user_id,
-                created=self.clock(), starts_at=self.clock(), absent="bot", bot_spec=bot,
-                fill_at=None, seats=seats)
+        return dict(game=old.game_name, preset=old.preset, rules=old.rule_changes,
+                    seed=secrets.randbits(62), kind="scheduled", status="scheduled",
+                    host=user_id, created=self.clock(), starts_at=self.clock(), absent="bot",
+                    bot_spec=bot, fill_at=None, seats=seats)
+
+    @staticmethod
+    def _store_again(store: Store, old: Table, fields: dict) -> tuple[int, dict]:
+        """The new table and the old one's pointer to it, in one transaction (any thread)."""
+        with store.transaction():
+            table_id = store.create_table(**fields)
             result = {**(old.result or {}), "again": table_id}
-            self.store.set_status(old.id, old.status, result)
-        old.result = result
-        self.broadcast(old)
-        return self.table(table_id)
+            store.set_status(old.id, old.status, result)
+        return table_id, result
 
     # ---------------------------------------------------------- quick match
     def _quick(self, game: Any, preset: Any, fill_after: Any, bot: Any) -> tuple:
@@ -562,10 +597,10 @@ class Lobby(Hub):
         return table
 
     # ------------------------------------------------------------ schedule
-    def schedule(self, user_id: int, game: Any, starts_at: Any, players: Any,
-                 preset: Any = None, rules: Any = None, absent: Any = "bot",
-                 bot: Any = None) -> Table:
-        """A game at ``starts_at`` (epoch seconds) for ``players``: user names or "bot:<name>"."""
+    def _scheduled(self, user_id: int, game: Any, starts_at: Any, players: Any, preset: Any,
+                   rules: Any, absent: Any, bot: Any) -> dict:
+        """``schedule``'s request checked: ``_create``'s fields, the seats still as
+        (players, their bots) until the accounts are read."""
         g, preset, rules, n = self._game(game, preset, rules)
         now = self.clock()
         if isinstance(starts_at, bool) or not isinstance(starts_at, (int, float)) \
@@ -579,15 +614,24 @@ class Lobby(Hub):
                                f"got {_show(players)}")
         bot = self._bot(bot, game, preset, rules) if bot is not None \
             else self._default_bot(game, preset, rules)
+        bots = [self._bot(p.removeprefix("bot:"), game, preset, rules)
+                if isinstance(p, str) and p.startswith("bot:") else None for p in players]
+        return dict(host=user_id, game=game, preset=preset, rules=rules, kind="scheduled",
+                    status="scheduled", seats=(players, bots), bot_spec=bot,
+                    starts_at=float(starts_at), absent=absent)
+
+    @staticmethod
+    def _invitees(store: Store, players: list, bots: list) -> list[tuple[int | None, str | None]]:
+        """A scheduled game's seats: each player's account (any thread), or its bot."""
         seats: list[tuple[int | None, str | None]] = []
-        for p in players:
-            if isinstance(p, str) and p.startswith("bot:"):
-                seats.append((None, self._bot(p.removeprefix("bot:"), game, preset, rules)))
+        for p, spec in zip(players, bots, strict=True):
+            if spec is not None:
+                seats.append((None, spec))
                 continue
-            user = self.store.user_by_name(p) if isinstance(p, str) and len(p) <= 24 else None
+            user = store.user_by_name(p) if isinstance(p, str) and len(p) <= 24 else None
             if user is None:
                 raise RefusedError(f"no user named {_show(p)}")
-            if self.store.is_guest(user["id"]):
+            if store.is_guest(user["id"]):
                 raise RefusedError(f"{user['name']} is a guest: only accounts can be invited "
                                    f"by name (send a table's invite link instead)")
             if any(u == user["id"] for u, _ in seats):
@@ -595,9 +639,25 @@ class Lobby(Hub):
             seats.append((user["id"], None))
         if all(u is None for u, _ in seats):
             raise RefusedError("invite at least one person")
-        return self._create(host=user_id, game=game, preset=preset, rules=rules,
-                            kind="scheduled", status="scheduled", seats=seats, bot_spec=bot,
-                            starts_at=float(starts_at), absent=absent)
+        return seats
+
+    def schedule(self, user_id: int, game: Any, starts_at: Any, players: Any,
+                 preset: Any = None, rules: Any = None, absent: Any = "bot",
+                 bot: Any = None) -> Table:
+        """A game at ``starts_at`` (epoch seconds) for ``players``: user names or "bot:<name>"."""
+        fields = self._scheduled(user_id, game, starts_at, players, preset, rules, absent, bot)
+        fields["seats"] = self._invitees(self.store, *fields["seats"])
+        return self._create(**fields)
+
+    async def schedule_soon(self, user_id: int, game: Any, starts_at: Any, players: Any,
+                            preset: Any = None, rules: Any = None, absent: Any = "bot",
+                            bot: Any = None) -> Table:
+        """``schedule``, its database work in lanes when the server has them."""
+        if self.lanes is None:
+            return self.schedule(user_id, game, starts_at, players, preset, rules, absent, bot)
+        fields = self._scheduled(user_id, game, starts_at, players, preset, rules, absent, bot)
+        fields["seats"] = await self.lanes.run("accounts", self._invitees, *fields["seats"])
+        return await self._create_soon(**fields)
 
     def join(self, conn: Conn, table: Table) -> None:
         """Opening a scheduled table before its window closes is arriving for it."""
@@ -637,6 +697,8 @@ class Lobby(Hub):
         """The guest ``user_id`` became the account ``name`` (stored): the tables in memory
         and the connections show the new name."""
         for table in self.tables.values():
+            if table.host == user_id:
+                table.host_name = name
             seat = table.seat_of(user_id)
             if seat is not None:
                 table.seats[seat].user_name = name

@@ -70,6 +70,7 @@ class Table:
         self.kind: str = row["kind"]
         self.status: str = row["status"]
         self.host: int | None = row["host"]
+        self.host_name: str | None = names.get(self.host)  # read with the seats' names
         self.created: float = row["created"]
         self.starts_at: float | None = row["starts_at"]
         self.absent: str | None = row["absent"]

@@ -44,13 +44,14 @@ async def upload(request: Request, user: dict):
 @signed_in
 async def withdraw(request: Request, user: dict):
     await body(request)
-    return JSONResponse(arena(request).withdraw(user["id"],
-                                                int(request.path_params["bot_id"])))
+    return JSONResponse(await arena(request).withdraw(user["id"],
+                                                      int(request.path_params["bot_id"])))
 
 
 @signed_in
 async def mine(request: Request, user: dict):
-    return JSONResponse({"bots": arena(request).mine(user["id"])})
+    a = arena(request)
+    return JSONResponse({"bots": await a.in_lane(a.mine, user["id"])})
 
 
 @signed_in
@@ -67,9 +68,10 @@ async def divisions(request: Request, user: dict):
 async def leaderboard(request: Request, user: dict):
     q = request.query_params
     players = q.get("players", "")
-    return JSONResponse(arena(request).leaderboard(
-        q.get("game"), q.get("preset"), int(players) if players.isdigit() and
-        len(players) < 4 else players))
+    a = arena(request)
+    return JSONResponse(await a.in_lane(
+        a.leaderboard, q.get("game"), q.get("preset"),
+        int(players) if players.isdigit() and len(players) < 4 else players))
 
 
 ROUTES = [

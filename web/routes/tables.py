@@ -60,7 +60,7 @@ async def quick_match(request: Request, user: dict):
 async def schedule(request: Request, user: dict):
     account_only(user, "schedule games")
     d = await body(request)
-    return table_answer(lobby(request).schedule(
+    return table_answer(await lobby(request).schedule_soon(
         user["id"], d.get("game"), d.get("starts_at"), d.get("players"), d.get("preset"),
         d.get("rules"), d.get("absent", "bot"), d.get("bot")))
 
@@ -96,7 +96,7 @@ async def accept_invite(request: Request, user: dict):
 @signed_in
 async def again(request: Request, user: dict):
     await body(request)
-    return table_answer(lobby(request).again(user["id"], path_table(request)))
+    return table_answer(await lobby(request).again_soon(user["id"], path_table(request)))
 
 
 ROUTES = [
