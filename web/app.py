@@ -93,13 +93,15 @@ def create_app(db_url: str = DEFAULT_DB, *, clock: Callable[[], float] = time.ti
         if store.shared:  # hear the other servers before taking any table
             listener = Listener(db_url, asyncio.get_running_loop(), lobby.on_note,
                                 lobby.on_reconnect, store.db.conn.info.backend_pid).start()
-        app.state.arena = Arena(store, allowed, arena, clock=clock)
         if store.shared:
-            lobby.lanes = app.state.arena.lanes = Lanes(db_url, db_lanes, db_delay)
+            lobby.lanes = Lanes(db_url, db_lanes, db_delay)
+            app.state.arena = Arena(store, allowed, arena, clock=clock, lanes=lobby.lanes)
+            await app.state.arena.in_lane(app.state.arena._reload)
             await lobby.resume_soon()
             heartbeat = Heartbeat(db_url, lobby.server_id, lease).start()
             lobby.beating = True
         else:
+            app.state.arena = Arena(store, allowed, arena, clock=clock)
             lobby.resume()
         # what is loaded by now lives as long as the server: the garbage collector need not
         # look at it again, and it runs less often (a full pass would pause every table)

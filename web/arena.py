@@ -130,10 +130,12 @@ class Arena:
     """Uploads, matches and leaderboards of one server, over its store."""
 
     def __init__(self, store: Any, bots: Bots, settings: ArenaSettings | None = None,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time, lanes: Any = None) -> None:
+        """``lanes``: many servers' database lanes (``cardrl.web.cluster.Lanes``), where its
+        database work goes; the list is then read by ``in_lane(_reload)``, not here."""
         self.own_store = store  # the event loop's
         self.local = threading.local()  # ``store``: a database lane's, in that lane's thread
-        self.lanes: Any = None  # many servers: the look for work goes off the event loop
+        self.lanes = lanes
         self.changed = 0  # listing changes made on the event loop (uploads, withdrawals)
         self.clock = clock
         self.bots = bots
@@ -148,7 +150,8 @@ class Arena:
         self.table_bots: dict[int, ProcessBot] = {}
         self.table_locks: dict[int, threading.Lock] = {}
         self.closed = False
-        self._reload()
+        if lanes is None:
+            self._reload()
         bots.external = self
 
     @property

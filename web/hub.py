@@ -202,6 +202,7 @@ class Hub:
         if row is None:
             raise NotFoundError(f"no table {table_id}")
         table = Table(row, names, self.bots, now=self.clock())
+        table.loaded_at = time.monotonic()
         if self.shared:
             table.elsewhere = elsewhere
             for seat in away:
@@ -1028,7 +1029,9 @@ class Hub:
         for table_id in taken:
             self._take(table_id, reads.get(table_id))
         for table in list(self.tables.values()):  # copies nobody here follows
-            if not self.runs(table) and not table.subscribers:
+            # (one loaded a moment ago is kept: a request or a socket is about to use it)
+            if not self.runs(table) and not table.subscribers \
+                    and time.monotonic() - table.loaded_at > self.lease:
                 self.tables.pop(table.id, None)
                 self.remote_clock.pop(table.id, None)
         return taken

@@ -93,6 +93,7 @@ class Table:
         self.turn_since = now  # when the seat to move got its turn
         self.empty_since: float | None = now  # since when no seated person is at the table
         self.left_at: dict[int, float] = {}  # seat -> when its person last left the table
+        self.loaded_at = 0.0  # when the server built it (monotonic; a copy is kept a while)
         self.notice: str | None = None  # a line for everyone (a bot replaced, a seat taken over)
         # seat -> (ply, since when): a person who has not gone on from a held move yet
         self.unseen: dict[int, tuple[int, float]] = {}
