@@ -392,7 +392,8 @@ def test_a_page_goes_on_through_another_server_when_its_server_dies(browser):
     """Issue 57: two servers on one PostgreSQL; the one that served the page and runs its
     table is killed at the player's turn. The bid played shows as sending, a banner says
     why, and the page goes on through the other server (which takes the table over)
-    without a reload: the bid is made there."""
+    without a reload: the bid is made there. The lobby's requests then move the page to
+    the live server."""
     url, ports = postgres_url(), [free_port(), free_port()]
     procs = [ServerProcess(url, port, "--lease-seconds", "2", "--public-url",
                            f"http://127.0.0.1:{port}") for port in ports]
@@ -413,6 +414,11 @@ def test_a_page_goes_on_through_another_server_when_its_server_dies(browser):
         page.wait_for_selector(".bids", state="detached", timeout=20000)  # made elsewhere
         assert page.evaluate("window.__same_page") is True  # no reload
         assert page.locator("#pending-banner").is_hidden()
+        # the lobby's requests cannot reach the dead server: the page moves to the live one
+        # (the same host: the login goes with it)
+        page.click(".table-head a[href='#/']")  # "<- Lobby"
+        page.wait_for_url(f"{procs[1].url}/**", timeout=10000)
+        page.wait_for_selector("#quick-bot", timeout=10000)
         # the Origin check: the stored addresses' pages only
         cookie = signup(procs[1].url, "takeover")
         for origin, ok in ((f"http://127.0.0.1:{ports[0]}", True),

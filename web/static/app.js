@@ -43,7 +43,15 @@ export async function api(path, body) {
   const opts = body === undefined ? {} : {
     method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body),
   };
-  const res = await fetch(path, opts);
+  let res;
+  try { res = await fetch(path, opts); }
+  catch (err) {  // this server is gone: the page moves to a live one (the socket told us)
+    const other = socket.peers.find((u) => u !== location.origin);
+    if (!other) throw err;
+    toast(`This server stopped: moving to ${other}...`, 8000);
+    location.assign(other + location.pathname + location.search + location.hash);
+    throw new Error("this server stopped; moving to another");
+  }
   const data = await res.json().catch(() => ({}));
   if (!res.ok) throw new Error(data.error || `${res.status} ${res.statusText}`);
   return data;
