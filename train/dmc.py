@@ -86,6 +86,7 @@ from cardrl.train.runs import (
     last_evaluation,
     read_evals,
     sigterm_as_interrupt,
+    start_run,
 )
 
 ALGO = "dmc"
@@ -351,16 +352,10 @@ class DMCTrainer:
 
     def __init__(self, cfg: DMCConfig, resume: bool = False, progress: bool = True,
                  quiet: bool = False) -> None:
-        cfg.validate()
-        self.cfg = cfg = cfg.resolved()
+        self.cfg = cfg = start_run(cfg, resume, CHECKPOINT)
         self.run_dir = cfg.run_dir
         self.progress, self.quiet = progress, quiet
         ckpt = self.run_dir / CHECKPOINT
-        if resume and not ckpt.is_file():
-            raise ValueError(f"nothing to resume: {str(ckpt)!r} does not exist")
-        if not resume and (self.run_dir / "config.json").exists():
-            raise ValueError(f"run {str(self.run_dir)!r} exists; resume it or pick a new --name")
-        cfg.save(self.run_dir)
         set_threads(cfg.threads())
         torch.manual_seed(cfg.seed)
         self.state = RunState.load(self.run_dir) if resume else \

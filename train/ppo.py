@@ -49,7 +49,7 @@ from cardrl.envs.files import write_atomic
 from cardrl.envs.games import get_game
 from cardrl.train.average import collect_mix, fit_average
 from cardrl.train.cardnet import CardActor, card_table
-from cardrl.train.config import CONFIG_FILE, TrainConfig
+from cardrl.train.config import TrainConfig
 from cardrl.train.evaluate import eval_scalars, evaluate_run
 from cardrl.train.exploit import EXPLOIT, measure_exploitability
 from cardrl.train.export import base_card, export_bot, run_card
@@ -72,6 +72,7 @@ from cardrl.train.runs import (
     last_evaluation,
     read_evals,
     sigterm_as_interrupt,
+    start_run,
 )
 from cardrl.train.selfplay import SelfPlayVecEnv
 
@@ -203,16 +204,10 @@ class Trainer:
 
     def __init__(self, cfg: TrainConfig, resume: bool = False, progress: bool = True,
                  quiet: bool = False) -> None:
-        cfg.validate()
-        self.cfg = cfg.resolved()
+        self.cfg = start_run(cfg, resume, CHECKPOINT)
         self.run_dir = self.cfg.run_dir
         self.progress, self.quiet = progress, quiet
         ckpt = self.run_dir / CHECKPOINT
-        if resume and not ckpt.is_file():
-            raise ValueError(f"nothing to resume: {str(ckpt)!r} does not exist")
-        if not resume and (self.run_dir / CONFIG_FILE).exists():
-            raise ValueError(f"run {str(self.run_dir)!r} exists; resume it or pick a new --name")
-        self.cfg.save(self.run_dir)
         set_threads(self.cfg.threads())
         self.state = (RunState.load(self.run_dir) if resume else
                       RunState(next_snapshot=self.cfg.snapshot_every,

@@ -23,7 +23,7 @@ from types import ModuleType
 from typing import Any
 
 from cardrl.envs.files import write_atomic
-from cardrl.train.config import add_arguments
+from cardrl.train.config import CONFIG_FILE, add_arguments
 from cardrl.train.evaluate import EVALS
 
 STATE = "state.json"
@@ -107,6 +107,20 @@ def sigterm_as_interrupt() -> Iterator[None]:
 
 
 # ------------------------------------------------------------------ command line
+def start_run(cfg: Any, resume: bool, checkpoint: str) -> Any:
+    """A trainer's run folder opened: the config checked and resolved, a resume with no
+    ``checkpoint`` and a new run over an old one refused, the config saved. The resolved
+    config."""
+    cfg.validate()
+    cfg = cfg.resolved()
+    if resume and not (cfg.run_dir / checkpoint).is_file():
+        raise ValueError(f"nothing to resume: {str(cfg.run_dir / checkpoint)!r} does not exist")
+    if not resume and (cfg.run_dir / CONFIG_FILE).exists():
+        raise ValueError(f"run {str(cfg.run_dir)!r} exists; resume it or pick a new --name")
+    cfg.save(cfg.run_dir)
+    return cfg
+
+
 def build_parser(trainer: type, prog: str, description: str) -> argparse.ArgumentParser:
     """The trainer's command line: a flag per knob of its config, and the run's own."""
     p = argparse.ArgumentParser(prog=prog, description=description)

@@ -314,8 +314,10 @@ def judge(name: str, path: Path, deals: int, workers: int, progress: bool) -> di
     t0 = time.monotonic()
     opponents = list(recipe.judge_bots) or strongest_bots(game)
     out = run_dir(name) / f"final-{_fingerprint(path, search)}"
+    # a recipe on changed rules (a smaller deck) is judged on them
     results = evaluate(game, preset, onnx_spec(path), opponents, deals, out, workers=workers,
-                       progress=progress, fresh=False)
+                       progress=progress, fresh=False,
+                       rule_changes=dict(recipe.stages[-1].rule_changes))
     final = {"deals": deals, "seconds": round(time.monotonic() - t0), "search": search,
              "results": results}
     evals = read_evals(run_dir(name))

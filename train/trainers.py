@@ -8,7 +8,8 @@ from importlib import import_module
 from cardrl.train.config import CONFIG_FILE, RUNS_DIR
 
 # name -> "module:class"; a config.json's ``algo`` names its trainer (none: PPO's)
-TRAINERS = {"ppo": "cardrl.train.ppo:Trainer", "dmc": "cardrl.train.dmc:DMCTrainer"}
+TRAINERS = {"ppo": "cardrl.train.ppo:Trainer", "dmc": "cardrl.train.dmc:DMCTrainer",
+            "cfr": "cardrl.train.cfr:CFRTrainer"}
 DEFAULT = "ppo"
 
 
