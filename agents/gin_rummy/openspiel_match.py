@@ -208,9 +208,10 @@ def _os_phase(state) -> str:
 def _describe(state, mirror: Mirror | None) -> str:
     """Both states, for an error."""
     text = f"OpenSpiel state:{state}\nour mirror: {mirror and mirror.state!r}"
-    if mirror is not None and not mirror.over:
-        ours = mirror.state
-        text += f", legal {ours.legal_actions()}, view {ours.view(ours.current_player).to_dict()}"
+    ours = mirror.state if mirror is not None and not mirror.over else None
+    seat = None if ours is None else ours.current_player
+    if ours is not None and seat is not None:
+        text += f", legal {ours.legal_actions()}, view {ours.view(seat).to_dict()}"
     return text
 
 
