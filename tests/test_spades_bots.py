@@ -387,11 +387,12 @@ def play_game(rules, lineup, seed, max_hands=30):
                                    CUTTHROAT.replace(jokers=True)],
                          ids=["killer", "cutthroat", "killer+jokers", "cutthroat+jokers"])
 def test_every_bot_plays_only_legal_actions_over_whole_games(rules):
-    """Whole games (to the target; 30 hands at most) with every bot in every seat: one
-    game per rotation of the lineup (the rule tables and properties cover the rest)."""
+    """Whole games (to the target or 12 hands, whichever comes first: both ends are
+    reached) with every bot in every seat: one game per rotation of the lineup (the rule
+    tables and properties cover the rest)."""
     lineups = [SPADES_BOTS[i:] + SPADES_BOTS[:i] for i in range(len(SPADES_BOTS))]
     for g, lineup in enumerate(lineups):
-        st, moves = play_game(rules, (lineup + ["random"])[:4], seed=100 * g)
+        st, moves = play_game(rules, (lineup + ["random"])[:4], seed=100 * g, max_hands=12)
         assert st.winners and moves == 56 * len(st.results)  # 4 bids + 52 cards a hand
 
 
