@@ -359,3 +359,29 @@ def test_a_dmc_recipe_trains_by_dmc_resumes_from_its_checkpoint_and_exports(tmp_
     path.unlink()
     assert ship.train("d-2p", path) == 0 and path.is_file()  # resumed, nothing to train
     assert "stage 1:" in "\n".join(ship.describe("d-2p"))
+
+
+def test_the_three_player_scratch_recipe_trains_shrunk_and_is_judged_at_three_seats(
+        tmp_path, monkeypatch, capsys):
+    """``blind_auction-3p-scratch``'s own stage, shrunk to a few hundred steps: self-play
+    with the magnet at three seats trains and exports a sampling bot, and its final match
+    seats it with two copies of each judge bot, no edge a third of the wins."""
+    name = "blind_auction-3p-scratch"
+    recipe = ship.RECIPES[name]
+    assert recipe.preset == "3p" and recipe.sample and not recipe.ships
+    (stage,) = recipe.stages
+    assert stage.magnet_coef > 0 and stage.opponents == "self@1.0"
+    tiny = replace(stage, steps=256, n_games=4, n_steps=16, batch_size=32, n_epochs=1,
+                   net=(8,), eval_every=256, eval_deals=1, checkpoint_every=128,
+                   snapshot_every=128, magnet_every=64, torch_threads=1)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setitem(ship.RECIPES, name, replace(
+        recipe, stages=(tiny,), judge_bots=("blind_auction/mirror", "random")))
+    path = ship.bot_path(name)
+    assert ship.train(name, path) == 0
+    final = ship.judge(name, path, 1, 1, False)
+    card = json.loads(path.with_suffix(".json").read_text())
+    assert card["sample"] is True and card["training"]["steps"] >= 256
+    for result in final["results"].values():
+        assert result["no_edge_win"] == pytest.approx(1 / 3) and result["games"] == 3
+    assert "vs 2x blind_auction/mirror" in capsys.readouterr().out
