@@ -539,16 +539,12 @@ class Lobby(Hub):
                 found.append(await self.table_soon(table_id))
             except NotFoundError:
                 continue
-        waiting = sorted((t for t in found if t.status == "waiting"),
-                         key=lambda t: (t.created, t.id))
-        for table in waiting:
-            if table.seat_of(user_id) is not None:
-                return table  # already waiting here
+        mine, waiting = self._waiting(found, user_id)
+        if mine is not None:
+            return mine
         for table in waiting:
             if table.status == "waiting" and table.open_seats():
-                if fill_at is not None and (table.fill_at is None or fill_at < table.fill_at):
-                    self._write(table.id, Store.set_fill_at, table.id, fill_at)
-                    table.fill_at = fill_at
+                self._fill_sooner(table, fill_at)
                 try:
                     await self.sit_soon(user_id, table.id)
                 except RefusedError:
@@ -562,6 +558,20 @@ class Lobby(Hub):
         self.tick()
         return table
 
+    @staticmethod
+    def _waiting(found, user_id: int) -> tuple[Table | None, list[Table]]:
+        """Quick match's tables still waiting, oldest first, and the one ``user_id`` already
+        waits at (or None)."""
+        waiting = sorted((t for t in found if t.status == "waiting"),
+                         key=lambda t: (t.created, t.id))
+        return next((t for t in waiting if t.seat_of(user_id) is not None), None), waiting
+
+    def _fill_sooner(self, table: Table, fill_at: float | None) -> None:
+        """A player who joins a waiting table may bring its bots' time forward."""
+        if fill_at is not None and (table.fill_at is None or fill_at < table.fill_at):
+            self._write(table.id, Store.set_fill_at, table.id, fill_at)
+            table.fill_at = fill_at
+
     def quick_match(self, user_id: int, game: Any, preset: Any = None,
                     fill_after: Any = None, bot: Any = None) -> Table:
         """Seat the player at the oldest table waiting for this game, or open a new one.
@@ -574,16 +584,12 @@ class Lobby(Hub):
         else:
             found = (t for t in self.tables.values() if t.kind == "quick"
                      and t.game_name == game and t.preset == preset)
-        waiting = sorted((t for t in found if t.status == "waiting"),
-                         key=lambda t: (t.created, t.id))
-        for table in waiting:
-            if table.seat_of(user_id) is not None:
-                return table  # already waiting here
+        mine, waiting = self._waiting(found, user_id)
+        if mine is not None:
+            return mine
         for table in waiting:
             if table.open_seats():
-                if fill_at is not None and (table.fill_at is None or fill_at < table.fill_at):
-                    self.store.set_fill_at(table.id, fill_at)
-                    table.fill_at = fill_at
+                self._fill_sooner(table, fill_at)
                 try:
                     self.sit(user_id, table.id)
                 except RefusedError:
