@@ -109,6 +109,8 @@ def test_a_recipe_files_stages_chain_over_its_base_and_its_summary_is_derived(tm
     (("deals = 10", "deals = 0"), "deals must be a positive int, got 0"),
     (("{stage1.steps:short}", "{stage4.steps}"), "[a-2p]: KeyError('stage4')"),
     (("judge_bots = [\"random\"]", "judge_bots = [\"spades/expert\"]"), "[b-2p]: "),
+    (("judge_bots = [\"random\"]", "judge_fill = \"spades/expert\""), "[b-2p]: "),
+    (("judge_bots = [\"random\"]", "judge_fill = 3"), "judge_fill must be a bot spec, got 3"),
 ])
 def test_a_bad_recipe_file_is_refused_naming_the_file_and_the_key(change, message, tmp_path):
     path = _write(tmp_path, RECIPE_FILE.replace(*change))
@@ -384,4 +386,15 @@ def test_the_three_player_scratch_recipe_trains_shrunk_and_is_judged_at_three_se
     assert card["sample"] is True and card["training"]["steps"] >= 256
     for result in final["results"].values():
         assert result["no_edge_win"] == pytest.approx(1 / 3) and result["games"] == 3
-    assert "vs 2x blind_auction/mirror" in capsys.readouterr().out
+    # the mixed tables: the bot, one judge bot and the fill (random) in the third seat; the
+    # fill is not also judged against itself
+    assert recipe.judge_fill == "random"
+    assert list(final["mixed_results"]) == ["blind_auction/mirror"]
+    mixed = final["mixed_results"]["blind_auction/mirror"]
+    assert mixed["fill"] == "random" and mixed["games"] == 3
+    assert card["final_evaluation"]["mixed_results"] == final["mixed_results"]
+    (table,) = ship.run_dir(name).glob("final-*/blind_auction_mirror+random/summary.json")
+    assert json.loads(table.read_text())["config"]["bots"] == [
+        ship.onnx_spec(path), "blind_auction/mirror", "random"]
+    said = capsys.readouterr().out
+    assert "vs 2x blind_auction/mirror" in said and "vs blind_auction/mirror and 1x random" in said

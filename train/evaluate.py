@@ -28,21 +28,28 @@ def onnx_spec(path: str | Path) -> str:
 
 def match(game: str, preset: str, bot: str, opponent: str, deals: int, out: Path,
           rule_changes: dict | None = None, seed: int = 0, workers: int = 1,
-          max_hands: int | None = 100, progress: bool = False, fresh: bool = True) -> dict:
+          max_hands: int | None = 100, progress: bool = False, fresh: bool = True,
+          fill: str | None = None) -> dict:
     """``bot`` against ``n - 1`` copies of ``opponent``; the bot's row plus game metrics.
+
+    With ``fill`` the table is mixed: ``bot``, one ``opponent`` and ``fill`` in the other
+    seats. Beside copies of itself a deterministic bot can tie every deal (each copy
+    bids alike), which says nothing of the bot; a mixed table does.
 
     ``fresh=False`` resumes the games already logged in ``out`` (name ``out`` after
     what the bot is, as ``cardrl.train.ship`` does, so that another bot never reuses them).
     """
     g = get_game(game)
     n = g.num_players(g.get_rules(preset, **dict(rule_changes or {})))
-    cfg = TournamentConfig(game=game, preset=preset, bots=(bot,) + (opponent,) * (n - 1),
+    others = (opponent,) + (fill,) * (n - 2) if fill else (opponent,) * (n - 1)
+    cfg = TournamentConfig(game=game, preset=preset, bots=(bot,) + others,
                            rule_changes=dict(rule_changes or {}), max_hands=max_hands, seed=seed)
     run = run_tournament(cfg, deals, out, workers=workers, fresh=fresh, progress=progress)
     row = next(b for b in run.summary["bots"] if b["bot"] == bot)
     game_logs = [json.loads(p.read_text()) for p in sorted((out / logs.GAMES_DIR).glob("*.json"))]
     return {
-        "opponent": opponent, "deals": deals, "games": run.summary["games"],
+        "opponent": opponent, **({"fill": fill} if fill else {}),
+        "deals": deals, "games": run.summary["games"],
         "no_edge_win": 1 / n,
         "win": row["win"]["mean"], "win_ci95": row["win"]["ci95"],
         "score": row["score"]["mean"], "score_ci95": row["score"]["ci95"],
@@ -54,8 +61,9 @@ def match(game: str, preset: str, bot: str, opponent: str, deals: int, out: Path
 def evaluate(game: str, preset: str, bot: str, opponents: list[str], deals: int, out: Path,
              **kwargs) -> dict[str, dict]:
     """``match`` against each opponent, keyed by opponent spec."""
-    return {opp: match(game, preset, bot, opp, deals, Path(out) / opp.replace("/", "_")
-                       .replace(":", "_"), **kwargs) for opp in opponents}
+    tag = f"+{kwargs['fill']}" if kwargs.get("fill") else ""
+    return {opp: match(game, preset, bot, opp, deals, Path(out) / f"{opp}{tag}"
+                       .replace("/", "_").replace(":", "_"), **kwargs) for opp in opponents}
 
 
 EVALS = "evals.jsonl"  # a run's evaluations, one JSON record a line

@@ -39,7 +39,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from cardrl.agents.search import VERSION as SEARCH_VERSION
-from cardrl.envs.games import game_names
+from cardrl.envs.games import game_names, get_game
 from cardrl.train import plugins, runs, trainers
 from cardrl.train.config import RUNS_DIR, RunConfig
 from cardrl.train.evaluate import evaluate, onnx_spec, time_to_beat
@@ -62,6 +62,8 @@ class Recipe:
     stages: tuple[RunConfig, ...]
     deals: int  # the final match: duplicate deals against each judge bot
     judge_bots: tuple[str, ...] = ()  # () = the game's strongest rule bots
+    # at 3+ seats the judge also plays mixed tables: the bot, one judge bot, this bot elsewhere
+    judge_fill: str = ""
     search: dict[str, Any] | None = None  # shipped inside agents.search.SearchBot with these
     extra: dict[str, Any] | None = None  # settings of the game's plug-in stage, after the last
     ships: bool = True  # False: the bot stays beside its run, out of checkpoints/
@@ -182,6 +184,10 @@ def _check(recipe: Recipe) -> None:
         raise ValueError(f"deals must be a positive int, got {recipe.deals!r}")
     for bot in recipe.judge_bots:
         check_bot(bot, recipe.game, role="judge bot")
+    if not isinstance(recipe.judge_fill, str):
+        raise ValueError(f"judge_fill must be a bot spec, got {recipe.judge_fill!r}")
+    if recipe.judge_fill:
+        check_bot(recipe.judge_fill, recipe.game, role="judge_fill bot")
     for key in ("ships", "sample"):
         if not isinstance(getattr(recipe, key), bool):
             raise ValueError(f"{key} must be true or false, got {getattr(recipe, key)!r}")
@@ -286,7 +292,8 @@ def _report(label: str, results: dict) -> None:
         verdict = "beats" if r["win"] - hw > r["no_edge_win"] else "does not clear"
         rank_hw = r["rank_ci95"] or 0.0
         rank_verdict = "better" if r["rank"] + rank_hw < (n + 1) / 2 else "not better"
-        print(f"{label} vs {n - 1}x {opp}: win {100 * r['win']:.1f}% ± {100 * hw:.1f} "
+        table = f"{opp} and {n - 2}x {r['fill']}" if "fill" in r else f"{n - 1}x {opp}"
+        print(f"{label} vs {table}: win {100 * r['win']:.1f}% ± {100 * hw:.1f} "
               f"({r['games']} games; no edge {100 * r['no_edge_win']:.0f}%): {verdict}; "
               f"average rank {r['rank']:.3f} ± {rank_hw:.3f} (no edge {(n + 1) / 2}): "
               f"{rank_verdict}; mean score {r['score']:.1f} ± {r['score_ci95'] or 0:.1f}")
@@ -318,8 +325,15 @@ def judge(name: str, path: Path, deals: int, workers: int, progress: bool) -> di
     results = evaluate(game, preset, onnx_spec(path), opponents, deals, out, workers=workers,
                        progress=progress, fresh=False,
                        rule_changes=dict(recipe.stages[-1].rule_changes))
+    fill = recipe.judge_fill
+    game_obj = get_game(game)
+    seats = game_obj.num_players(game_obj.get_rules(preset, **dict(recipe.stages[-1].rule_changes)))
+    mixed = evaluate(game, preset, onnx_spec(path), [o for o in opponents if o != fill], deals,
+                     out, workers=workers, progress=progress, fresh=False, fill=fill,
+                     rule_changes=dict(recipe.stages[-1].rule_changes)) \
+        if fill and seats >= 3 else {}
     final = {"deals": deals, "seconds": round(time.monotonic() - t0), "search": search,
-             "results": results}
+             "results": results, **({"mixed_results": mixed} if mixed else {})}
     evals = read_evals(run_dir(name))
     if evals:  # (a committed bot judged without its run has no curve to read)
         final["time_to_beat"] = {opp: time_to_beat(evals, opp) for opp in opponents}
@@ -330,6 +344,7 @@ def judge(name: str, path: Path, deals: int, workers: int, progress: bool) -> di
                                             workers=workers, progress=progress, fresh=False)
     card = update_card(path, final_evaluation=final)
     _report(f"{path.name}" + (f" (search {search})" if search else ""), results)
+    _report(path.name, mixed)
     if search:
         _report(f"{path.name}, the network alone", final["network_results"])
     print(f"training: {card['training']['steps']:,} steps, "
@@ -362,7 +377,8 @@ def describe(name: str) -> list[str]:
                      + " ".join(f"{k}={v}" for k, v in recipe.extra.items()))
     against = ", ".join(recipe.judge_bots) or "the strongest rule bots"
     lines.append(f"  final match: {recipe.deals} deals against {against}"
-                 + (f", inside search {recipe.search}" if recipe.search else ""))
+                 + (f", inside search {recipe.search}" if recipe.search else "")
+                 + (f"; mixed tables filled with {recipe.judge_fill}" if recipe.judge_fill else ""))
     return lines
 
 
