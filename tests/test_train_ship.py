@@ -398,3 +398,30 @@ def test_the_three_player_scratch_recipe_trains_shrunk_and_is_judged_at_three_se
         ship.onnx_spec(path), "blind_auction/mirror", "random"]
     said = capsys.readouterr().out
     assert "vs 2x blind_auction/mirror" in said and "vs blind_auction/mirror and 1x random" in said
+
+
+@pytest.mark.parametrize("name, seats", [("gin_rummy-seed-3p-scratch", 3),
+                                         ("gin_rummy-seed-4p-scratch", 4)])
+def test_the_gin_recipes_at_more_seats_train_shrunk_and_are_judged_at_their_seats(
+        name, seats, tmp_path, monkeypatch):
+    """A Gin Rummy seed-rules recipe at three or four seats, its own stage shrunk: the
+    count is a rule change the run keeps, the bot is trained and exported beside its run
+    (with the count in its card) and judged at that many seats: no edge 1/seats."""
+    recipe = ship.RECIPES[name]
+    (stage,) = recipe.stages
+    assert stage.rule_changes == {"num_players": seats} and not recipe.ships
+    assert f"at {seats} players" in recipe.summary
+    tiny = replace(stage, steps=128, n_games=4, n_steps=16, batch_size=32, n_epochs=1,
+                   net=(8,), eval_every=128, eval_deals=1, checkpoint_every=64,
+                   snapshot_every=64, torch_threads=1, max_hands=2)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setitem(ship.RECIPES, name, replace(recipe, stages=(tiny,),
+                                                    judge_bots=("random",)))
+    path = ship.bot_path(name)
+    assert path.parent == ship.run_dir(name)
+    assert ship.train(name, path) == 0
+    card = json.loads(path.with_suffix(".json").read_text())
+    assert card["num_players"] == seats and card["rules"]["num_players"] == seats
+    final = ship.judge(name, path, 1, 1, False)
+    (result,) = final["results"].values()
+    assert result["no_edge_win"] == pytest.approx(1 / seats) and result["games"] == seats
