@@ -25,6 +25,10 @@ Where the game has a compiled core for these rules and this observation kind
 numba loops, with the same results; ``states[i]`` is then the engine state rebuilt
 on demand from the episode's actions. ``compiled=False`` keeps the Python engines;
 ``python_reason`` says why a game runs on them.
+
+``MixedBatchedGames`` offers the same interface over several table sizes (one
+``BatchedGames`` per count; ``counts[i]`` is game i's), so one network trains on all of
+them (``make_games``; the trainers' ``player_counts``).
 """
 
 from __future__ import annotations
@@ -77,6 +81,7 @@ class BatchedGames:
         self.num_players = n = self.game.num_players(self.rules)
         self.num_actions = self.game.num_actions
         self.obs_size = self.encoder.size(n)
+        self.counts = np.full(num_games, n, dtype=np.int64)  # each game's table size
         # game i's engine state (None before reset): the Python path's own list, or the core's
         self._states: list[EngineState | None] = [None] * num_games
         self.states: Sequence[EngineState | None] = self._states
@@ -245,3 +250,177 @@ class BatchedGames:
     def _draw(self, n: int) -> int:
         """A uniformly random index below ``n`` (the legal action replacing an illegal one)."""
         return int(self._rng.integers(n))
+
+
+def mixed_rules(game: Game, rules: Any, counts: Sequence[int], observation: str) -> list[Any]:
+    """``rules`` at each table size of ``counts`` (its ``num_players`` field), checked: a
+    clear ``ValueError`` for rules without that field, a count they refuse, a repeated
+    count, or an observation whose size depends on the count (one network reads every
+    table, so its input must be one size)."""
+    if isinstance(counts, str | bytes) or not counts:
+        raise ValueError(f"player_counts must be table sizes like 2,3,4, got {counts!r}")
+    if not hasattr(rules, "num_players"):
+        raise ValueError(f"player_counts: the {game.name} rules have no num_players field, so "
+                         "their table size cannot change")
+    if len(set(counts)) != len(counts):
+        raise ValueError(f"player_counts has a count twice: {tuple(counts)!r}")
+    encoder = game.encoder(observation)
+    size = encoder.size(game.num_players(rules))
+    out = []
+    for n in counts:
+        if isinstance(n, bool) or not isinstance(n, int | np.integer):
+            raise ValueError(f"player_counts must be ints, got {n!r}")
+        try:
+            out.append(game.get_rules(rules, num_players=int(n)))
+        except ValueError as err:
+            raise ValueError(f"player_counts: {n} players: {err}") from None
+        if encoder.size(int(n)) != size:
+            raise ValueError(
+                f"player_counts: the {observation} observation of {game.name} has "
+                f"{encoder.size(int(n))} numbers at {n} players but {size} at "
+                f"{game.num_players(rules)}: one network cannot read every table size")
+    return out
+
+
+class _Rows(Sequence):
+    """A composite's per-game sequence (``states``) read through its parts."""
+
+    def __init__(self, owner: MixedBatchedGames, name: str) -> None:
+        self._owner, self._name = owner, name
+
+    def __len__(self) -> int:
+        return self._owner.num_games
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        part, j = self._owner.where(int(i))
+        return getattr(self._owner.parts[part], self._name)[j]
+
+
+class MixedBatchedGames:
+    """``num_games`` games at several table sizes: one ``BatchedGames`` per count of
+    ``counts`` (a compiled core has one fixed size), its games a contiguous block of
+    slots split as evenly as ``num_games`` allows, behind the trainers' ``BatchedGames``
+    interface. ``num_players`` is the largest count: a row of rewards is padded with 0
+    past its game's count; ``counts[i]`` is game ``i``'s own. Game ``i`` of block ``k``
+    (starting at slot ``start``) deals its episodes from ``seed + i``, then ``+`` the
+    block's size each episode. Used to train one network over every table size
+    (``BatchedRunConfig.player_counts``)."""
+
+    def __init__(self, game: str | Game, num_games: int, counts: Sequence[int],
+                 preset: str | None = None, rules: Any = None,
+                 observation: str = DEFAULT_OBSERVATION, **options: Any) -> None:
+        self.game = get_game(game) if isinstance(game, str) else game
+        if isinstance(num_games, bool) or not isinstance(num_games, int) or num_games < 1:
+            raise ValueError(f"num_games must be a positive int, got {num_games!r}")
+        rule_changes = {k: options.pop(k) for k in list(options)
+                        if k not in _OPTIONS}
+        if "num_players" in rule_changes:
+            raise ValueError("give the table sizes as counts, not as a num_players change")
+        self.rules = self.game.make_rules(preset, rules, **rule_changes)
+        per_count = mixed_rules(self.game, self.rules, counts, observation)
+        if num_games < len(per_count):
+            raise ValueError(f"{num_games} games cannot hold {len(per_count)} table sizes: "
+                             "give at least one game per count")
+        self.num_games = num_games
+        sizes = [num_games // len(per_count) + (k < num_games % len(per_count))
+                 for k in range(len(per_count))]
+        self.parts = [BatchedGames(self.game, size, rules=r, observation=observation, **options)
+                      for size, r in zip(sizes, per_count, strict=True)]
+        self.starts = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+        self.part_of = np.repeat(np.arange(len(sizes)), sizes)  # game -> its block
+        self.local = np.arange(num_games) - self.starts[self.part_of]  # game -> its slot there
+        self.counts = np.repeat([part.num_players for part in self.parts], sizes).astype(np.int64)
+        first = self.parts[0]
+        self.encoder, self.payout, self.auto_reset = first.encoder, first.payout, first.auto_reset
+        self.num_players = int(self.counts.max())
+        self.num_actions, self.obs_size = first.num_actions, first.obs_size
+        self.obs = np.zeros((num_games, self.obs_size), dtype=np.float32)
+        self.masks = np.zeros((num_games, self.num_actions), dtype=bool)
+        self.seats = np.full(num_games, -1, dtype=np.int64)
+        self.truncated = np.zeros(num_games, dtype=bool)
+        self.episode_seeds = np.zeros(num_games, dtype=np.int64)
+        self.states: Sequence[EngineState | None] = _Rows(self, "states")
+        reasons = [part.python_reason for part in self.parts if part.python_reason]
+        self.python_reason = reasons[0] if reasons else None
+
+    def where(self, i: int) -> tuple[int, int]:
+        """Game ``i``'s block and its slot there."""
+        return int(self.part_of[i]), int(self.local[i])
+
+    @property
+    def live(self) -> list[bool]:
+        return [flag for part in self.parts for flag in part.live]
+
+    def _copy(self, k: int, local: np.ndarray | None = None) -> None:
+        """Block ``k``'s rows (``local`` of them; None: all) into the composite's arrays."""
+        part, start = self.parts[k], int(self.starts[k])
+        rows = np.arange(part.num_games) if local is None else local
+        at = start + rows
+        self.obs[at] = part.obs[rows]
+        self.masks[at] = part.masks[rows]
+        self.seats[at] = part.seats[rows]
+        self.truncated[at] = part.truncated[rows]
+        self.episode_seeds[at] = part.episode_seeds[rows]
+
+    def restart(self, i: int, seed: int, deal: Any = None) -> None:
+        k, j = self.where(i)
+        self.parts[k].restart(j, seed, deal)
+        self._copy(k, np.array([j]))
+
+    def reset(self, seed: int | None = None, deals: Sequence | None = None) -> Batch:
+        if seed is None:
+            seed = int(np.random.SeedSequence().generate_state(1)[0] >> 1)
+        if deals is not None and (isinstance(deals, str | bytes) or len(deals) != self.num_games):
+            raise ValueError(f"deals must be a list of {self.num_games} deals (None for a "
+                             f"dealt one), got {deals!r}")
+        for k, part in enumerate(self.parts):
+            lo, hi = int(self.starts[k]), int(self.starts[k + 1])
+            part.reset(seed + lo, None if deals is None else list(deals[lo:hi]))
+            self._copy(k)
+        return Batch(self.obs.copy(), self.masks.copy(), self.seats.copy(),
+                     np.zeros((self.num_games, self.num_players), dtype=np.float32),
+                     np.zeros(self.num_games, dtype=bool), np.zeros(self.num_games, dtype=bool))
+
+    def step(self, actions: Sequence[int] | np.ndarray) -> Batch:
+        if isinstance(actions, str | bytes) or len(actions) != self.num_games:
+            raise ValueError(f"step takes {self.num_games} actions, one per game, got "
+                             f"{actions!r}")
+        rewards, dones = self.step_games(np.arange(self.num_games), actions)
+        return Batch(self.obs.copy(), self.masks.copy(), self.seats.copy(), rewards, dones,
+                     dones & self.truncated)
+
+    def step_games(self, games: Sequence[int] | np.ndarray, actions: Sequence[int] | np.ndarray
+                   ) -> tuple[np.ndarray, np.ndarray]:
+        """``BatchedGames.step_games``, each block stepping its own games (the blocks one
+        after another: an illegal action stops the blocks after its own, not those before)."""
+        games = np.asarray(games, dtype=np.int64)
+        actions = np.asarray(actions)
+        if len(actions) != len(games):
+            raise ValueError(f"{len(games)} games but {len(actions)} actions")
+        rewards = np.zeros((len(games), self.num_players), dtype=np.float32)
+        dones = np.zeros(len(games), dtype=bool)
+        blocks = self.part_of[games]
+        for k in np.unique(blocks).tolist():
+            pos = np.flatnonzero(blocks == k)
+            local = self.local[games[pos]]
+            part = self.parts[k]
+            r, d = part.step_games(local, actions[pos])
+            rewards[pos, :part.num_players] = r
+            dones[pos] = d
+            self._copy(k, local)
+        return rewards, dones
+
+
+# BatchedGames' keywords that are options, not rule changes (MixedBatchedGames splits them)
+_OPTIONS = frozenset({"episode", "score_scale", "relative_score", "win_reward", "illegal_action",
+                      "illegal_penalty", "max_episode_hands", "auto_reset", "compiled"})
+
+
+def make_games(game: str | Game, num_games: int, counts: Sequence[int] = (),
+               **kwargs: Any) -> BatchedGames | MixedBatchedGames:
+    """``BatchedGames``, or with ``counts`` a ``MixedBatchedGames`` over those table sizes."""
+    if counts:
+        return MixedBatchedGames(game, num_games, counts, **kwargs)
+    return BatchedGames(game, num_games, **kwargs)

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Self
 
+from cardrl.envs.batched import BatchedGames, MixedBatchedGames, make_games, mixed_rules
 from cardrl.envs.encoding import KINDS
 from cardrl.envs.files import write_atomic
 from cardrl.envs.games import game_names, get_game
@@ -46,6 +47,19 @@ def hidden_sizes(text: str) -> tuple[int, ...]:
         return tuple(int(x) for x in text.split(",") if x.strip())
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected sizes like 256,256, got {text!r}") from None
+
+
+def table_sizes(text: str) -> tuple[int, ...]:
+    """``--player-counts 2-9`` or ``2,3,4`` -> the table sizes."""
+    out: list[int] = []
+    try:
+        for part in (x.strip() for x in text.split(",") if x.strip()):
+            low, _, high = part.partition("-")
+            out.extend(range(int(low), int(high or low) + 1))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected table sizes like 2-9 or 2,3,4, got "
+                                         f"{text!r}") from None
+    return tuple(out)
 
 
 def check_ints(cfg: Any, keys: Collection[str], least: int) -> None:
@@ -328,6 +342,21 @@ class BatchedRunConfig(RunConfig):
     lr_decay: bool = knob(False, "the learning rate falls linearly to 0 at the last step")
     checkpoint_every: int = knob(20_000)
     torch_threads: int = knob(0, "0 = every core")
+    player_counts: tuple[int, ...] = knob(
+        (), "train on a mix of table sizes, e.g. 2-9: the games split evenly over these "
+        "counts (the rules field num_players), one network for all; only where the "
+        "observation has one size at every count. Empty: the rules' own count",
+        parse=table_sizes)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self.player_counts = tuple(self.player_counts)
+
+    def games(self) -> BatchedGames | MixedBatchedGames:
+        """The run's ``n_games`` training games: at the rules' count, or over
+        ``player_counts``."""
+        return make_games(self.game, self.n_games, self.player_counts, preset=self.preset,
+                          **self.env_options(), **self.env_rule_changes())
 
     def threads(self) -> int:
         return self.torch_threads or max(1, os.cpu_count() or 1)
@@ -338,6 +367,18 @@ class BatchedRunConfig(RunConfig):
         check_ints(self, ("torch_threads",), 0)
         if not isinstance(self.lr_decay, bool):
             raise ValueError(f"lr_decay must be true or false, got {self.lr_decay!r}")
+        if self.player_counts:
+            if "num_players" in self.rule_changes:
+                raise ValueError("give the table sizes with player_counts or num_players, "
+                                 "not both")
+            game = get_game(self.game)
+            preset = self.preset if self.preset is not None else game.presets[0]
+            mixed_rules(game, game.get_rules(preset, **self.env_rule_changes()),
+                        self.player_counts, self.observation)  # raises naming the bad count
+            if self.n_games < len(self.player_counts):
+                raise ValueError(f"n_games {self.n_games} is fewer than the "
+                                 f"{len(self.player_counts)} player_counts: one game per "
+                                 "count at least")
 
 
 @dataclass

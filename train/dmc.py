@@ -65,7 +65,7 @@ from torch import nn
 from torch.utils.tensorboard import SummaryWriter
 from tqdm import tqdm
 
-from cardrl.envs.batched import BatchedGames
+from cardrl.envs.batched import BatchedGames, MixedBatchedGames
 from cardrl.train import runs
 from cardrl.train.cardnet import CardNet, card_table
 from cardrl.train.config import BatchedRunConfig, TrainConfig, knob, redefault
@@ -286,7 +286,8 @@ class SelfPlay:
     got from its decision to the episode's end. Rewards paid before a seat's first
     decision (none in these games) have no decision to go to."""
 
-    def __init__(self, games: BatchedGames, replay: Replay, gamma: float, seed: int) -> None:
+    def __init__(self, games: BatchedGames | MixedBatchedGames, replay: Replay, gamma: float,
+                 seed: int) -> None:
         self.games, self.replay, self.gamma = games, replay, gamma
         self.rng = np.random.default_rng(seed)
         n, p = games.num_games, games.num_players
@@ -361,8 +362,7 @@ class DMCTrainer:
         self.state = RunState.load(self.run_dir) if resume else \
             RunState(next_checkpoint=cfg.checkpoint_every)
         self.steps = self.state.steps
-        games = BatchedGames(cfg.game, cfg.n_games, preset=cfg.preset, **cfg.env_options(),
-                             **cfg.env_rule_changes())
+        games = cfg.games()
         self.replay = Replay(cfg.buffer_size, games.obs_size)
         # a resumed run deals new games: the seed moves with the steps already taken
         self.selfplay = SelfPlay(games, self.replay, cfg.gamma,

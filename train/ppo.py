@@ -85,8 +85,7 @@ TB_NAME = "tb"
 # ------------------------------------------------------ 2, 3: batched env, opponents
 def make_env(cfg: TrainConfig, seed: int) -> VecMonitor:
     """The learner seats of ``cfg.n_games`` batched games against the opponent mix."""
-    games = BatchedGames(cfg.game, cfg.n_games, preset=cfg.preset, **cfg.env_options(),
-                         **cfg.env_rule_changes())
+    games = cfg.games()
     pool = OpponentPool.parse(cfg.opponents, cfg.game, cfg.max_snapshots)
     return VecMonitor(SelfPlayVecEnv(games, pool, seed=seed))
 
@@ -236,8 +235,7 @@ class Trainer:
         cfg = self.cfg
         say = (lambda text: None) if self.quiet else (lambda text: tqdm.write(text, sys.stderr))
         t0 = time.monotonic()
-        games = BatchedGames(cfg.game, cfg.n_games, preset=cfg.preset, **cfg.env_options(),
-                             **cfg.env_rule_changes())
+        games = cfg.games()
         data = collect(games, cfg.imitate, cfg.imitate_samples, cfg.gamma, cfg.seed)
         say(f"[imitate] {len(data):,} decisions of {cfg.imitate} from {data.episodes:,} "
             f"episodes in {time.monotonic() - t0:.0f} s")
@@ -314,8 +312,7 @@ class Trainer:
         if self._average_net is not None and self._average_net[0] == step:
             return self._average_net[1]
         cfg = self.cfg
-        games = BatchedGames(cfg.game, cfg.n_games, preset=cfg.preset, **cfg.env_options(),
-                             **cfg.env_rule_changes())
+        games = cfg.games()
         data = collect_mix(games, self._average_policies, cfg.average_net,
                            seed=cfg.seed * 1_000_003 + step)
         net, fitted = fit_average(self.model.policy, data, seed=cfg.seed + step)

@@ -37,7 +37,7 @@ import torch
 from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 
-from cardrl.envs.batched import BatchedGames
+from cardrl.envs.batched import BatchedGames, MixedBatchedGames
 from cardrl.train.numpy_policy import MASKED, NumpyPolicy
 from cardrl.train.opponents import POLICY_KINDS, OpponentPool, check_bot
 
@@ -110,18 +110,23 @@ AVERAGE = -2  # ... AVERAGE - j: member j of the ``average`` entry's reservoir
 class SelfPlayVecEnv(VecEnv):
     """The learner seats of ``games`` against opponents from ``pool`` (module docstring)."""
 
-    def __init__(self, games: BatchedGames, pool: OpponentPool, seed: int = 0,
-                 seat: int | None = None) -> None:
+    def __init__(self, games: BatchedGames | MixedBatchedGames, pool: OpponentPool,
+                 seed: int = 0, seat: int | None = None) -> None:
         self.games = games
         n, p = games.num_games, games.num_players
+        # game i seats games.counts[i] players (several table sizes: MixedBatchedGames)
+        fewest = int(games.counts.min())
         if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int | np.integer)
-                                 or not 0 <= seat < p):
-            raise ValueError(f"seat must be None or in 0..{p - 1}, got {seat!r}")
+                                 or not 0 <= seat < fewest):
+            raise ValueError(f"seat must be None or in 0..{fewest - 1}, got {seat!r}")
         for entry in pool.mix:
             if entry.what not in POLICY_KINDS:
                 check_bot(entry.what, games.game.name)
         self.render_mode = None  # nothing to draw (SB3 asks every VecEnv, in __init__ too)
-        low, high = games.encoder.bounds(p)
+        # one space for every table size: the widest bounds
+        bounds = [games.encoder.bounds(int(c)) for c in np.unique(games.counts)]
+        low = np.min([b[0] for b in bounds], axis=0)
+        high = np.max([b[1] for b in bounds], axis=0)
         super().__init__(n, spaces.Box(low=low, high=high, dtype=np.float32),
                          spaces.Discrete(games.num_actions))
         self.pool, self.seed_base = pool, seed
@@ -172,8 +177,9 @@ class SelfPlayVecEnv(VecEnv):
         return (self.magnet_coef * (ratio[0] - ratio[1])).astype(np.float32)
 
     def _new_episode(self, i: int) -> None:
-        """Seat game ``i``'s learner (rotating) and draw its opponents for this episode."""
-        p = self.games.num_players
+        """Seat game ``i``'s learner (rotating within the game's own count) and draw its
+        opponents for this episode."""
+        p = int(self.games.counts[i])
         if self.fixed_seat is not None:
             seat = self.fixed_seat
         else:

@@ -86,11 +86,17 @@ RECIPE_KEYS = {f.name for f in dataclasses.fields(Recipe)} | {"base", "like", "t
 class SummaryFormat(string.Formatter):
     """A summary template's numbers from its stages: ``{stage1.steps:short}`` is 3M or 250k,
     ``{stage2.learning_rate:short}`` 1e-4, ``{stage1.opponents:share=self}`` that entry's
-    share of the mix (60%); other specs are Python's (``{stage1.steps:,}``)."""
+    share of the mix (60%), ``{stage1.player_counts:span}`` 2-9; other specs are Python's
+    (``{stage1.steps:,}``)."""
 
     def format_field(self, value: Any, spec: str) -> str:
         if spec == "short":
             return short(value)
+        if spec == "span":  # table sizes: (2, 3, 4) -> 2-4, (2, 4) -> 2, 4
+            sizes = sorted(value)
+            if len(sizes) > 2 and sizes == list(range(sizes[0], sizes[-1] + 1)):
+                return f"{sizes[0]}-{sizes[-1]}"
+            return ", ".join(map(str, sizes))
         if spec.startswith("share="):
             weights = {what: float(w) for what, _, w in
                        (entry.rpartition("@") for entry in value.split(","))}
