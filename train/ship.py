@@ -39,7 +39,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from cardrl.agents.search import VERSION as SEARCH_VERSION
-from cardrl.envs.games import game_names, get_game
+from cardrl.envs.games import game_names
 from cardrl.train import plugins, runs, trainers
 from cardrl.train.config import RUNS_DIR, RunConfig
 from cardrl.train.evaluate import evaluate, onnx_spec, time_to_beat
@@ -328,16 +328,14 @@ def judge(name: str, path: Path, deals: int, workers: int, progress: bool) -> di
     opponents = list(recipe.judge_bots) or strongest_bots(game)
     out = run_dir(name) / f"final-{_fingerprint(path, search)}"
     # a recipe on changed rules (a smaller deck) is judged on them
+    rules = dict(recipe.stages[-1].rule_changes)
     results = evaluate(game, preset, onnx_spec(path), opponents, deals, out, workers=workers,
-                       progress=progress, fresh=False,
-                       rule_changes=dict(recipe.stages[-1].rule_changes))
+                       progress=progress, fresh=False, rule_changes=rules)
     fill = recipe.judge_fill
-    game_obj = get_game(game)
-    seats = game_obj.num_players(game_obj.get_rules(preset, **dict(recipe.stages[-1].rule_changes)))
+    seats = round(1 / next(iter(results.values()))["no_edge_win"])
     mixed = evaluate(game, preset, onnx_spec(path), [o for o in opponents if o != fill], deals,
                      out, workers=workers, progress=progress, fresh=False, fill=fill,
-                     rule_changes=dict(recipe.stages[-1].rule_changes)) \
-        if fill and seats >= 3 else {}
+                     rule_changes=rules) if fill and seats >= 3 else {}
     final = {"deals": deals, "seconds": round(time.monotonic() - t0), "search": search,
              "results": results, **({"mixed_results": mixed} if mixed else {})}
     evals = read_evals(run_dir(name))
