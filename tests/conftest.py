@@ -17,11 +17,15 @@ def ray_address():
     RLlib training and tournaments as Ray tasks)."""
     from ray.cluster_utils import Cluster  # only the Ray tests need the ray extra loaded
 
-    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 2})
-    try:
-        yield cluster.address
-    finally:
-        cluster.shutdown()
+    # Ray starts its workers at nice 15: beside the other pytest process (nice 0) they got a
+    # few percent of a core, and a Ray test took minutes instead of seconds
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("RAY_worker_niceness", "0")
+        cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 2})
+        try:
+            yield cluster.address
+        finally:
+            cluster.shutdown()
 
 
 @pytest.fixture(scope="module")
