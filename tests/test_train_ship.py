@@ -193,9 +193,10 @@ def test_every_shipped_bot_loads_on_the_installed_env_and_plays_legally(name):
     assert g.plays(card["env_name"]), f"{name} was trained on {card['env_name']}"
     # a bot shipped inside a search plays it with few worlds: the search's cost grows with
     # them, the code it runs and the legality it must keep do not
-    bot = agents.load(path, **({"worlds": 2} if card.get("search") else {}))
-    if card.get("search"):
-        assert isinstance(bot, SearchBot) and bot.top_k == card["search"]["top_k"]
+    search = card.get("search")
+    bot = agents.load(path, **({"worlds": 2} if search else {}))
+    if search:
+        assert isinstance(bot, SearchBot) and bot.top_k == search["top_k"]
     rules = g.get_rules(recipe.preset)
     if g.num_players(rules) != card["num_players"]:
         rules = g.get_rules(recipe.preset, num_players=card["num_players"])
