@@ -1,7 +1,8 @@
 """The documentation cannot rot: every example in README.md and docs/ runs on the code as it is.
 
-* Every ```python block of README.md and docs/**/*.md runs in a fresh interpreter from
-  the repository root (seen through links, with a fresh ``runs/`` of its own); a block
+* Every ```python block of README.md and docs/**/*.md runs in a fresh process from
+  the repository root (seen through links, with a fresh ``runs/`` of its own; the process
+  is forked from one that imported torch and SB3 once: ``tests/doc_runner.py``); a block
   that raises fails naming its file and line (tracebacks point into the markdown file).
   A block whose first line is ``# doc-test: skip (why)`` is not run: it is reported as
   skipped with its reason, and the skips are counted (keep them rare: write examples
@@ -23,14 +24,14 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
 import re
 import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from tests.doc_runner import run_example
 
 ROOT = Path(__file__).resolve().parents[1]
 SKIP = re.compile(r"#\s*doc-test:\s*skip\b\s*(?:\((?P<why>[^)]*)\))?")
@@ -116,22 +117,24 @@ def test_python_example_runs(block: Block, tmp_path: Path):
         pytest.skip(f"{block.where}: doc-test skip ({reason})")
     # blank lines first, so that the interpreter's line numbers are the markdown file's
     source = "\n" * (block.line - 1) + block.code
-    runner = ("import sys\n"
-              "src = open(sys.argv[1], encoding='utf-8').read()\n"
-              "exec(compile(src, sys.argv[2], 'exec'), {'__name__': '__main__'})\n")
-    script = tmp_path / "example.py"
-    script.write_text(source, encoding="utf-8")
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "MPLBACKEND": "Agg"}
-    try:
-        out = subprocess.run([sys.executable, "-c", runner, str(script), block.path],
-                             cwd=example_root(tmp_path), env=env, capture_output=True,
-                             text=True, timeout=EXAMPLE_TIMEOUT)
-    except subprocess.TimeoutExpired:
+    log = tmp_path / "example.log"
+    code = run_example(source, block.path, example_root(tmp_path), ROOT, log, EXAMPLE_TIMEOUT)
+    if code is None:
         pytest.fail(f"{block.where}: the example ran longer than {EXAMPLE_TIMEOUT} s")
-    if out.returncode != 0:
-        tail = "\n".join(out.stderr.strip().splitlines()[-25:])
-        pytest.fail(f"{block.where}: the example raised (exit {out.returncode}):\n{tail}",
+    if code != 0:
+        tail = "\n".join(log.read_text(errors="replace").strip().splitlines()[-25:])
+        pytest.fail(f"{block.where}: the example raised (exit {code}):\n{tail}",
                     pytrace=False)
+
+
+@pytest.mark.parametrize("source", [
+    "x = torch.zeros(1)\n",  # preloaded by the runner, not imported by the example
+    "import gymnasium\ngymnasium.make('cardrl/Spades-v6')\n",  # no `import cardrl`
+])
+def test_the_runner_fails_an_example_that_leans_on_what_it_preloaded(source, tmp_path):
+    log = tmp_path / "example.log"
+    assert run_example("\n" + source, "docs/x.md", tmp_path, ROOT, log, EXAMPLE_TIMEOUT) == 1
+    assert 'File "docs/x.md", line ' in log.read_text()  # named by the markdown file
 
 
 def test_skipped_examples_are_counted():

@@ -352,7 +352,7 @@ def test_demo_trains_candidates_side_by_side_and_keeps_the_better(tmp_path, monk
     monkeypatch.chdir(tmp_path)
     assert demo.main(["--game", "blind_auction", "--steps", "1024", "--eval-every", "1024",
                       "--deals", "1", "--deals-select", "3", "--candidates", "2",
-                      "--quiet"]) == 0
+                      "--workers", "1", "--quiet"]) == 0  # no pool: its start costs 5 s a match
     out = capsys.readouterr().out
     dirs = sorted((tmp_path / "runs").iterdir())
     assert [d.name.rsplit("-", 1)[1] for d in dirs] == ["seed0", "seed1"]

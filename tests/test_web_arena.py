@@ -92,13 +92,20 @@ def hostile_uploads(tmp_path) -> list[tuple[str, object, int, str]]:
     ]
 
 
+RUN_IN_THE_CHILD = {"wrong output shape", "NaN outputs", "out-of-range choice", "slow",
+                    "memory bomb"}  # refused by running the network, seconds each
+
+
 def test_hostile_uploads_are_refused_by_name_and_change_nothing(db_url, tmp_path):
     folder = tmp_path / "arena"
     app = arena_app(db_url, folder, matches=False)
+    cases = hostile_uploads(tmp_path)
+    if db_url.startswith("postgresql"):  # the child's checks are the same whatever the store
+        cases = [c for c in cases if c[0] not in RUN_IN_THE_CHILD or c[0] == "NaN outputs"]
     with TestClient(app) as http:
         eve = signup(http, "eve")
         before = everything(app)
-        for what, request, status, words in hostile_uploads(tmp_path):
+        for what, request, status, words in cases:
             res = http.post("/api/arena/bots", json=request, headers=eve)
             assert res.status_code == status, (what, res.text)
             assert words in res.json()["error"], (what, res.json()["error"])
