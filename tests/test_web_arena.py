@@ -6,6 +6,7 @@ results survive ``kill -9`` of the server."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from dataclasses import replace
@@ -16,7 +17,7 @@ from starlette.testclient import TestClient
 from cardrl.eval.bot_process import ProcessBot, ProcessBotError
 from cardrl.web.app import create_app
 from cardrl.web.arena import ArenaSettings
-from cardrl.web.arena_check import Limits
+from cardrl.web.arena_check import Limits, RefusedUploadError, check_card, check_model
 from cardrl.web.testing import ServerProcess, get, post, postgres_url
 from cardrl.web.testing import signup as signup_http
 from tests import arena_util as nets
@@ -127,6 +128,18 @@ def test_hostile_uploads_are_refused_by_name_and_change_nothing(db_url, tmp_path
         assert res.status_code == 413
         assert "ONNX file is larger than the limit of 0.0625 MiB" in res.json()["error"]
         assert everything(app) == before
+
+
+def test_the_check_passes_where_no_game_kernel_is_cached(tmp_path, monkeypatch):
+    """On a fresh install no game's compiled kernels are on disk, and the check's child
+    may write no file: it gets the samples encoded and loads no game (a child that
+    compiled a kernel there crashed, and every upload was refused)."""
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "numba-cache"))  # empty
+    division = check_card(nets.CARD)
+    report = asyncio.run(check_model(nets.CARD, division, nets.good(), Limits()))
+    assert set(report) == {"forward_ms"} and report["forward_ms"] >= 0
+    with pytest.raises(RefusedUploadError, match="non-finite"):  # and still checks
+        asyncio.run(check_model(nets.CARD, division, nets.nan_output(), Limits()))
 
 
 def test_an_upload_plays_is_ranked_is_a_seat_option_and_is_withdrawn(db_url, tmp_path):

@@ -8,16 +8,20 @@ stdin. That child first limits itself (address space, CPU seconds, no file write
 then parses the bytes with ``onnx`` and refuses what is not a plain network: custom
 domains or functions, operators off ``ALLOWED_OPS``, sub-graphs, external data of any
 kind, inputs or outputs of the wrong names, types or shapes. Only then does
-onnxruntime build a session, from the bytes (never from a path), and run it on views
-of sample deals: every output must have the right shape, be finite, put its largest
-logit on a legal action, and come within the per-move time. The server process never
-parses or runs an upload; the child has no file to read and may write none.
+onnxruntime build a session, from the bytes (never from a path), and run it on the
+observations of sample deals: every output must have the right shape, be finite, put its
+largest logit on a legal action, and come within the per-move time. The server process
+never parses or runs an upload; the child has no file to read and may write none. The
+server deals and encodes the samples (``sample_inputs``) and hands the child arrays, so
+the child imports no game: a game's compiled kernels, which may need to write their
+cache on first use, never load where no file may be written.
 """
 
 from __future__ import annotations
 
 import asyncio
 import base64
+import functools
 import json
 import resource
 import signal
@@ -130,7 +134,8 @@ async def check_model(card: dict, division: dict, model: bytes, limits: Limits) 
     if len(model) > limits.max_bytes:
         raise RefusedUploadError(f"the ONNX file has {len(model)} bytes; the limit is "
                             f"{limits.max_bytes}")
-    request = json.dumps({"card": card, "division": division, "limits": asdict(limits),
+    samples = await asyncio.to_thread(sample_inputs, card, division, limits.views)
+    request = json.dumps({"division": division, "limits": asdict(limits), "samples": samples,
                           "model": base64.b64encode(model).decode()}).encode()
     proc = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "cardrl.web.arena_check", stdin=asyncio.subprocess.PIPE,
@@ -267,7 +272,36 @@ def sample_views(division: dict, count: int) -> list[tuple[Any, list[int]]]:
     return [every[i] for i in sorted(set(picks.tolist()))]
 
 
-def run_checks(card: dict, division: dict, model_bytes: bytes, limits: dict) -> dict:
+def sample_inputs(card: dict, division: dict, count: int) -> dict:
+    """The network's inputs at ``sample_views``, encoded as the card says, for the child:
+    ``{"obs", "masks"}``, each float32 rows as base64 bytes. Runs in the server, which
+    may compile and cache the game's kernels; the same division is dealt once."""
+    key = json.dumps([card.get("observation"), card.get("obs_size"), division],
+                     sort_keys=True)
+    return _sample_inputs(key, count)
+
+
+@functools.lru_cache(maxsize=16)
+def _sample_inputs(key: str, count: int) -> dict:
+    import numpy as np
+
+    from cardrl.agents.learned import observation_encoder
+
+    observation, obs_size, division = json.loads(key)
+    encoder = observation_encoder({"game": division["game"], "preset": division["preset"],
+                                   "observation": observation, "obs_size": obs_size,
+                                   "num_players": division["players"]})
+    views = sample_views(division, count)
+    obs = np.stack([np.asarray(encoder.encode(v), dtype=np.float32).reshape(-1)
+                    for v, _ in views])
+    masks = np.zeros((len(views), division["num_actions"]), dtype=np.float32)
+    for row, (_, legal) in enumerate(views):
+        masks[row, legal] = 1.0
+    return {name: base64.b64encode(a.tobytes()).decode() for name, a in
+            (("obs", obs), ("masks", masks))}
+
+
+def run_checks(division: dict, model_bytes: bytes, samples: dict, limits: dict) -> dict:
     """The child's work: structure, then a session from the bytes, then sample forwards."""
     import numpy as np
     import onnx
@@ -279,8 +313,6 @@ def run_checks(card: dict, division: dict, model_bytes: bytes, limits: dict) -> 
     check_structure(model, division)
     import onnxruntime as ort
 
-    from cardrl.agents.learned import observation_encoder
-
     opts = ort.SessionOptions()
     opts.intra_op_num_threads = 1
     opts.inter_op_num_threads = 1
@@ -288,16 +320,17 @@ def run_checks(card: dict, division: dict, model_bytes: bytes, limits: dict) -> 
         session = ort.InferenceSession(model_bytes, opts, providers=["CPUExecutionProvider"])
     except Exception as err:
         raise RefusedUploadError(f"onnxruntime cannot load the model: {str(err)[:200]}") from None
-    encoder = observation_encoder({**card, "num_players": division["players"]})
     n = division["num_actions"]
+    every_obs = np.frombuffer(base64.b64decode(samples["obs"]), dtype=np.float32)
+    masks = np.frombuffer(base64.b64decode(samples["masks"]), dtype=np.float32).reshape(-1, n)
+    every_obs = every_obs.reshape(len(masks), -1)
     slowest = 0.0
-    for view, legal in sample_views(division, limits["views"]):
-        obs = np.asarray(encoder.encode(view), dtype=np.float32).reshape(1, -1)
-        mask = np.zeros((1, n), dtype=np.float32)
-        mask[0, legal] = 1.0
+    for obs, mask in zip(every_obs, masks, strict=True):
+        legal = np.flatnonzero(mask).tolist()
         start = time.perf_counter()
         try:
-            out = session.run(None, {"observation": obs, "action_mask": mask})[0]
+            out = session.run(None, {"observation": obs.reshape(1, -1),
+                                     "action_mask": mask.reshape(1, -1)})[0]
         except Exception as err:
             raise RefusedUploadError(f"the network failed on a sample view: {str(err)[:200]}") \
                 from None
@@ -323,8 +356,8 @@ def main() -> None:
     request = json.loads(sys.stdin.buffer.read())
     _limit(request["limits"])
     try:
-        answer = run_checks(request["card"], request["division"],
-                            base64.b64decode(request["model"]), request["limits"])
+        answer = run_checks(request["division"], base64.b64decode(request["model"]),
+                            request["samples"], request["limits"])
     except RefusedUploadError as err:
         answer = {"error": str(err)}
     except MemoryError:
