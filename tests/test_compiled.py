@@ -8,6 +8,7 @@ against the PettingZoo env in tests/test_batched.py.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -284,3 +285,21 @@ def test_a_changed_source_outside_the_kernels_file_recompiles_them():
     assert all(misses >= 1 for _, misses in runs[0].values()), runs[0]
     assert all(hits >= 1 and misses == 0 for hits, misses in runs[1].values()), runs[1]
     assert stamp.read_text() == sources_digest(game)
+
+
+def test_warm_leaves_every_kernel_a_later_process_loads(tmp_path):
+    """``python -m cardrl.envs.warm GAME`` compiles ahead of time: in an empty cache, the
+    next process finds every kernel of the game's core on disk; a game it does not know
+    is refused by name."""
+    game = CORE_GAMES[0]
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+    out = subprocess.run([sys.executable, "-m", "cardrl.envs.warm", game, "--workers", "1"],
+                         env=env, check=True, capture_output=True, text=True).stdout
+    assert out.startswith(f"{game}: ") and "compiled kernels ready" in out
+    stats = json.loads(subprocess.run([sys.executable, "-c", _CACHE_PROBE % ([game],)],
+                                      env=env, check=True, capture_output=True,
+                                      text=True).stdout)
+    assert all(hits >= 1 and misses == 0 for hits, misses in stats.values()), stats
+    bad = subprocess.run([sys.executable, "-m", "cardrl.envs.warm", "chess"], env=env,
+                         capture_output=True, text=True)
+    assert bad.returncode == 2 and "no game 'chess'" in bad.stderr

@@ -502,9 +502,8 @@ class Arena:
                 else:  # the same, in the arena's database lane: the sockets go on meanwhile
                     seen = self.changed
                     job = await self.in_lane(self._look)
-                    if self.changed != seen:  # listed or withdrawn here meanwhile: the list
-                        self._reload()  # as it is now, and a new look with it
-                        continue
+                    if self.changed != seen:  # listed or withdrawn here meanwhile: a new
+                        continue  # look, which reads the list again (in the lane)
             except Exception:
                 log.exception("the arena could not pick its next game")
                 job = None
