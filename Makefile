@@ -45,11 +45,9 @@ test: setup-dev chromium
 # the web storage and restart tests start a throwaway PostgreSQL cluster (loopback only, as
 # the postgres user, in a temporary folder) and stop it; they need Debian's server package
 	ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || (apt-get update && apt-get install -y postgresql)
-# the compiled kernels first, once (a fresh clone has none cached), then
-	$(BIN)/python -m cardrl.envs.warm
 # two processes, each test file on one of them (its module fixtures, e.g. the Ray cluster and
-# the browser, stay shared by its tests), the slowest files first (tests/conftest.py)
-	$(BIN)/python -m pytest -n 2 --dist loadfile --no-loadscope-reorder
+# the browser, stay shared by its tests)
+	$(BIN)/python -m pytest -n 2 --dist loadfile
 
 ## speed of the engines and envs, beside OpenSpiel when it installs
 bench: setup-bench

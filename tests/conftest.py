@@ -43,17 +43,3 @@ def browser():
         yield b
         b.close()
 
-
-# The files that take longest (browsers, servers, subprocesses, Ray), slowest first: they
-# start first, so that neither of the two test processes is left alone with one of them at
-# the end (xdist's loadfile would otherwise start the files with the most tests first).
-SLOW_FILES = ("test_web_arena.py", "test_train_run.py", "test_web_browser_play.py",
-              "test_docs.py", "test_ray_tournament.py", "test_web_browser.py",
-              "test_train_export.py", "test_single_seat.py", "test_web_arena_browser.py",
-              "test_web_multi.py", "test_package.py", "test_spades_bots.py",
-              "test_ray_rllib.py", "test_dmc.py", "test_compiled.py")
-
-
-def pytest_collection_modifyitems(config, items):
-    rank = {name: i for i, name in enumerate(SLOW_FILES)}
-    items.sort(key=lambda item: rank.get(item.path.name, len(SLOW_FILES)))  # stable
