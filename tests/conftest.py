@@ -1,14 +1,22 @@
 """Test session settings, set before any test module imports numpy or torch: the ``cardrl``
 command's ``TRAINING_ENV`` (``cardrl.cli``) and OpenMP's passive wait (the suite runs two
 processes on two cores, where idle OpenMP threads spinning through the other's turn
-slowed training tests tenfold); and the Ray tests' cluster."""
+slowed training tests tenfold); SB3's log folder of a model with no logger, one for the
+session and removed after it (SB3 makes a ``/tmp/SB3-<time>`` folder per such model); and
+the Ray tests' cluster."""
 
+import atexit
 import os
+import shutil
+import tempfile
 
 import pytest
 
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+if "SB3_LOGDIR" not in os.environ:
+    os.environ["SB3_LOGDIR"] = tempfile.mkdtemp(prefix="cardrl-tests-sb3-")
+    atexit.register(shutil.rmtree, os.environ["SB3_LOGDIR"], ignore_errors=True)
 
 
 @pytest.fixture(scope="module")

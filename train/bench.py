@@ -43,6 +43,8 @@ import sys
 import time
 from collections.abc import Sequence
 
+from stable_baselines3.common.logger import Logger
+
 from cardrl.cli import TRAINING_ENV
 from cardrl.envs.games import game_names
 from cardrl.train.config import POLICIES, TrainConfig
@@ -94,6 +96,7 @@ def bench_model(game: str, net: tuple[int, ...], n_games: int, n_steps: int, thr
     env = make_env(cfg, seed=0)
     model = new_model(cfg, env)
     model.tensorboard_log = None
+    model.set_logger(Logger(None, []))  # logs nothing; SB3's default makes a /tmp/SB3-* folder
     return cfg, model, selfplay(env)
 
 
