@@ -95,8 +95,7 @@ def bench_model(game: str, net: tuple[int, ...], n_games: int, n_steps: int, thr
     set_threads(cfg.threads())
     env = make_env(cfg, seed=0)
     model = new_model(cfg, env)
-    model.tensorboard_log = None
-    model.set_logger(Logger(None, []))  # logs nothing; SB3's default makes a /tmp/SB3-* folder
+    model.set_logger(Logger(None, []))  # logs nothing (no tensorboard, no /tmp/SB3-* folder)
     return cfg, model, selfplay(env)
 
 
