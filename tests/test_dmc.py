@@ -264,6 +264,9 @@ def test_interrupt_checkpoints_and_resume_continues_the_step_count(tmp_path, mon
 
     def interrupt(self, q_values, epsilon):
         if self.replay.next_id >= 1500:
+            # as a signal can land inside ``torch.no_grad().__enter__``: grad mode switched
+            # off, its ``__exit__`` never run
+            torch.set_grad_enabled(False)
             raise KeyboardInterrupt
         return original(self, q_values, epsilon)
 
@@ -272,6 +275,7 @@ def test_interrupt_checkpoints_and_resume_continues_the_step_count(tmp_path, mon
                        quiet=True)
     result = first.run()
     assert result.interrupted and result.onnx is None and result.steps == 1500
+    assert torch.is_grad_enabled()  # the interrupt left the mode it found
     assert json.loads((result.run_dir / "state.json").read_text())["steps"] == 1500
     first_evals = [e["step"] for e in result.evals]
     assert len(first_evals) == 2 and first_evals[0] == 0 and 1000 <= first_evals[1] < 1500

@@ -35,14 +35,15 @@ def _rate(work, units: int, seconds: float, timer: Timer) -> float:
     """Units per second of ``work()`` (which does ``units``), over at least ``seconds`` of
     ``timer`` (``time.perf_counter``: wall time; ``time.process_time``: this process's CPU
     time, meaningful with one torch thread)."""
-    work()  # warm-up: allocator, threads
-    done, start = 0, timer()
-    while True:
-        work()
-        done += units
-        spent = timer() - start
-        if spent >= seconds:
-            return done / spent
+    with torch.enable_grad():  # the backward passes time the same whatever the caller's mode
+        work()  # warm-up: allocator, threads
+        done, start = 0, timer()
+        while True:
+            work()
+            done += units
+            spent = timer() - start
+            if spent >= seconds:
+                return done / spent
 
 
 def ppo_limit(policy, n_games: int, n_steps: int, batch_size: int, n_epochs: int,

@@ -22,6 +22,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import torch
+
 from cardrl.envs.files import write_atomic
 from cardrl.train.config import CONFIG_FILE, add_arguments
 from cardrl.train.evaluate import EVALS
@@ -95,15 +97,22 @@ def _raise_interrupt(signum, frame) -> None:
 @contextlib.contextmanager
 def sigterm_as_interrupt() -> Iterator[None]:
     """`kill` (SIGTERM) stops a run the way Ctrl-C does, so it checkpoints first (in the
-    main thread only: signals reach no other)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    old = signal.signal(signal.SIGTERM, _raise_interrupt)
+    main thread only: signals reach no other).
+
+    Either interrupt can land inside ``torch.no_grad().__enter__``, after grad is switched
+    off and before its ``__exit__`` is armed; torch's grad mode found on entry is put back on
+    the way out, so what runs after the interrupt (the throughput's backward pass, a resumed
+    run in the same process) still has gradients.
+    """
+    grad = torch.is_grad_enabled()
+    main = threading.current_thread() is threading.main_thread()
+    old = signal.signal(signal.SIGTERM, _raise_interrupt) if main else None
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, old)
+        if main:
+            signal.signal(signal.SIGTERM, old)
+        torch.set_grad_enabled(grad)
 
 
 # ------------------------------------------------------------------ command line
