@@ -45,6 +45,10 @@ test: setup-dev chromium
 # the web storage and restart tests start a throwaway PostgreSQL cluster (loopback only, as
 # the postgres user, in a temporary folder) and stop it; they need Debian's server package
 	ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || (apt-get update && apt-get install -y postgresql)
+# the kernels compile once ahead, as envs/warm.py advises for CI (a fresh clone's first
+# compile is a build step, about a minute of both cores; the tests of compiling itself use
+# caches of their own)
+	$(BIN)/python -m cardrl.envs.warm
 # two processes, each test file on one of them (its module fixtures, e.g. the Ray cluster and
 # the browser, stay shared by its tests)
 	$(BIN)/python -m pytest -n 2 --dist loadfile
