@@ -60,13 +60,15 @@ in ``__pycache__`` beside the sources); a second process loads them (measured in
 docs/design.md). numba checks a cached kernel against its own file's date only, but a
 kernel inlines helpers and freezes constants from other modules (this one,
 ``compiled_rng``, the game's engine); so before a core's first use in a process,
-``fresh`` drops its kernels' cached code when any source of ``envs/`` or of the game's
-package has changed since that code was written (a digest stored beside it).
+``fresh`` drops the cached code of the core module's functions when any source of
+``envs/`` or of the game's package has changed since that code was written (a digest
+stored beside it).
 """
 
 from __future__ import annotations
 
 import hashlib
+import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple, overload
@@ -279,9 +281,15 @@ def sources_digest(game: str) -> str:
 
 
 def fresh(game: str, core: CompiledCore) -> None:
-    """Drop the cached code of ``core``'s kernels if it was compiled from other sources
-    (the module docstring); once per game and process."""
-    fresh_kernels(game, game, [getattr(core, name) for name in ("start", "step", "write")])
+    """Drop the cached code of ``core``'s kernels, and of every other numba function of
+    their module (the helpers they call rather than inline), if it was compiled from
+    other sources (the module docstring); once per game and process."""
+    kernels = [getattr(core, name) for name in ("start", "step", "write")]
+    module = kernels[0].py_func.__module__
+    kernels += [f for f in vars(sys.modules[module]).values()
+                if getattr(getattr(f, "py_func", None), "__module__", None) == module
+                and all(f is not k for k in kernels)]
+    fresh_kernels(game, game, kernels)
 
 
 def fresh_kernels(name: str, game: str, kernels: list) -> None:

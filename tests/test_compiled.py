@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from cardrl.envs import cards, compiled_rng
+from cardrl.envs import cards, compiled, compiled_rng
 from cardrl.envs.batched import BatchedGames
 from cardrl.envs.compiled import find_core, sources_digest
 from cardrl.envs.encoding import KINDS
@@ -266,6 +266,30 @@ def test_a_second_process_loads_the_kernels_from_the_cache():
     stats = json.loads(runs[1].stdout)
     assert set(stats) == {f"{g}.{k}" for g in CORE_GAMES for k in ("start", "step", "write")}
     assert all(hits >= 1 and misses == 0 for hits, misses in stats.values()), stats
+
+
+def test_a_changed_source_drops_every_compiled_function_of_the_core_module(monkeypatch):
+    """Some helpers are called, not inlined (a deal, once per hand: one compiled copy for
+    every kernel); numba caches them on their own and checks them against their own file
+    only, so a changed source drops them with the kernels."""
+    called = {}
+    for game in CORE_GAMES:
+        games = BatchedGames(game, 2)
+        batch = games.reset(seed=0)
+        games.step([int(np.flatnonzero(m)[0]) for m in batch.masks])
+        games.restart(0, 5)
+        core = games._core.core
+        module = core.start.py_func.__module__
+        called[game] = {name for name, f in vars(sys.modules[module]).items()
+                        if getattr(getattr(f, "py_func", None), "__module__", None) == module
+                        and f.signatures}
+        dropped: list = []
+        monkeypatch.setattr(compiled, "fresh_kernels",
+                            lambda name, source, kernels, into=dropped: into.extend(kernels))
+        compiled.fresh(game, core)
+        assert called[game] <= {k.py_func.__name__ for k in dropped}, game
+        assert {"start", "step", "write"} <= called[game]
+    assert any(len(names) > 3 for names in called.values()), called  # some helper is called
 
 
 def test_warm_compiles_ahead_and_a_changed_source_outside_the_kernels_recompiles(tmp_path):

@@ -340,7 +340,7 @@ def _rules_block(rules: GinRummyRules) -> np.ndarray:
     return np.array(rule_values(rules), dtype=np.float32)
 
 
-@njit(**INLINE)
+@njit(**KERNEL)  # once per deal: a call, compiled once for every caller
 def _deal(st, i, g, d_scratch):
     """Game ``i``'s next hand from generator ``g``, as ``engine._start_hand`` deals it
     (the deck's order in the driver's ``d_scratch``)."""
@@ -371,7 +371,7 @@ def _deal(st, i, g, d_scratch):
     nums[i, MOVES] = 0
 
 
-@njit(**INLINE)
+@njit(**KERNEL)  # once per deal: a call, compiled once for every caller
 def _new_game(st, d, i):
     """``begin`` row ``i``'s next episode and deal it as ``GinRummyState(rules, seed)``."""
     begin(d, i)
@@ -471,8 +471,34 @@ def write(st, d, rows):
 def start(st, d, rows):
     for i in rows:
         _new_game(st, d, i)
-        _write_row(st, d, i)
+    write(st, d, rows)  # a call, not a second inlined copy of the row writer (compile time)
     return 0
+
+
+@njit(**INLINE)
+def _score(st, d, i, k, rewards, dones):
+    """Add row ``i``'s scored hand (``st[S_POINTS]``) to the totals; ``settle`` it; then the
+    next deal, a new game, or the end."""
+    r, nums, scores, points = st[S_RULES], st[S_NUMS], st[S_SCORES], st[S_POINTS]
+    n = r[R_N]
+    hand = d.hand  # the scored hand's points, totals and winners, for ``settle``
+    for s in range(n):
+        scores[i, s] += points[s]
+    top = scores[i, 0]
+    for s in range(1, n):
+        top = max(top, scores[i, s])
+    over = top >= r[R_TARGET] or (r[R_MAX_HANDS] >= 0 and nums[i, HAND_NO] >= r[R_MAX_HANDS])
+    for s in range(n):
+        hand[POINTS, s], hand[TOTALS, s] = points[s], scores[i, s]
+        hand[WINNERS, s] = 1.0 if scores[i, s] == top else 0.0
+    then = settle(d, i, k, over, rewards, dones)
+    if then == GOES_ON:
+        nums[i, DEALER] = (nums[i, DEALER] + 1) % n  # the deal passes left
+        _deal(st, i, d.rng[i], d.scratch)
+    elif then == RESTART:
+        _new_game(st, d, i)
+    else:
+        nums[i, PHASE] = OVER
 
 
 @njit(**KERNEL)
@@ -480,10 +506,9 @@ def step(st, d, idx, acts, rewards, dones):
     """``engine.GinRummyState.apply`` of each legal ``acts[k]`` in game ``idx[k]``."""
     r, nums = st[S_RULES], st[S_NUMS]
     hands, known, picked = st[S_HANDS], st[S_KNOWN], st[S_PICKED]
-    pile, scores = st[S_PILE], st[S_SCORES]
+    pile = st[S_PILE]
     n = r[R_N]
     points = st[S_POINTS]
-    hand = d.hand  # the scored hand's points, totals and winners, for ``settle``
     flags = 0
     for k in range(idx.shape[0]):
         i = idx[k]
@@ -508,48 +533,32 @@ def step(st, d, idx, acts, rewards, dones):
             nums[i, DRAWN] = card
             hands[i, seat] |= CARD_BIT[card]
             nums[i, PHASE] = DISCARD
-            _write_row(st, d, i)
-            continue
-        knock = a >= KNOCK_OFFSET
-        card = a - KNOCK_OFFSET if knock else a - DISCARD_OFFSET
-        hands[i, seat] ^= CARD_BIT[card]
-        pile[i, nums[i, PILE_N]] = card
-        nums[i, PILE_N] += 1
-        nums[i, PILE_SET] |= np.int64(1) << card
-        st[S_DISCARDED][i, seat] |= np.int64(1) << card
-        known[i, seat] &= ~(np.int64(1) << card)
-        nums[i, TAKEN] = nums[i, DRAWN] = -1
-        if knock:
-            settle_knock(hands[i], n, seat, r[R_LAYOFF], r[R_KNOCKER_TIES], r[R_GIN],
-                         r[R_UNDERCUT], points,
-                         (st[S_W0], st[S_W1], st[S_W2], st[S_W3], st[S_W4], st[S_W5]))
-        elif nums[i, STOCK_N] <= r[R_DEAD_STOCK] or (
-                r[R_MAX_MOVES] >= 0 and nums[i, MOVES] >= r[R_MAX_MOVES]):
-            for s in range(n):  # a dead hand: the stock ran out, or an endless pile cycle
-                points[s] = 0
         else:
-            nums[i, CUR] = (seat + 1) % n
-            nums[i, PHASE] = DRAW
-            _write_row(st, d, i)
-            continue
-        for s in range(n):
-            scores[i, s] += points[s]
-        top = scores[i, 0]
-        for s in range(1, n):
-            top = max(top, scores[i, s])
-        over = top >= r[R_TARGET] or (r[R_MAX_HANDS] >= 0 and nums[i, HAND_NO] >= r[R_MAX_HANDS])
-        for s in range(n):
-            hand[POINTS, s], hand[TOTALS, s] = points[s], scores[i, s]
-            hand[WINNERS, s] = 1.0 if scores[i, s] == top else 0.0
-        then = settle(d, i, k, over, rewards, dones)
-        if then == GOES_ON:
-            nums[i, DEALER] = (nums[i, DEALER] + 1) % n  # the deal passes left
-            _deal(st, i, d.rng[i], d.scratch)
-        elif then == RESTART:
-            _new_game(st, d, i)
-        else:
-            nums[i, PHASE] = OVER
-        _write_row(st, d, i)
+            knock = a >= KNOCK_OFFSET
+            card = a - KNOCK_OFFSET if knock else a - DISCARD_OFFSET
+            hands[i, seat] ^= CARD_BIT[card]
+            pile[i, nums[i, PILE_N]] = card
+            nums[i, PILE_N] += 1
+            nums[i, PILE_SET] |= np.int64(1) << card
+            st[S_DISCARDED][i, seat] |= np.int64(1) << card
+            known[i, seat] &= ~(np.int64(1) << card)
+            nums[i, TAKEN] = nums[i, DRAWN] = -1
+            scored = True
+            if knock:
+                settle_knock(hands[i], n, seat, r[R_LAYOFF], r[R_KNOCKER_TIES], r[R_GIN],
+                             r[R_UNDERCUT], points,
+                             (st[S_W0], st[S_W1], st[S_W2], st[S_W3], st[S_W4], st[S_W5]))
+            elif nums[i, STOCK_N] <= r[R_DEAD_STOCK] or (
+                    r[R_MAX_MOVES] >= 0 and nums[i, MOVES] >= r[R_MAX_MOVES]):
+                for s in range(n):  # a dead hand: the stock ran out, or an endless pile cycle
+                    points[s] = 0
+            else:
+                nums[i, CUR] = (seat + 1) % n
+                nums[i, PHASE] = DRAW
+                scored = False
+            if scored:
+                _score(st, d, i, k, rewards, dones)
+        _write_row(st, d, i)  # one call site: numba inlines a helper once per site
     return flags
 
 

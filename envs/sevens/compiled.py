@@ -79,7 +79,7 @@ def playable(hand, last):
     return other if other else hand
 
 
-@njit(**INLINE)
+@njit(**KERNEL)  # once per deal: a call, compiled once for every caller
 def _new_game(st, d, i):
     """``begin`` row ``i``'s next episode; draw and deal it as ``SevensState(rules, seed)``."""
     begin(d, i)
@@ -216,7 +216,7 @@ def write(st, d, rows):
 def start(st, d, rows):
     for i in rows:
         _new_game(st, d, i)
-        _write_row(st, d, i)
+    write(st, d, rows)  # a call, not a second inlined copy of the row writer (compile time)
     return 0
 
 
