@@ -285,10 +285,11 @@ def fresh(game: str, core: CompiledCore) -> None:
     their module (the helpers they call rather than inline), if it was compiled from
     other sources (the module docstring); once per game and process."""
     kernels = [getattr(core, name) for name in ("start", "step", "write")]
-    module = kernels[0].py_func.__module__
-    kernels += [f for f in vars(sys.modules[module]).values()
-                if getattr(getattr(f, "py_func", None), "__module__", None) == module
-                and all(f is not k for k in kernels)]
+    module = getattr(getattr(kernels[0], "py_func", None), "__module__", None)
+    if module in sys.modules:
+        kernels += [f for f in vars(sys.modules[module]).values()
+                    if getattr(getattr(f, "py_func", None), "__module__", None) == module
+                    and all(f is not k for k in kernels)]
     fresh_kernels(game, game, kernels)
 
 
