@@ -173,11 +173,17 @@ def _write(st, d, i):
 
 
 @njit(**compiled.KERNEL)
+def write(st, d, rows):
+    for i in rows:
+        _write(st, d, i)
+
+
+@njit(**compiled.KERNEL)
 def start(st, d, rows):
     for i in rows:
         compiled.begin(d, i)
         _start(st, d, i)
-        _write(st, d, i)
+    write(st, d, rows)  # a call, not a second inlined copy of the row writer (compile time)
     return 0
 
 
@@ -197,12 +203,6 @@ def step(st, d, idx, acts, rewards, dones):
             _start(st, d, i)
         _write(st, d, i)
     return flags
-
-
-@njit(**compiled.KERNEL)
-def write(st, d, rows):
-    for i in rows:
-        _write(st, d, i)
 
 
 # -------------------------------------------------------------------- Python
