@@ -148,7 +148,9 @@ export function draw(root, msg, ctx) {
         }),
         el("button", {class: "link", onclick: () => { choosing = null; redraw(); }}, "cancel"));
     }
-    mine = el("div", {class: "gt-hand"}, chooser || hints, row);
+    // the hand first: it stays in one place however many plays score (on a phone a long
+    // list above it pushed the hand below the fold)
+    mine = el("div", {class: "gt-hand"}, row, chooser || hints);
   }
 
   root.replaceChildren(
