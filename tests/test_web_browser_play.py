@@ -383,8 +383,8 @@ def test_every_screen(browser, web_server, kind):
         assert " or " in two.first.inner_text()
     page.wait_for_selector(".gt-hand button.card.legal")
     assert on_screen(page, ".gt-hand .card")
-    # the hand stays put however many plays score: their list (up to a dozen, which on a
-    # phone pushed the hand below the fold) comes after it
+    # the hand stays put however many plays score: their list (a line per scoring card and
+    # value, which on a phone pushed the hand below the fold) comes after it
     [hand] = rects(page, ".gt-hand .hand")
     assert all(r["top"] >= hand["bottom"] for r in rects(page, ".gt-options"))
     assert page.inner_text(".sevens-felt .gt-event").startswith("Next card:")
