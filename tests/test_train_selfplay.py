@@ -414,6 +414,36 @@ def test_two_networks_take_one_pass_each_and_snapshots_are_frozen_copies(monkeyp
     assert sum(len(c["actions"]) for c in referee.policy_calls) == referee.opponent_moves
 
 
+def test_greedy_seats_play_a_snapshots_argmax_and_snapshot_seats_draw(monkeypatch):
+    """``greedy`` seats play a snapshot (the current policy while there is none) by its masked
+    argmax, every move the one the logits rank first; ``snapshot`` seats of the same pool
+    draw from the softmax, so they leave the argmax often (random weights: flat enough)."""
+    env, referee = selfplay("blind_auction", "greedy@1,snapshot@1", n=8, seed=3)
+    calls: list[tuple] = []  # (deterministic, every action the argmax, the policy)
+    original = TorchTwin.act_batch
+
+    def act_batch(twin, obs, masks, rng, deterministic=False):
+        actions = original(twin, obs, masks, rng, deterministic)
+        best = twin.logits(obs, masks).argmax(axis=1)
+        calls.append((deterministic, bool(np.all(actions == best)), twin.source))
+        return actions
+
+    monkeypatch.setattr(TorchTwin, "act_batch", act_batch)
+    current = random_policy(env.games, 0, hidden=4)
+    snaps = [random_policy(env.games, 20 + k, hidden=4) for k in range(2)]
+    env.set_policy(current)
+    play(env, referee, episodes=1)
+    assert {id(c[2]) for c in calls} == {id(current)} and any(c[0] for c in calls)
+    for s in snaps:
+        env.add_snapshot(s)
+    calls.clear()
+    play(env, referee, episodes=3)
+    greedy = [c for c in calls if c[0]]
+    assert greedy and all(c[1] for c in greedy)
+    assert {id(c[2]) for c in greedy} == {id(s) for s in snaps}
+    assert not all(c[1] for c in calls if not c[0])
+
+
 def test_a_hand_that_ends_before_the_learners_first_move_pays_the_learner_nothing():
     """Gin with hand episodes: the player before the learner may knock on its opening turn.
     The learner had no decision in that hand: it gets no done and none of that hand's

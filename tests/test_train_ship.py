@@ -13,6 +13,7 @@ from cardrl.agents.search import SearchBot
 from cardrl.envs.games import game_names, get_game
 from cardrl.train import plugins, ship
 from cardrl.train.config import TrainConfig
+from cardrl.train.opponents import POLICY_KINDS
 
 
 @pytest.fixture
@@ -296,7 +297,7 @@ def test_a_recipe_that_does_not_ship_writes_its_bot_into_its_run_not_checkpoints
         for stage in ship.RECIPES[name].stages:
             assert not getattr(stage, "imitate", "")  # from scratch: no teacher
             opponents = getattr(stage, "opponents", "self@1")  # (DMC: every seat itself)
-            assert {o.split("@")[0] for o in opponents.split(",")} <= {"self", "snapshot"}
+            assert {o.split("@")[0] for o in opponents.split(",")} <= set(POLICY_KINDS)
 
 
 def test_ship_trains_each_stage_then_the_plugin_stage_and_exports(tmp_path, monkeypatch):
@@ -367,6 +368,34 @@ def test_a_dmc_recipe_trains_by_dmc_resumes_from_its_checkpoint_and_exports(tmp_
     path.unlink()
     assert ship.train("d-2p", path) == 0 and path.is_file()  # resumed, nothing to train
     assert "stage 1:" in "\n".join(ship.describe("d-2p"))
+
+
+def test_the_two_player_scratch_recipe_ships_its_average_network(tmp_path, monkeypatch):
+    """``blind_auction-2p-scratch`` shrunk: half its opponents are its snapshots by their
+    argmax, and its bot is the run's average network (the file and card the run wrote as
+    ``average.onnx``), not its last policy; a recipe asking for an average network without
+    one to fit is refused by name."""
+    name = "blind_auction-2p-scratch"
+    recipe = ship.RECIPES[name]
+    assert recipe.network == "average" and recipe.sample and not recipe.ships
+    (stage,) = recipe.stages
+    assert "greedy" in stage.opponents and stage.average_net > 0
+    tiny = replace(stage, steps=256, n_games=4, n_steps=16, batch_size=32, n_epochs=1,
+                   net=(8,), eval_every=256, eval_deals=1, checkpoint_every=128,
+                   snapshot_every=64, average_net=64, torch_threads=1)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setitem(ship.RECIPES, name, replace(recipe, stages=(tiny,)))
+    path = ship.bot_path(name)
+    assert ship.train(name, path) == 0
+    run = ship.run_dir(name)
+    assert path.read_bytes() == (run / "average.onnx").read_bytes()
+    assert path.read_bytes() != (run / "policy.onnx").read_bytes()
+    card = json.loads(path.with_suffix(".json").read_text())
+    assert card["average_of_snapshots"]["snapshots"] >= 2
+    with pytest.raises(ValueError, match="average_net"):
+        ship._check(replace(recipe, stages=(replace(stage, average_net=0),)))
+    with pytest.raises(ValueError, match="'last'"):
+        ship._check(replace(recipe, network="last"))
 
 
 def test_the_three_player_scratch_recipe_trains_shrunk_and_is_judged_at_three_seats(

@@ -408,7 +408,8 @@ class TrainConfig(PPOKnobs, BatchedRunConfig):
     opponents: str = knob(
         "self@0.8,snapshot@0.2", "opponent mix: what@weight entries; what = a bot spec, self, "
         "snapshot (the latest snapshots), average (any snapshot so far: fictitious "
-        "self-play) or rules (every rule bot of the game)")
+        "self-play), greedy (a latest snapshot by its argmax: a fixed opponent to exploit) "
+        "or rules (every rule bot of the game)")
     action_head: bool = knob(True, "per-action observation blocks scored onto their actions "
                              "(train.policy); off: a plain MLP head")
     n_steps: int = knob(32, "rollout length per game (a rollout is n_games x n_steps steps)")

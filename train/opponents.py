@@ -7,7 +7,9 @@ pool's last ``max_snapshots`` snapshots; the current policy while there is none)
 ``average`` (a snapshot drawn uniformly from *every* snapshot taken so far, kept as a
 reservoir sample of ``max_average``: the opponent then plays the time-average of past
 policies, as fictitious self-play does, where the latest snapshots alone chase each
-other round a cycle; ``Reservoir``), a registry bot spec
+other round a cycle; ``Reservoir``), ``greedy`` (a snapshot as ``snapshot`` draws it,
+played by its argmax: a deterministic opponent, as the rule bots of a game are, for a
+learner to find and exploit without ever meeting a rule bot), a registry bot spec
 (``spades/expert:nil=set-safe``), or ``rules`` (the game's strongest rule bots,
 ``cardrl.agents.strongest``, the weight split evenly). Each opponent seat draws its
 entry independently at every episode (``cardrl.train.selfplay``).
@@ -24,12 +26,12 @@ from cardrl.agents.base import Bot
 from cardrl.agents.registry import check_bot
 from cardrl.eval.config import split_bot_list
 
-POLICY_KINDS = ("self", "snapshot", "average")
+POLICY_KINDS = ("self", "snapshot", "average", "greedy")
 
 
 @dataclass(frozen=True)
 class MixEntry:
-    what: str  # a bot spec, "self", "snapshot" or "average"
+    what: str  # a bot spec or one of POLICY_KINDS
     weight: float
 
 
@@ -91,11 +93,11 @@ class OpponentPool:
 
     @property
     def has_policies(self) -> bool:
-        """Whether some entry is played by a network (``self`` or ``snapshot``)."""
+        """Whether some entry is played by a network (one of ``POLICY_KINDS``)."""
         return any(e.what in POLICY_KINDS for e in self.mix)
 
     def draw_entry(self, rng: np.random.Generator) -> str:
-        """One seat's opponent for an episode: ``self``, ``snapshot`` or a bot spec."""
+        """One seat's opponent for an episode: one of ``POLICY_KINDS`` or a bot spec."""
         return self.mix[int(rng.choice(len(self.mix), p=self._p))].what
 
     def make_bot(self, spec: str) -> Bot:

@@ -66,6 +66,7 @@ from cardrl.train.policy import (
     policy_weights,
 )
 from cardrl.train.runs import (
+    AVERAGE_ONNX,
     RunState,
     TrainResult,
     eval_line,
@@ -78,7 +79,6 @@ from cardrl.train.selfplay import SelfPlayVecEnv
 
 CHECKPOINT = "checkpoint.zip"
 MAGNET = "magnet.npz"
-AVERAGE_ONNX = "average.onnx"  # the average network (``average_net``)
 TB_NAME = "tb"
 
 

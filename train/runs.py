@@ -29,6 +29,7 @@ from cardrl.train.config import CONFIG_FILE, add_arguments
 from cardrl.train.evaluate import EVALS
 
 STATE = "state.json"
+AVERAGE_ONNX = "average.onnx"  # the average network (PPO's ``average_net``), beside policy.onnx
 
 
 @dataclass

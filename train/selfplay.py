@@ -4,7 +4,8 @@
 (``cardrl.envs.batched.BatchedGames``). In each game one seat is the learner's (it rotates
 from episode to episode); every other seat is played by an opponent the pool
 draws for that episode: the current policy (``self``), a frozen ``snapshot`` (or
-one of every snapshot so far, ``average``), or a rule bot. SB3 decides the learner's
+one of every snapshot so far, ``average``; or a snapshot by its argmax, ``greedy``), or a
+rule bot. SB3 decides the learner's
 moves of all games in one forward pass; the VecEnv then plays the other seats tick
 by tick until every game waits for its learner again, deciding in one forward pass
 all the games whose seat to act is played by the same network, and asking rule bots
@@ -105,6 +106,7 @@ _TWINS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 LEARNER = -1  # a seat's controller: the learner; 0: the current policy; k >= 1: snapshot k - 1
 AVERAGE = -2  # ... AVERAGE - j: member j of the ``average`` entry's reservoir
+GREEDY = "greedy"  # ... (GREEDY, k): policy k (0 current, k >= 1 snapshot) by its argmax
 
 
 class SelfPlayVecEnv(VecEnv):
@@ -197,6 +199,9 @@ class SelfPlayVecEnv(VecEnv):
                 controllers[s] = 0
             elif what == "snapshot":
                 controllers[s] = 1 + int(self.rng.integers(snapshots))
+            elif what == "greedy":
+                controllers[s] = (GREEDY, 1 + int(self.rng.integers(snapshots))
+                                  if snapshots else 0)
             elif what == "average":
                 members = len(self._average)
                 controllers[s] = AVERAGE - int(self.rng.integers(members)) if members else 0
@@ -221,7 +226,7 @@ class SelfPlayVecEnv(VecEnv):
                 seat = seats[i]
                 if seat != learner[i]:
                     c = controller[i][seat]
-                    groups.setdefault(c if isinstance(c, int) else "bots", []).append(i)
+                    groups.setdefault(c if isinstance(c, int | tuple) else "bots", []).append(i)
             if not groups:
                 return
             for who, idx in groups.items():
@@ -236,13 +241,17 @@ class SelfPlayVecEnv(VecEnv):
         seat = state.current_player
         return self.controller[i][seat].act(state.view(seat), state.legal_actions())
 
-    def _policy_actions(self, k: int, idx: list[int]) -> np.ndarray:
+    def _policy_actions(self, k: int | tuple[str, int], idx: list[int]) -> np.ndarray:
+        greedy = isinstance(k, tuple)
+        if greedy:
+            k = k[1]
         policy = self._policies[k] if k >= 0 else self._average[AVERAGE - k]
         masks = self.games.masks[idx]
         if policy is None:  # no policy pushed yet: uniformly random legal moves
             noise = self.rng.random(masks.shape)
             return np.where(masks, noise, -1.0).argmax(axis=1)
-        return _runner(policy).act_batch(self.games.obs[idx], masks, self.rng)
+        return _runner(policy).act_batch(self.games.obs[idx], masks, self.rng,
+                                         deterministic=greedy)
 
     def _collect(self, idx: Sequence[int], step_rewards: np.ndarray, step_dones: np.ndarray,
                  rewards: np.ndarray, dones: np.ndarray, infos: list[dict]) -> None:

@@ -28,6 +28,7 @@ import dataclasses
 import hashlib
 import json
 import re
+import shutil
 import string
 import sys
 import time
@@ -46,11 +47,12 @@ from cardrl.train.evaluate import evaluate, onnx_spec, time_to_beat
 from cardrl.train.export import update_card
 from cardrl.train.opponents import check_bot, strongest_bots
 from cardrl.train.plots import learning_curve
-from cardrl.train.runs import RunState, read_evals
+from cardrl.train.runs import AVERAGE_ONNX, RunState, read_evals
 
 CHECKPOINTS = Path("checkpoints")
 RECIPES_DIR = Path(__file__).with_name("recipes")
 BASES = "bases"  # recipes/bases.toml: the starting points, not a game
+NETWORKS = ("policy", "average")  # a recipe's bot: the run's last policy or average network
 
 
 @dataclass(frozen=True)
@@ -68,6 +70,9 @@ class Recipe:
     extra: dict[str, Any] | None = None  # settings of the game's plug-in stage, after the last
     ships: bool = True  # False: the bot stays beside its run, out of checkpoints/
     sample: bool = False  # the bot draws each move from its softmax (a mixed strategy)
+    # which of the run's networks is the bot: its last "policy", or its "average" network
+    # (the mix of its snapshots as one network: the last stage's ``average_net``)
+    network: str = "policy"
 
     @property
     def game(self) -> str:
@@ -197,6 +202,11 @@ def _check(recipe: Recipe) -> None:
     for key in ("ships", "sample"):
         if not isinstance(getattr(recipe, key), bool):
             raise ValueError(f"{key} must be true or false, got {getattr(recipe, key)!r}")
+    if recipe.network not in NETWORKS:
+        raise ValueError(f"network must be one of {NETWORKS}, got {recipe.network!r}")
+    if recipe.network == "average" and not getattr(recipe.stages[-1], "average_net", 0):
+        raise ValueError("network 'average' needs the last stage's average_net (decisions "
+                         "of the mix to fit it to)")
     if recipe.search is not None and not isinstance(recipe.search, dict):
         raise ValueError(f"search must be a table, got {recipe.search!r}")
     if recipe.extra is not None:
@@ -393,9 +403,14 @@ def train(name: str, path: Path) -> int:
         if changes is not None:
             cfg = resumed(type(cfg).load_run(cfg.name), cfg, changes)
         trainer = runs.open_run(trainer_of(cfg), cfg, resume=changes is not None)
-        code = runs.train_and_export(trainer, path)
+        code = runs.train_and_export(trainer, path if recipe.network == "policy" else None)
         if code:
             return code
+    if recipe.network == "average":  # the run exported it beside its policy, with its card
+        for suffix in (".onnx", ".json"):
+            shutil.copyfile((run_dir(name) / AVERAGE_ONNX).with_suffix(suffix),
+                            path.with_suffix(suffix))
+        print(f"exported {path}: the run's average network (+ .json card)")
     if recipe.extra:
         runs.extra_stage(trainer_of(recipe.stages[-1]), plugins.find(recipe.game),
                          run_dir(name).name, recipe.extra, [path])
