@@ -396,6 +396,8 @@ def test_the_two_player_scratch_recipe_ships_its_average_network(tmp_path, monke
         ship._check(replace(recipe, stages=(replace(stage, average_net=0),)))
     with pytest.raises(ValueError, match="'last'"):
         ship._check(replace(recipe, network="last"))
+    with pytest.raises(ValueError, match="no extra stage"):
+        ship._check(replace(recipe, extra={"games": 1}))
 
 
 def test_the_three_player_scratch_recipe_trains_shrunk_and_is_judged_at_three_seats(

@@ -207,6 +207,9 @@ def _check(recipe: Recipe) -> None:
     if recipe.network == "average" and not getattr(recipe.stages[-1], "average_net", 0):
         raise ValueError("network 'average' needs the last stage's average_net (decisions "
                          "of the mix to fit it to)")
+    if recipe.network == "average" and recipe.extra is not None:
+        raise ValueError("network 'average' takes no extra stage (the plug-in stage trains "
+                         "and exports the last policy)")
     if recipe.search is not None and not isinstance(recipe.search, dict):
         raise ValueError(f"search must be a table, got {recipe.search!r}")
     if recipe.extra is not None:
