@@ -424,6 +424,8 @@ def test_demo_refuses_bad_input(capsys):
     (["--opponents", "nobody/bot@1"], "bad opponent 'nobody/bot'"),
     (["--net", "0"], "net must be hidden layer sizes"),
     (["--eval-bots", "random"], "eval bot 'random' is not a rule bot"),
+    (["--eval-fill", "nobody/bot"], "bad eval_fill bot 'nobody/bot'"),
+    (["--eval-fill", "gin_rummy/expert"], "eval_fill bot 'gin_rummy/expert' plays gin_rummy"),
     (["--resume", "no-such-run"], "no training run"),
     (["--steps", "0"], "steps must be a positive int"),
     (["--critic-warmup", "-1"], "critic_warmup must be a non-negative int, got -1"),

@@ -14,6 +14,7 @@ from cardrl.envs.games import game_names, get_game
 from cardrl.train import plugins, ship
 from cardrl.train.config import TrainConfig
 from cardrl.train.opponents import POLICY_KINDS
+from cardrl.train.runs import RunState, read_evals
 
 
 @pytest.fixture
@@ -370,54 +371,88 @@ def test_a_dmc_recipe_trains_by_dmc_resumes_from_its_checkpoint_and_exports(tmp_
     assert "stage 1:" in "\n".join(ship.describe("d-2p"))
 
 
-def test_the_two_player_scratch_recipe_ships_its_average_network(tmp_path, monkeypatch):
+def test_the_two_player_scratch_recipe_ships_one_average_network_of_its_seeds(
+        tmp_path, monkeypatch):
     """``blind_auction-2p-scratch`` shrunk: half its opponents are its snapshots by their
-    argmax, and its bot is the run's average network (the file and card the run wrote as
-    ``average.onnx``), not its last policy; a recipe asking for an average network without
-    one to fit is refused by name."""
+    argmax, it runs at its own seed and at each pool seed, and its bot is one average
+    network fitted to the snapshots of every run (not one run's ``average.onnx``, nor its
+    last policy), the same again when a finished recipe is run again; bad recipes are
+    refused by name."""
     name = "blind_auction-2p-scratch"
     recipe = ship.RECIPES[name]
     assert recipe.network == "average" and recipe.sample and not recipe.ships
+    assert len(recipe.pool_seeds) >= 2
     (stage,) = recipe.stages
     assert "greedy" in stage.opponents and stage.average_net > 0
     tiny = replace(stage, steps=256, n_games=4, n_steps=16, batch_size=32, n_epochs=1,
                    net=(8,), eval_every=256, eval_deals=1, checkpoint_every=128,
                    snapshot_every=64, average_net=64, torch_threads=1)
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setitem(ship.RECIPES, name, replace(recipe, stages=(tiny,)))
+    seeds = recipe.pool_seeds[:1]  # one more run shows the pooling
+    monkeypatch.setitem(ship.RECIPES, name, replace(recipe, stages=(tiny,), pool_seeds=seeds))
     path = ship.bot_path(name)
     assert ship.train(name, path) == 0
-    run = ship.run_dir(name)
-    assert path.read_bytes() == (run / "average.onnx").read_bytes()
-    assert path.read_bytes() != (run / "policy.onnx").read_bytes()
-    card = json.loads(path.with_suffix(".json").read_text())
-    assert card["average_of_snapshots"]["snapshots"] >= 2
+    folders = [ship.run_dir(name)] + [ship.run_dir(name, s) for s in seeds]
+    assert [TrainConfig.load(f).seed for f in folders] == [stage.seed, *seeds]
+    for folder in folders:
+        assert path.read_bytes() != (folder / "average.onnx").read_bytes()
+        assert path.read_bytes() != (folder / "policy.onnx").read_bytes()
+    pooled = json.loads(path.with_suffix(".json").read_text())["average_of_snapshots"]
+    assert [r["run"] for r in pooled["runs"]] == [f.name for f in folders]
+    assert all(r["steps"] >= 256 for r in pooled["runs"])
+    assert pooled["snapshots"] == sum(len(RunState.load(f).average) for f in folders)
+    assert pooled["decisions"] >= 64 * len(folders)
+    assert pooled["fit_s"] > 0 and pooled["wall_time_s"] == pytest.approx(
+        sum(r["wall_time_s"] for r in pooled["runs"]) + pooled["fit_s"], abs=0.2)
+    first = path.read_bytes()
+    assert ship.train(name, path) == 0 and path.read_bytes() == first
     with pytest.raises(ValueError, match="average_net"):
         ship._check(replace(recipe, stages=(replace(stage, average_net=0),)))
     with pytest.raises(ValueError, match="'last'"):
         ship._check(replace(recipe, network="last"))
     with pytest.raises(ValueError, match="no extra stage"):
         ship._check(replace(recipe, extra={"games": 1}))
+    with pytest.raises(ValueError, match="needs network 'average'"):
+        ship._check(replace(recipe, network="policy"))
+    with pytest.raises(ValueError, match=r"pool_seeds must differ .* got \[2, 2\]"):
+        ship._check(replace(recipe, pool_seeds=(2, 2)))
+    with pytest.raises(ValueError, match=r"pool_seeds must differ .* seed 1, got \[1\]"):
+        ship._check(replace(recipe, pool_seeds=(stage.seed,)))
+    with pytest.raises(ValueError, match="pool_seeds must be a list of seeds"):
+        ship._check(replace(recipe, pool_seeds=("2",)))
 
 
 def test_the_three_player_scratch_recipe_trains_shrunk_and_is_judged_at_three_seats(
         tmp_path, monkeypatch, capsys):
-    """``blind_auction-3p-scratch``'s own stage, shrunk to a few hundred steps: self-play
-    with the magnet at three seats trains and exports a sampling bot, and its final match
-    seats it with two copies of each judge bot, no edge a third of the wins."""
+    """``blind_auction-3p-scratch``'s own stage, shrunk to a few hundred steps: the league
+    (itself and its snapshots by their argmax) at three seats trains and ships its average
+    network, sampling; its evaluations in training seat each eval bot once beside the fill,
+    and its final match seats it with two copies of each judge bot and at the mixed tables,
+    no edge a third of the wins."""
     name = "blind_auction-3p-scratch"
     recipe = ship.RECIPES[name]
     assert recipe.preset == "3p" and recipe.sample and not recipe.ships
+    assert recipe.network == "average"
     (stage,) = recipe.stages
-    assert stage.magnet_coef > 0 and stage.opponents == "self@1.0"
+    assert "greedy" in stage.opponents and stage.average_net > 0
+    assert stage.eval_fill == recipe.judge_fill == "random"
     tiny = replace(stage, steps=256, n_games=4, n_steps=16, batch_size=32, n_epochs=1,
                    net=(8,), eval_every=256, eval_deals=1, checkpoint_every=128,
-                   snapshot_every=128, magnet_every=64, torch_threads=1)
+                   snapshot_every=64, average_net=64, torch_threads=1)
     monkeypatch.chdir(tmp_path)
+    assert recipe.pool_seeds  # pooling is the two-player test's: one run here
     monkeypatch.setitem(ship.RECIPES, name, replace(
-        recipe, stages=(tiny,), judge_bots=("blind_auction/mirror", "random")))
+        recipe, stages=(tiny,), judge_bots=("blind_auction/mirror", "random"), pool_seeds=()))
     path = ship.bot_path(name)
     assert ship.train(name, path) == 0
+    run = ship.run_dir(name)
+    assert path.read_bytes() == (run / "average.onnx").read_bytes()
+    for record in read_evals(run):
+        for bot, result in record["results"].items():
+            assert result["fill"] == "random" and result["games"] == 3
+            (table,) = (run / "evals" / f"step-{record['step']:09d}").glob(
+                f"{bot.replace('/', '_')}+random/summary.json")
+            assert json.loads(table.read_text())["config"]["bots"][1:] == [bot, "random"]
     final = ship.judge(name, path, 1, 1, False)
     card = json.loads(path.with_suffix(".json").read_text())
     assert card["sample"] is True and card["training"]["steps"] >= 256

@@ -178,6 +178,9 @@ class RunConfig:
     eval_bots: tuple[str, ...] = knob(
         (), "comma-separated rule bots to evaluate against (default: the strongest)",
         parse=str, read=lambda text: tuple(split_bot_list(text)))
+    eval_fill: str = knob("", "at three or more seats, seat each eval bot once, this bot "
+                          "(e.g. random) in the other seats: beside copies of itself a "
+                          "deterministic bot can tie every deal")
     eval_workers: int = knob(1)
     name: str = knob("", f"run directory {RUNS_DIR}/<name> (default: "
                      "<game>-<preset>[-<trainer>]-s<seed>-<time>)")
@@ -270,6 +273,10 @@ class RunConfig:
             if bot.split(":", 1)[0] not in known:
                 raise ValueError(f"eval bot {bot!r} is not a rule bot of {self.game}; "
                                  f"choose from {sorted(known)}")
+        if not isinstance(self.eval_fill, str):
+            raise ValueError(f"eval_fill must be a bot spec, got {self.eval_fill!r}")
+        if self.eval_fill:
+            check_bot(self.eval_fill, self.game, role="eval_fill bot")
         if not isinstance(self.name, str) or "/" in self.name or self.name.startswith("."):
             raise ValueError(f"a run name is one directory name, got {self.name!r}")
 

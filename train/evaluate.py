@@ -41,6 +41,7 @@ def match(game: str, preset: str, bot: str, opponent: str, deals: int, out: Path
     """
     g = get_game(game)
     n = g.num_players(g.get_rules(preset, **dict(rule_changes or {})))
+    fill = fill if n >= 3 else None  # at two seats there is no other seat to fill
     others = (opponent,) + (fill,) * (n - 2) if fill else (opponent,) * (n - 1)
     cfg = TournamentConfig(game=game, preset=preset, bots=(bot,) + others,
                            rule_changes=dict(rule_changes or {}), max_hands=max_hands, seed=seed)
@@ -76,7 +77,8 @@ def evaluate_run(cfg: Any, onnx_path: Path, step: int, wall_time_s: float,
     t0 = time.monotonic()
     results = evaluate(cfg.game, cfg.preset, onnx_spec(onnx_path), list(cfg.eval_bots),
                        cfg.eval_deals, run_dir / "evals" / f"step-{step:09d}",
-                       rule_changes=cfg.rule_changes, seed=cfg.seed, workers=cfg.eval_workers)
+                       rule_changes=cfg.rule_changes, seed=cfg.seed, workers=cfg.eval_workers,
+                       fill=cfg.eval_fill or None)
     record = {"step": step, "wall_time_s": round(wall_time_s, 1),
               "eval_seconds": round(time.monotonic() - t0, 1), "deals": cfg.eval_deals,
               "results": results, "hardest": hardest(results)}

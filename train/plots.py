@@ -17,11 +17,12 @@ def learning_curve(evals: list[dict], out: str | Path, opponent: str | None = No
     no_edge = None
     for name, points in series.items():
         steps, results = [s for s, _ in points], [r for _, r in points]
+        table = f"vs {name}" + (f" + {results[-1]['fill']}" if "fill" in results[-1] else "")
         ax.errorbar(steps, [100 * r["win"] for r in results],
                     yerr=[100 * (r["win_ci95"] or 0.0) for r in results], marker="o",
-                    capsize=3, label=f"vs {name}")
+                    capsize=3, label=table)
         label, values, errors, no_edge = second_panel(results, name)
-        ax2.errorbar(steps, values, yerr=errors, marker="o", capsize=3, label=f"vs {name}")
+        ax2.errorbar(steps, values, yerr=errors, marker="o", capsize=3, label=table)
     ax.axhline(100 * results[-1]["no_edge_win"], color="grey",
                linestyle="--", label="no edge")
     ax.set_ylabel("learner's win rate % (95% interval)")

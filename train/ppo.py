@@ -35,6 +35,7 @@ import io
 import json
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -305,19 +306,28 @@ class Trainer:
                 if isinstance(r, dict) and "exploitability" in r), file=sys.stderr)
         return record
 
-    def average_network(self, step: int) -> tuple[Any, dict]:
+    def average_network(self, step: int, others: Sequence[Path] = ()) -> tuple[Any, dict]:
         """One network fitted to the mix of the ``average`` reservoir's snapshots
         (``cardrl.train.average``), and how (decisions, games, held-out excess cross-entropy);
-        fitted once per step (the last measure and the export share it)."""
-        if self._average_net is not None and self._average_net[0] == step:
+        fitted once per step (the last measure and the export share it).
+
+        With ``others`` (runs of this config at other seeds) their reservoirs join the mix,
+        each run giving ``average_net`` decisions as its own network would: which exploits
+        self-play cycles through differs from seed to seed, and a network over every run's
+        snapshots rests on none of them alone."""
+        if not others and self._average_net is not None and self._average_net[0] == step:
             return self._average_net[1]
         cfg = self.cfg
-        games = cfg.games()
-        data = collect_mix(games, self._average_policies, cfg.average_net,
+        policies = list(self._average_policies)
+        for folder in others:
+            policies += [load_snapshot(cfg, folder / p) for p in RunState.load(folder).average]
+        data = collect_mix(cfg.games(), policies, cfg.average_net * (1 + len(others)),
                            seed=cfg.seed * 1_000_003 + step)
         net, fitted = fit_average(self.model.policy, data, seed=cfg.seed + step)
-        self._average_net = (step, (net, {**fitted, "snapshots": len(self._average_policies)}))
-        return self._average_net[1]
+        result = (net, {**fitted, "snapshots": len(policies)})
+        if not others:
+            self._average_net = (step, result)
+        return result
 
     def _last_exploit(self) -> int | None:
         path = self.run_dir / EXPLOIT

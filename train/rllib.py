@@ -470,7 +470,7 @@ def evaluate_bot(cfg: RllibConfig, path: Path, step: int, writer: Any) -> dict:
     card's ``evaluation`` entry."""
     results = evaluate(cfg.game, cfg.preset, str(path), list(cfg.eval_bots), cfg.eval_deals,
                        cfg.run_dir / "evals" / f"step-{step:09d}", rule_changes=cfg.rule_changes,
-                       seed=cfg.seed, workers=cfg.eval_workers)
+                       seed=cfg.seed, workers=cfg.eval_workers, fill=cfg.eval_fill or None)
     for opp, r in results.items():
         tag = "eval_" + opp.replace("/", "_").replace(":", "_")
         for key, value in r.items():

@@ -16,6 +16,7 @@ import json
 import signal
 import sys
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -171,6 +172,24 @@ def train_and_export(run: Any, export: str | Path | None = None) -> int:
         print(f"exported {export} (+ .json card)")
     print(f"{result.steps:,} steps in {result.wall_time_s / 60:.1f} min; policy: {result.onnx}")
     return 0
+
+
+def pooled_average(trainer: type, name: str, others: Sequence[Path], export: Path) -> Any:
+    """The finished run ``runs/<name>``'s average network fitted to its snapshots and those
+    of ``others`` (the same stages at other seeds), exported to ``export`` with its card,
+    which names every run and what all of them and the fit cost."""
+    run = trainer(trainer.CONFIG.load_run(name), resume=True, progress=False, quiet=True)
+    t0 = time.monotonic()
+    net, fitted = run.average_network(run.model.num_timesteps, others)
+    fit_s = time.monotonic() - t0
+    pooled = [{"run": folder.name, "steps": st.steps, "wall_time_s": round(st.wall_time_s, 1)}
+              for folder, st in ((f, RunState.load(f)) for f in [run.run_dir, *others])]
+    run.export(export, net, {"average_of_snapshots": {
+        **fitted, "runs": pooled, "fit_s": round(fit_s, 1),
+        "wall_time_s": round(sum(r["wall_time_s"] for r in pooled) + fit_s, 1)}})
+    print(f"exported {export}: the average network of {fitted['snapshots']} snapshots of "
+          f"{len(pooled)} runs (+ .json card)")
+    return run
 
 
 def extra_stage(trainer: type, plugin: ModuleType, name: str, settings: dict[str, Any],

@@ -73,6 +73,9 @@ class Recipe:
     # which of the run's networks is the bot: its last "policy", or its "average" network
     # (the mix of its snapshots as one network: the last stage's ``average_net``)
     network: str = "policy"
+    # more runs of the same stages at these seeds; the average network is fitted to the
+    # snapshots of every run (network "average" only): one seed's exploits do not decide it
+    pool_seeds: tuple[int, ...] = ()
 
     @property
     def game(self) -> str:
@@ -210,6 +213,16 @@ def _check(recipe: Recipe) -> None:
     if recipe.network == "average" and recipe.extra is not None:
         raise ValueError("network 'average' takes no extra stage (the plug-in stage trains "
                          "and exports the last policy)")
+    seeds = recipe.pool_seeds
+    if not isinstance(seeds, tuple) or not all(
+            isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in seeds):
+        raise ValueError(f"pool_seeds must be a list of seeds (ints >= 0), got {seeds!r}")
+    if seeds and recipe.network != "average":
+        raise ValueError("pool_seeds pools the runs' snapshots into the average network: "
+                         "it needs network 'average'")
+    if len(set(seeds) | {recipe.stages[0].seed}) != len(seeds) + 1:
+        raise ValueError(f"pool_seeds must differ from each other and from the stages' seed "
+                         f"{recipe.stages[0].seed}, got {list(seeds)}")
     if recipe.search is not None and not isinstance(recipe.search, dict):
         raise ValueError(f"search must be a table, got {recipe.search!r}")
     if recipe.extra is not None:
@@ -245,9 +258,10 @@ def all_recipes() -> dict[str, Recipe]:
 RECIPES: dict[str, Recipe] = all_recipes()
 
 
-def run_dir(name: str) -> Path:
-    """The training run of a recipe: ``runs/ship-<name>``."""
-    return RUNS_DIR / f"ship-{name}"
+def run_dir(name: str, seed: int | None = None) -> Path:
+    """The training run of a recipe: ``runs/ship-<name>``; of its pool seed ``seed``:
+    ``runs/ship-<name>-s<seed>``."""
+    return RUNS_DIR / (f"ship-{name}" if seed is None else f"ship-{name}-s{seed}")
 
 
 def bot_path(name: str) -> Path:
@@ -257,12 +271,15 @@ def bot_path(name: str) -> Path:
     return run_dir(name) / f"{name}.onnx"
 
 
-def stages_left(name: str, folder: Path) -> list[tuple[RunConfig, dict[str, Any] | None]]:
+def stages_left(name: str, folder: Path, seed: int | None = None
+                ) -> list[tuple[RunConfig, dict[str, Any] | None]]:
     """The stages a recipe still needs, as (config, what a resume changes; None: a new run),
     as the trainer's command line would be told: the run (new, or resumed up to its steps),
     then each later stage, resumed with its steps and the knobs it changes from the stage
-    before; a finished run is resumed changing nothing, which exports it."""
-    stages = [replace(stage, name=folder.name) for stage in RECIPES[name].stages]
+    before; a finished run is resumed changing nothing, which exports it. ``seed``: the
+    stages at one of the recipe's ``pool_seeds``."""
+    again = {} if seed is None else {"seed": seed}
+    stages = [replace(stage, name=folder.name, **again) for stage in RECIPES[name].stages]
     trainer = trainer_of(stages[0])
     done = RunState.load(folder).steps if (folder / trainer.CHECKPOINT).is_file() else None
     todo: list[tuple[RunConfig, dict[str, Any] | None]] = []
@@ -389,6 +406,9 @@ def describe(name: str) -> list[str]:
                  if v != before.to_dict()[k] or (i == 1 and k in ("game", "preset"))}
         lines.append(f"  stage {i}: " + " ".join(f"{k}={v}" for k, v in knobs.items()))
         before = stage
+    if recipe.pool_seeds:
+        lines.append(f"  again at seeds {', '.join(map(str, recipe.pool_seeds))}; the bot is "
+                     "one average network of every run's snapshots")
     if recipe.extra:
         lines.append(f"  then {recipe.game}'s plug-in stage (train.plugins): "
                      + " ".join(f"{k}={v}" for k, v in recipe.extra.items()))
@@ -402,14 +422,18 @@ def describe(name: str) -> list[str]:
 def train(name: str, path: Path) -> int:
     """Train what a recipe still needs, export its bot to ``path``, draw its curve."""
     recipe = RECIPES[name]
-    for cfg, changes in stages_left(name, run_dir(name)):
-        if changes is not None:
-            cfg = resumed(type(cfg).load_run(cfg.name), cfg, changes)
-        trainer = runs.open_run(trainer_of(cfg), cfg, resume=changes is not None)
-        code = runs.train_and_export(trainer, path if recipe.network == "policy" else None)
-        if code:
-            return code
-    if recipe.network == "average":  # the run exported it beside its policy, with its card
+    for seed in (None, *recipe.pool_seeds):
+        for cfg, changes in stages_left(name, run_dir(name, seed), seed):
+            if changes is not None:
+                cfg = resumed(type(cfg).load_run(cfg.name), cfg, changes)
+            trainer = runs.open_run(trainer_of(cfg), cfg, resume=changes is not None)
+            code = runs.train_and_export(trainer, path if recipe.network == "policy" else None)
+            if code:
+                return code
+    if recipe.pool_seeds:
+        runs.pooled_average(trainer_of(recipe.stages[-1]), run_dir(name).name,
+                            [run_dir(name, seed) for seed in recipe.pool_seeds], path)
+    elif recipe.network == "average":  # the run exported it beside its policy, with its card
         for suffix in (".onnx", ".json"):
             shutil.copyfile((run_dir(name) / AVERAGE_ONNX).with_suffix(suffix),
                             path.with_suffix(suffix))
