@@ -182,11 +182,11 @@ def pooled_average(trainer: type, name: str, others: Sequence[Path], export: Pat
     t0 = time.monotonic()
     net, fitted = run.average_network(run.model.num_timesteps, others)
     fit_s = time.monotonic() - t0
-    pooled = [{"run": folder.name, "steps": st.steps, "wall_time_s": round(st.wall_time_s, 1)}
+    pooled = [{"run": folder.name, "steps": st.steps, "wall_time_s": round(st.wall_time_s, 2)}
               for folder, st in ((f, RunState.load(f)) for f in [run.run_dir, *others])]
     run.export(export, net, {"average_of_snapshots": {
-        **fitted, "runs": pooled, "fit_s": round(fit_s, 1),
-        "wall_time_s": round(sum(r["wall_time_s"] for r in pooled) + fit_s, 1)}})
+        **fitted, "runs": pooled, "fit_s": round(fit_s, 3),
+        "wall_time_s": round(sum(r["wall_time_s"] for r in pooled) + fit_s, 2)}})
     print(f"exported {export}: the average network of {fitted['snapshots']} snapshots of "
           f"{len(pooled)} runs (+ .json card)")
     return run
