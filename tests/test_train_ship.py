@@ -298,7 +298,9 @@ def test_a_recipe_that_does_not_ship_writes_its_bot_into_its_run_not_checkpoints
         for stage in ship.RECIPES[name].stages:
             assert not getattr(stage, "imitate", "")  # from scratch: no teacher
             opponents = getattr(stage, "opponents", "self@1")  # (DMC: every seat itself)
-            assert {o.split("@")[0] for o in opponents.split(",")} <= set(POLICY_KINDS)
+            # no rule bot: the learner's own policies, or a uniform random player (no rule)
+            kinds = {o.split("@")[0] for o in opponents.split(",")}
+            assert kinds <= {*POLICY_KINDS, "random"}, (name, kinds)
 
 
 def test_ship_trains_each_stage_then_the_plugin_stage_and_exports(tmp_path, monkeypatch):
