@@ -55,9 +55,11 @@ def shipped_folder() -> Path:
 
 
 def shipped_bots(game: str | None = None) -> list[str]:
-    """The specs of the shipped bots (``cardrl/spades-killer``, ...), of one game or all."""
+    """The specs of the shipped bots (``cardrl/spades-killer``, ...), of one game or all, in
+    the order of their names (``gin_rummy-seed`` before ``gin_rummy-seed-clone``, which the
+    files' names, ``.onnx`` after ``-``, would not give)."""
     out = []
-    for path in sorted(shipped_folder().glob("*.onnx")):
+    for path in sorted(shipped_folder().glob("*.onnx"), key=lambda p: p.stem):
         if game is not None:
             try:
                 if json.loads(path.with_suffix(".json").read_text()).get("game") != game:

@@ -170,7 +170,8 @@ def test_every_recipe_validates_and_lists(name, capsys):
         plugins.find(recipe.game).check(recipe.stages[-1], **recipe.extra)
     assert isinstance(recipe.summary, str) and recipe.summary.strip()
     assert ship.recipe_card(name) == {"name": name, "summary": recipe.summary,
-                                      "command": f"python -m cardrl.train.ship {name}"}
+                                      "command": f"python -m cardrl.train.ship {name}",
+                                      "teachers": ship.teachers(name)}
     assert ship.main(["--list"]) == 0
     listed = capsys.readouterr().out
     assert f"{name}: {recipe.summary}" in listed.splitlines()
@@ -193,6 +194,8 @@ def test_every_shipped_bot_loads_on_the_installed_env_and_plays_legally(name):
     g = get_game(recipe.game)
     # the installed env, or one it declares the bots of carry over (only rewards changed)
     assert g.plays(card["env_name"]), f"{name} was trained on {card['env_name']}"
+    # the card says how it was made as the recipe does now, its teachers included
+    assert card["recipe"] == ship.recipe_card(name) and card["onnx"] == path.name
     # a bot shipped inside a search plays it with few worlds: the search's cost grows with
     # them, the code it runs and the legality it must keep do not
     search = card.get("search")
@@ -301,6 +304,24 @@ def test_a_recipe_that_does_not_ship_writes_its_bot_into_its_run_not_checkpoints
             # no rule bot: the learner's own policies, or a uniform random player (no rule)
             kinds = {o.split("@")[0] for o in opponents.split(",")}
             assert kinds <= {*POLICY_KINDS, "random"}, (name, kinds)
+        assert ship.recipe_card(name)["teachers"] == []  # the card: learned without a teacher
+
+
+def test_a_recipe_card_names_the_rule_bots_its_bot_learned_from(monkeypatch):
+    """Imitated and seated rule bots, each once, in the order met (``rules`` is the game's
+    strongest); the learner's own policies and the uniform random player are no teacher."""
+    base = TrainConfig(game="blind_auction", preset="2p", steps=64)
+    stages = (replace(base, imitate="blind_auction/mirror",
+                      opponents="self@0.4,random@0.2,blind_auction/mirror@0.2,rules@0.2"),
+              replace(base, steps=128, opponents="greedy@0.5,blind_auction/match@0.5"))
+    monkeypatch.setitem(ship.RECIPES, "t-2p", ship.Recipe(summary="t", stages=stages, deals=1))
+    strongest = ship.strongest_bots("blind_auction")
+    assert ship.teachers("t-2p") == list(dict.fromkeys(
+        ["blind_auction/mirror", *strongest, "blind_auction/match"]))
+    monkeypatch.setitem(ship.RECIPES, "t-2p", ship.Recipe(
+        summary="t", stages=(replace(base, opponents="self@0.5,average@0.3,random@0.2"),),
+        deals=1))
+    assert ship.teachers("t-2p") == [] and ship.recipe_card("t-2p")["teachers"] == []
 
 
 def test_ship_trains_each_stage_then_the_plugin_stage_and_exports(tmp_path, monkeypatch):
@@ -474,15 +495,20 @@ def test_the_three_player_scratch_recipe_trains_shrunk_and_is_judged_at_three_se
     assert "vs 2x blind_auction/mirror" in said and "vs blind_auction/mirror and 1x random" in said
 
 
-@pytest.mark.parametrize("name, seats", [("gin_rummy-seed-4p-scratch", 4)])  # 3p: its "like"
-def test_the_gin_recipes_at_more_seats_train_shrunk_and_are_judged_at_their_seats(
+@pytest.mark.parametrize("name, seats", [("gin_rummy-seed", 2),
+                                         ("gin_rummy-seed-4p-scratch", 4)])  # 3p: 4p's "like"
+def test_the_gin_seed_recipes_train_shrunk_and_are_judged_at_their_seats(
         name, seats, tmp_path, monkeypatch):
-    """A Gin Rummy seed-rules recipe at three or four seats, its own stage shrunk: the
-    count is a rule change the run keeps, the bot is trained and exported beside its run
-    (with the count in its card) and judged at that many seats: no edge 1/seats."""
+    """A Gin Rummy seed-rules recipe from scratch, one per count, its first stage shrunk:
+    the count (the preset's two, or a rule change the run keeps) is the bot's, which is
+    trained and exported (the two-player one, which beat the clone it replaced, into
+    checkpoints/; the others beside their runs) with the count in its card, and judged at
+    that many seats: no edge 1/seats."""
     recipe = ship.RECIPES[name]
-    (stage,) = recipe.stages
-    assert stage.rule_changes == {"num_players": seats} and not recipe.ships
+    stage = recipe.stages[0]
+    assert stage.preset == "seed" and ship.teachers(name) == []
+    assert recipe.ships == (seats == 2) and ship.RECIPES["gin_rummy-seed-clone"].ships
+    assert stage.rule_changes == ({} if seats == 2 else {"num_players": seats})
     assert f"at {seats} players" in recipe.summary
     tiny = replace(stage, steps=128, n_games=4, n_steps=16, batch_size=32, n_epochs=1,
                    net=(8,), eval_every=128, eval_deals=1, checkpoint_every=64,
@@ -491,7 +517,7 @@ def test_the_gin_recipes_at_more_seats_train_shrunk_and_are_judged_at_their_seat
     monkeypatch.setitem(ship.RECIPES, name, replace(recipe, stages=(tiny,),
                                                     judge_bots=("random",)))
     path = ship.bot_path(name)
-    assert path.parent == ship.run_dir(name)
+    assert path.parent == (ship.CHECKPOINTS if recipe.ships else ship.run_dir(name))
     assert ship.train(name, path) == 0
     card = json.loads(path.with_suffix(".json").read_text())
     assert card["num_players"] == seats and card["rules"]["num_players"] == seats

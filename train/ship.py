@@ -45,7 +45,7 @@ from cardrl.train import plugins, runs, trainers
 from cardrl.train.config import RUNS_DIR, RunConfig
 from cardrl.train.evaluate import evaluate, onnx_spec, time_to_beat
 from cardrl.train.export import update_card
-from cardrl.train.opponents import check_bot, strongest_bots
+from cardrl.train.opponents import POLICY_KINDS, check_bot, parse_mix, strongest_bots
 from cardrl.train.plots import learning_curve
 from cardrl.train.runs import AVERAGE_ONNX, RunState, read_evals
 
@@ -335,10 +335,26 @@ def _report(label: str, results: dict) -> None:
               f"{rank_verdict}; mean score {r['score']:.1f} ± {r['score_ci95'] or 0:.1f}")
 
 
+def teachers(name: str) -> list[str]:
+    """The rule bots a recipe's bot learned from: the bots it imitated and those in its
+    training seats (the learner's own policies and a uniform random player teach
+    nothing). Empty: learned without a teacher."""
+    found: list[str] = []
+    for stage in RECIPES[name].stages:
+        imitated = [stage.imitate] if getattr(stage, "imitate", "") else []
+        mix = getattr(stage, "opponents", "")  # (DMC: every seat the learner)
+        seated = [e.what for e in parse_mix(mix, stage.game)] if mix else []
+        for bot in imitated + seated:
+            if bot not in (*POLICY_KINDS, "random", *found):
+                found.append(bot)
+    return found
+
+
 def recipe_card(name: str) -> dict:
-    """What the card says of how the bot was made: the recipe's name and summary."""
+    """What the card says of how the bot was made: the recipe's name and summary, and the
+    rule bots it learned from (``[]``: none, no teacher)."""
     return {"name": name, "summary": RECIPES[name].summary,
-            "command": f"python -m cardrl.train.ship {name}"}
+            "command": f"python -m cardrl.train.ship {name}", "teachers": teachers(name)}
 
 
 def judge(name: str, path: Path, deals: int, workers: int, progress: bool) -> dict:
