@@ -495,19 +495,22 @@ def test_the_three_player_scratch_recipe_trains_shrunk_and_is_judged_at_three_se
     assert "vs 2x blind_auction/mirror" in said and "vs blind_auction/mirror and 1x random" in said
 
 
-@pytest.mark.parametrize("name, seats", [("gin_rummy-seed", 2),
-                                         ("gin_rummy-seed-4p-scratch", 4)])  # 3p: 4p's "like"
-def test_the_gin_seed_recipes_train_shrunk_and_are_judged_at_their_seats(
-        name, seats, tmp_path, monkeypatch):
-    """A Gin Rummy seed-rules recipe from scratch, one per count, its first stage shrunk:
-    the count (the preset's two, or a rule change the run keeps) is the bot's, which is
-    trained and exported (the two-player one, which beat the clone it replaced, into
-    checkpoints/; the others beside their runs) with the count in its card, and judged at
-    that many seats: no edge 1/seats."""
+@pytest.mark.parametrize("name, preset, seats", [
+    ("gin_rummy-seed", "seed", 2), ("gin_rummy-standard", "standard", 2),
+    ("gin_rummy-seed-4p-scratch", "seed", 4)])  # 3p: 4p's "like"
+def test_the_gin_recipes_from_scratch_train_shrunk_and_are_judged_at_their_seats(
+        name, preset, seats, tmp_path, monkeypatch):
+    """A Gin Rummy recipe from scratch, one per rules and count, its first stage shrunk: the
+    count (the preset's two, or a rule change the run keeps) is the bot's, which is trained
+    and exported (the two-player ones, which beat the clones they replaced, into
+    checkpoints/, the clones kept as baselines; the others beside their runs) with the
+    count in its card, and judged at that many seats: no edge 1/seats."""
     recipe = ship.RECIPES[name]
     stage = recipe.stages[0]
-    assert stage.preset == "seed" and ship.teachers(name) == []
-    assert recipe.ships == (seats == 2) and ship.RECIPES["gin_rummy-seed-clone"].ships
+    assert stage.preset == preset and ship.teachers(name) == []
+    assert recipe.ships == (seats == 2)
+    assert ship.RECIPES[f"gin_rummy-{preset}-clone"].ships
+    assert ship.teachers(f"gin_rummy-{preset}-clone") == ["gin_rummy/expert"]
     assert stage.rule_changes == ({} if seats == 2 else {"num_players": seats})
     assert f"at {seats} players" in recipe.summary
     tiny = replace(stage, steps=128, n_games=4, n_steps=16, batch_size=32, n_epochs=1,

@@ -1,7 +1,7 @@
 """The knock stage on a finished Gin Rummy run, then its export with the head.
 
     python -m cardrl.train.plugins.gin_rummy RUN --games 6000 --reshuffles 12 --workers 2 \
-        --export checkpoints/gin_rummy-standard.onnx
+        --export checkpoints/gin_rummy-standard-clone.onnx
 """
 
 from __future__ import annotations
