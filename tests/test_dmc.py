@@ -24,6 +24,7 @@ from cardrl.train.dmc import (
     SkipQ,
     discounted_returns,
     epsilon_greedy,
+    lambda_returns,
     q_network,
 )
 from cardrl.train.export import base_card, write_onnx
@@ -175,6 +176,41 @@ def test_discounted_returns_by_hand():
     assert discounted_returns([], 0.9).tolist() == []
 
 
+def test_lambda_returns_by_hand():
+    rewards, values = [1.0, 0.0, 2.0], [5.0, 7.0, 9.0]
+    assert lambda_returns(rewards, values, 0.5, 1.0).tolist() == [1.5, 1.0, 2.0]  # = MC
+    assert lambda_returns(rewards, values, 1.0, 0.0).tolist() == [8.0, 9.0, 2.0]  # one step
+    # lambda 0.5, gamma 1: out[1] = 0 + (0.5 * 9 + 0.5 * 2) = 5.5; out[0] = 1 + (3.5 + 2.75)
+    assert lambda_returns(rewards, values, 1.0, 0.5).tolist() == [7.25, 5.5, 2.0]
+    assert lambda_returns([], [], 0.9, 0.5).tolist() == []
+
+
+@pytest.mark.parametrize("lam", [0.0, 0.6])
+def test_lambda_targets_lean_on_the_greedy_value_of_the_seats_next_decision(lam):
+    """Blind Auction with 3 cards a suit, one hand paid on the last bid, Q a fixed score per
+    action: a seat's last bid gets the hand's pay R; each earlier bid R weighted lam, plus
+    1 - lam times the best legal score at the seat's next bid (its mask then)."""
+    games = BatchedGames("blind_auction", 1, cards_per_suit=3)
+    replay = Replay(64, games.obs_size)
+    played = SelfPlay(games, replay, 1.0, seed=4, td_lambda=lam)
+    scores = np.arange(games.num_actions, dtype=np.float32) / 10
+    seats, masks = [], []
+    for _ in range(6):
+        seats.append(int(games.seats[0]))
+        masks.append(games.masks[0].astype(bool).copy())
+        played.tick(lambda obs: scores[None, :], 1.0)
+    assert played.lengths == [6]
+    for seat in (0, 1):
+        mine = [k for k, s in enumerate(seats) if s == seat]
+        pay = replay.target[mine[-1]]
+        best = [float(scores[masks[k]].max()) for k in mine]
+        expected = [pay]
+        for k in (1, 0):
+            expected.insert(0, (1 - lam) * best[k + 1] + lam * expected[0])
+        assert replay.target[mine].tolist() == pytest.approx(expected, abs=1e-6)
+        assert played.returns[seat] == pytest.approx(pay)  # the logged return stays the MC one
+
+
 def test_a_slot_reused_before_its_episode_ended_keeps_the_new_decisions_data():
     replay = Replay(4, 2)
     first = replay.add(np.ones((3, 2)), np.array([1, 2, 3]))
@@ -312,7 +348,8 @@ def test_the_command_line_has_no_ppo_knobs_and_resumes_with_dmcs(tmp_path, monke
 
 @pytest.mark.parametrize("field, value", [("exp_epsilon", -0.1), ("buffer_size", 10),
                                           ("train_freq", 0), ("max_grad_norm", 0.0),
-                                          ("skip_gain", -1.0), ("skip_gain", True)])
+                                          ("skip_gain", -1.0), ("skip_gain", True),
+                                          ("td_lambda", 1.5), ("td_lambda", -0.1)])
 def test_bad_knobs_are_refused_naming_them(field, value):
     with pytest.raises(ValueError, match=field):
         DMCConfig(game="blind_auction", **{field: value}).validate()

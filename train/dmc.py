@@ -27,7 +27,10 @@ search. Here:
    episode are kept with the seat; when the episode ends, a decision's target is
    what that seat received from that decision to the end (``gamma`` per own
    decision; 1 by default: the plain return), the rewards paid on other seats'
-   moves included, as the AEC env pays them.
+   moves included, as the AEC env pays them. With ``td_lambda`` below 1 the target is
+   the lambda-return over the seat's own decisions, each later one's greedy Q (from
+   the acting pass) standing in for part of what followed: less noise from the others'
+   hidden cards, some bias from the network's own estimates.
 6. **The run**: every ``train_freq`` decisions, ``gradient_steps`` Adam steps on
    MSE(Q(s, a_taken), target) over ``batch_size`` decisions drawn from the replay;
    evaluations against the rule bots (``cardrl.train.evaluate``, ``evals.jsonl`` as
@@ -115,6 +118,9 @@ class DMCConfig(BatchedRunConfig):
     max_grad_norm: float = knob(40.0, "gradient clipping, as DouZero", tunable=True)
     skip_gain: float = knob(0.0, "> 0: Q += gain x weight_k x block k, the observation's "
                             "per-action blocks on their actions (MLP)", tunable=True)
+    td_lambda: float = knob(1.0, "the targets' lambda: 1 is the Monte Carlo return "
+                            "(DouZero); below 1 each target leans on the next own decision's "
+                            "greedy Q by 1 - lambda", tunable=True)
     # DMC's defaults of shared knobs: the plain Monte Carlo return, DouZero's ReLU
     gamma: float = redefault(BatchedRunConfig, "gamma", 1.0)
     activation: str = redefault(BatchedRunConfig, "activation", "relu")
@@ -148,6 +154,9 @@ class DMCConfig(BatchedRunConfig):
         if isinstance(self.max_grad_norm, bool) or not isinstance(self.max_grad_norm, int | float) \
                 or self.max_grad_norm <= 0:
             raise ValueError(f"max_grad_norm must be positive, got {self.max_grad_norm!r}")
+        if isinstance(self.td_lambda, bool) or not isinstance(self.td_lambda, int | float) \
+                or not 0 <= self.td_lambda <= 1:
+            raise ValueError(f"td_lambda must be in [0, 1], got {self.td_lambda!r}")
         if isinstance(self.skip_gain, bool) or not isinstance(self.skip_gain, int | float) \
                 or not 0 <= self.skip_gain < math.inf:
             raise ValueError(f"skip_gain must be a number >= 0, got {self.skip_gain!r}")
@@ -283,16 +292,21 @@ class SelfPlay:
     the rewards it received from that decision up to its next one (paid on anyone's
     move). When the episode ends, decision ``j``'s target is
     ``r_j + gamma r_{j+1} + gamma^2 r_{j+2} + ...``: with ``gamma`` 1, everything the seat
-    got from its decision to the episode's end. Rewards paid before a seat's first
-    decision (none in these games) have no decision to go to."""
+    got from its decision to the episode's end. With ``td_lambda`` below 1 it is the
+    lambda-return instead (``lambda_returns``), which leans on the greedy value each later
+    own decision had when it was made (the acting pass computed it: no extra forward
+    pass). Rewards paid before a seat's first decision (none in these games) have no
+    decision to go to."""
 
     def __init__(self, games: BatchedGames | MixedBatchedGames, replay: Replay, gamma: float,
-                 seed: int) -> None:
+                 seed: int, td_lambda: float = 1.0) -> None:
         self.games, self.replay, self.gamma = games, replay, gamma
+        self.td_lambda = td_lambda
         self.rng = np.random.default_rng(seed)
         n, p = games.num_games, games.num_players
         self._ids: list[list[list[int]]] = [[[] for _ in range(p)] for _ in range(n)]
         self._rewards: list[list[list[float]]] = [[[] for _ in range(p)] for _ in range(n)]
+        self._values: list[list[list[float]]] = [[[] for _ in range(p)] for _ in range(n)]
         self.returns: list[float] = []  # each seat's return of each finished episode
         self.lengths: list[int] = []  # decisions of each finished episode, all seats
         games.reset(seed=seed)
@@ -303,11 +317,16 @@ class SelfPlay:
         games = self.games
         n = games.num_games
         obs, masks, seats = games.obs, games.masks, games.seats
-        actions = epsilon_greedy(q_values(obs), masks, epsilon, self.rng)
+        q = q_values(obs)
+        actions = epsilon_greedy(q, masks, epsilon, self.rng)
         ids = self.replay.add(obs, actions)
+        values = np.where(np.asarray(masks, dtype=bool), q, -np.inf).max(axis=1).tolist() \
+            if self.td_lambda < 1 else None
         for i, seat in enumerate(seats.tolist()):
             self._ids[i][seat].append(int(ids[i]))
             self._rewards[i][seat].append(0.0)
+            if values is not None:
+                self._values[i][seat].append(values[i])
         rewards, dones = games.step_games(range(n), actions)
         for i in np.flatnonzero(rewards.any(axis=1)).tolist():
             for seat, r in enumerate(rewards[i].tolist()):
@@ -324,12 +343,16 @@ class SelfPlay:
             owed, ids = self._rewards[i][seat], self._ids[i][seat]
             if not ids:
                 continue
-            targets = discounted_returns(owed, self.gamma)
+            values = self._values[i][seat]
+            returns = discounted_returns(owed, self.gamma)
+            targets = lambda_returns(owed, values, self.gamma, self.td_lambda) if values \
+                else returns
             self.replay.set_targets(np.asarray(ids, dtype=np.int64), targets)
-            self.returns.append(float(targets[0]))
+            self.returns.append(float(returns[0]))
             length += len(ids)
             owed.clear()
             ids.clear()
+            values.clear()
         self.lengths.append(length)
 
 
@@ -339,6 +362,20 @@ def discounted_returns(rewards: list[float], gamma: float) -> np.ndarray:
     g = 0.0
     for j in range(len(rewards) - 1, -1, -1):
         g = rewards[j] + gamma * g
+        out[j] = g
+    return out.astype(np.float32)
+
+
+def lambda_returns(rewards: list[float], values: list[float], gamma: float,
+                   lam: float) -> np.ndarray:
+    """``out[j] = rewards[j] + gamma * ((1 - lam) * values[j + 1] + lam * out[j + 1])``,
+    the last ``out`` its reward alone: ``values[j]`` is decision ``j``'s greedy Q when it
+    was made, so ``lam`` 1 is ``discounted_returns`` and ``lam`` 0 one-step Q-learning."""
+    out = np.zeros(len(rewards), dtype=np.float64)
+    g = 0.0
+    for j in range(len(rewards) - 1, -1, -1):
+        ahead = (1 - lam) * values[j + 1] + lam * g if j + 1 < len(rewards) else 0.0
+        g = rewards[j] + gamma * ahead
         out[j] = g
     return out.astype(np.float32)
 
@@ -366,7 +403,8 @@ class DMCTrainer:
         self.replay = Replay(cfg.buffer_size, games.obs_size)
         # a resumed run deals new games: the seed moves with the steps already taken
         self.selfplay = SelfPlay(games, self.replay, cfg.gamma,
-                                 seed=cfg.seed * 1_000_003 + self.steps)
+                                 seed=cfg.seed * 1_000_003 + self.steps,
+                                 td_lambda=cfg.td_lambda)
         self.net = q_network(cfg, games.obs_size, games.num_actions)
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=cfg.learning_rate)
         if resume:
