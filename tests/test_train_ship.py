@@ -394,6 +394,34 @@ def test_a_dmc_recipe_trains_by_dmc_resumes_from_its_checkpoint_and_exports(tmp_
     assert "stage 1:" in "\n".join(ship.describe("d-2p"))
 
 
+@pytest.mark.parametrize("name", ["spades-killer-dmc-scratch", "spades-killer-dmc-10min"])
+def test_the_spades_dmc_recipes_train_shrunk_on_lambda_returns_and_are_judged(
+        name, tmp_path, monkeypatch):
+    """The Spades recipes by Deep Monte Carlo from scratch, shrunk: trained by
+    ``cardrl.train.dmc`` on lambda-returns (their card's config says so), no teacher,
+    written beside their run (they do not ship), judged at four seats: no edge 1/4."""
+    from cardrl.train.dmc import DMCConfig
+
+    recipe = ship.RECIPES[name]
+    (stage,) = recipe.stages
+    assert isinstance(stage, DMCConfig) and stage.td_lambda < 1 and not recipe.ships
+    assert ship.teachers(name) == []
+    tiny = replace(stage, steps=256, n_games=4, net=(8,), batch_size=32, train_freq=64,
+                   buffer_size=512, eval_deals=1, checkpoint_every=128, torch_threads=1,
+                   max_hands=1, eval_every=min(stage.eval_every, 256))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setitem(ship.RECIPES, name, replace(recipe, stages=(tiny,),
+                                                    judge_bots=("random",)))
+    path = ship.bot_path(name)
+    assert path.parent == ship.run_dir(name)
+    assert ship.train(name, path) == 0
+    card = json.loads(path.with_suffix(".json").read_text())
+    assert card["training"]["algo"] == "dmc" and card["training"]["config"]["td_lambda"] == 0.9
+    final = ship.judge(name, path, 1, 1, False)
+    (result,) = final["results"].values()
+    assert result["no_edge_win"] == pytest.approx(1 / 4) and result["games"] == 4
+
+
 def test_the_two_player_scratch_recipe_ships_one_average_network_of_its_seeds(
         tmp_path, monkeypatch):
     """``blind_auction-2p-scratch`` shrunk: half its opponents are its snapshots by their

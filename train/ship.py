@@ -402,10 +402,15 @@ def judge(name: str, path: Path, deals: int, workers: int, progress: bool) -> di
     return final
 
 
-def curve(name: str) -> Path:
-    """``<name>-curve.png`` beside the bot: the run's evaluations against every rule bot."""
-    out = learning_curve(read_evals(run_dir(name)),
-                         bot_path(name).with_name(f"{name}-curve.png"),
+def curve(name: str) -> Path | None:
+    """``<name>-curve.png`` beside the bot: the run's evaluations against every rule bot;
+    None for a run that evaluates nothing while it trains (``eval_every`` 0: a recipe whose
+    wall time is the measure), judged by its final match alone."""
+    evals = read_evals(run_dir(name))
+    if not evals:
+        print(f"learning curve: none ({name} is evaluated only by its final match)")
+        return None
+    out = learning_curve(evals, bot_path(name).with_name(f"{name}-curve.png"),
                          title=f"{name} (train.ship)")
     print(f"learning curve: {out}")
     return out
