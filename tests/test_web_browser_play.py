@@ -420,9 +420,13 @@ def test_a_page_goes_on_through_another_server_when_its_server_dies(browser):
         assert page.locator("#pending-banner").is_hidden()
         # the lobby's requests cannot reach the dead server: the page moves to the live one
         # (the same host: the login goes with it)
+        loads = []  # the page's own loads from the live server: one move, not one per request
+        page.on("request", lambda r: loads.append(r.url) if r.is_navigation_request()
+                and r.frame == page.main_frame and r.url.startswith(procs[1].url) else None)
         page.click(".table-head a[href='#/']")  # "<- Lobby"
         page.wait_for_url(f"{procs[1].url}/**", timeout=10000)
         page.wait_for_selector("#quick-bot", timeout=10000)
+        assert len(loads) == 1, loads
         # the Origin check: the stored addresses' pages only
         cookie = signup(procs[1].url, "takeover")
         for origin, ok in ((f"http://127.0.0.1:{ports[0]}", True),

@@ -48,8 +48,11 @@ export async function api(path, body) {
   catch (err) {  // this server is gone: the page moves to a live one (the socket told us)
     const other = socket.peers.find((u) => u !== location.origin);
     if (!other) throw err;
-    toast(`This server stopped: moving to ${other}...`, 8000);
-    location.assign(other + location.pathname + location.search + location.hash);
+    if (!api.moving) {  // once: a view's requests fail together, and a second move aborts the first
+      api.moving = other;
+      toast(`This server stopped: moving to ${other}...`, 8000);
+      location.assign(other + location.pathname + location.search + location.hash);
+    }
     throw new Error("this server stopped; moving to another");
   }
   const data = await res.json().catch(() => ({}));
