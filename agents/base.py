@@ -40,6 +40,12 @@ class Bot:
         choice = self.act(view, legal_actions)
         return {int(a): float(int(a) == choice) for a in legal_actions}
 
+    def probabilities_batch(self, views: Sequence[Any], legal_actions: Sequence[Sequence[int]]
+                            ) -> list[dict[int, float]]:
+        """``probabilities`` of many views at once (a search's belief); a network batches them."""
+        return [self.probabilities(v, legal)
+                for v, legal in zip(views, legal_actions, strict=True)]
+
     # Optional calls of a tournament's control program (the course seed's interface
     # between control program and player module). A bot that keeps its own state can
     # follow the game through them; one that reads the view can ignore them. The

@@ -245,14 +245,24 @@ class OnnxBot(Bot):
 
     def probabilities(self, view: PlayerView, legal_actions: Sequence[int]) -> dict[int, float]:
         """The policy's masked softmax over the legal actions."""
-        z = self.logits(view, legal_actions)
-        legal = [int(a) for a in legal_actions]
-        p = np.exp(z[legal] - z[legal].max())
-        p /= p.sum()
-        return dict(zip(legal, p.tolist(), strict=True))
+        return self.probabilities_batch([view], [legal_actions])[0]
+
+    def probabilities_batch(self, views: Sequence[PlayerView],
+                            legal_actions: Sequence[Sequence[int]]) -> list[dict[int, float]]:
+        """The masked softmax of each view, in one run of the network."""
+        if not views:
+            return []
+        out = []
+        logits = self.session.run(None, self._inputs(views, legal_actions))[0]
+        for z, legal_actions_i in zip(logits, legal_actions, strict=True):
+            legal = [int(a) for a in legal_actions_i]
+            p = np.exp(z[legal] - z[legal].max())
+            p /= p.sum()
+            out.append(dict(zip(legal, p.tolist(), strict=True)))
+        return out
 
 
-SEARCH_KNOBS = ("worlds", "top_k", "min_prior", "z")
+SEARCH_KNOBS = ("worlds", "top_k", "min_prior", "z", "belief")
 
 
 def load(path: str | Path, seed: int | None = None, sample: bool | None = None,

@@ -263,17 +263,19 @@ def describe(name: str) -> str:
 def search_description(default_bot: str) -> str:
     """What the registry says of ``<game>/search`` (``search_factory``)."""
     return (f"determinized play-outs around a bot (bot=, default {default_bot}; worlds=, "
-            f"top_k=, min_prior=, z=): the bot's move and the other legal moves (up to top_k, "
-            f"default 13) each played out on sampled deals of the hidden cards (agents.search)")
+            f"top_k=, min_prior=, z=, belief=): the bot's move and the other legal moves (up "
+            f"to top_k, default 13) each played out on sampled deals of the hidden cards "
+            f"(agents.search)")
 
 
 def search_factory(game: str, default_bot: str) -> Callable[..., SearchBot]:
     """A registry factory: ``<game>/search`` searches around any bot (``bot=`` a spec)."""
 
     def factory(seed: int | None = None, bot: str = default_bot, worlds: int = 16,
-                top_k: int = 13, min_prior: float = 0.0, z: float = 0.0) -> SearchBot:
+                top_k: int = 13, min_prior: float = 0.0, z: float = 0.0,
+                belief: float = 0.0) -> SearchBot:
         return SearchBot(make(bot, seed=seed), game, worlds=worlds, top_k=top_k,
-                         min_prior=min_prior, z=z, seed=seed)
+                         min_prior=min_prior, z=z, belief=belief, seed=seed)
 
     return factory
 

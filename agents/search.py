@@ -11,6 +11,14 @@ errors of the paired differences (a game like Gin Rummy, where one move
 reshuffles everything that follows, gives noisy play-outs; without the guard
 a few worlds would overrule a well-trained policy at random).
 
+With ``belief`` (a temperature) the worlds are weighed by what the other seats did: the
+search deals ``BELIEF_POOL`` times as many worlds, replays the hand so far in each (the
+game's ``past_moves``: Spades' bids), scores each world by the likelihood of the others'
+moves under the policy's probabilities sharpened by the temperature (``p ** (1 / belief)``:
+a Q-network's softmax is nearly flat, a policy's is itself at 1), and keeps ``worlds``
+of them drawn without replacement in proportion to those likelihoods (Gumbel top-k).
+A seat that bid high likely holds high cards; uniform worlds ignore that.
+
 A hand is scored as the env scores it with ``relative_score``: the seat's
 points less the mean of the others', over the game's score scale, and the
 game's win bonus (the winners share +1, the others -1) when the hand ends the
@@ -34,6 +42,7 @@ from cardrl.envs.rewards import win_bonus
 # bumped when the same knobs start to choose other moves (a judged match names it):
 # 2 = hands weighed by Game.hand_points (Spades bags charged as they are made)
 VERSION = 2
+BELIEF_POOL = 4  # worlds dealt per world kept, when worlds are weighed by belief
 
 
 def hand_value(points: Sequence[float] | None, over: bool, winners: Sequence[int], seat: int,
@@ -51,14 +60,24 @@ def hand_value(points: Sequence[float] | None, over: bool, winners: Sequence[int
     return value
 
 
+def sharpened_log(probs: dict[int, float], action: int, temperature: float) -> float:
+    """log of ``action``'s probability once ``probs`` are raised to ``1 / temperature`` and
+    renormalized (a softmax of logits divided by the temperature); a zero probability
+    counts as 1e-300 (a world where a rule bot's fixed choice differs is all but ruled out)."""
+    logs = np.log(np.maximum(np.array(list(probs.values())), 1e-300)) / temperature
+    top = logs.max()
+    own = np.log(max(probs[action], 1e-300)) / temperature
+    return float(own - top - np.log(np.exp(logs - top).sum()))
+
+
 class SearchBot(Bot):
     """A policy improved by determinized play-outs (see the module docstring)."""
 
     card: dict  # loaded from a bot file (``cardrl.agents.learned.load``): its card; else unset
 
     def __init__(self, policy: Bot, game: str, worlds: int = 16, top_k: int = 3,
-                 min_prior: float = 0.0, z: float = 0.0, score_scale: float | None = None,
-                 seed: int | None = None) -> None:
+                 min_prior: float = 0.0, z: float = 0.0, belief: float = 0.0,
+                 score_scale: float | None = None, seed: int | None = None) -> None:
         super().__init__(seed)
         g = get_game(game)
         if g.sample_worlds is None:
@@ -71,10 +90,18 @@ class SearchBot(Bot):
             raise ValueError(f"search min_prior must be in [0, 1), got {min_prior!r}")
         if isinstance(z, bool) or not isinstance(z, int | float) or not 0.0 <= z < 100:
             raise ValueError(f"search z must be a number in [0, 100), got {z!r}")
+        if isinstance(belief, bool) or not isinstance(belief, int | float) \
+                or not 0.0 <= belief < 100:
+            raise ValueError(f"search belief must be a temperature in [0, 100) (0: uniform "
+                             f"worlds), got {belief!r}")
+        if belief and g.past_moves is None:
+            raise ValueError(f"game {game!r} cannot replay its moves in a world, so its worlds "
+                             f"cannot be weighed by belief")
         self.policy, self.game = policy, game
         self.worlds, self.top_k = worlds, top_k
-        self.min_prior, self.z = float(min_prior), float(z)
+        self.min_prior, self.z, self.belief = float(min_prior), float(z), float(belief)
         self._sample = g.sample_worlds
+        self._past = g.past_moves
         self._points = g.hand_points
         # the env's hand scale (the searched games' scales do not depend on their rules)
         self.score_scale = float(score_scale if score_scale is not None
@@ -96,7 +123,7 @@ class SearchBot(Bot):
     def values(self, view: PlayerView, moves: Sequence[int]) -> np.ndarray:
         """Play-out values, one row per move, one column per sampled world (the same
         worlds for every move)."""
-        worlds = list(self._sample(view, self.worlds, self.rng))
+        worlds = self.sample(view)
         hands_before = len(worlds[0].results)
         states = []
         for move in moves:
@@ -111,6 +138,27 @@ class SearchBot(Bot):
             scores.append(hand_value(points, s.is_over, s.winners, view.seat, self.score_scale,
                                      len(s.scores)))
         return np.array(scores).reshape(len(moves), len(worlds))
+
+    def sample(self, view: PlayerView) -> list:
+        """The worlds to search: dealt uniformly, or with ``belief`` weighed by the
+        likelihood of the others' moves so far and drawn from a larger pool."""
+        if not self.belief:
+            return list(self._sample(view, self.worlds, self.rng))
+        pool = list(self._sample(view, BELIEF_POOL * self.worlds, self.rng))
+        assert self._past is not None  # checked in __init__
+        pasts = [self._past(view, w) for w in pool]
+        flat = [m for past in pasts for m in past]
+        if not flat:  # nothing done yet by another seat: every world is as likely
+            return pool[:self.worlds]
+        probs = self.policy.probabilities_batch([v for v, _, _ in flat],
+                                                [legal for _, legal, _ in flat])
+        logs, i = np.zeros(len(pool)), 0
+        for k, past in enumerate(pasts):
+            for (_, _, action), p in zip(past, probs[i:i + len(past)], strict=True):
+                logs[k] += sharpened_log(p, action, self.belief)
+            i += len(past)
+        keys = logs + self.rng.gumbel(size=len(pool))
+        return [pool[k] for k in np.argsort(-keys)[:self.worlds]]
 
     def play_out(self, states: list, hands_before: int) -> None:
         """Play every state to the end of its hand, the policy in every seat."""

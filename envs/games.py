@@ -72,6 +72,10 @@ class Game:
     hand_rates: Mapping[str, tuple[str, str]] = field(default_factory=dict)
     # (view, n, rng) -> n engine states that show the view to its seat (search); None: none
     sample_worlds: Callable[..., Sequence[EngineState]] | None = None
+    # (view, world) -> the other seats' moves so far this hand in that world, each (the view
+    # its seat had, its legal actions, the action), to weigh worlds by how likely those
+    # moves were (search's belief); None: not known
+    past_moves: Callable[[Any, Any], Sequence[tuple[PlayerView, list[int], int]]] | None = None
     # (state before, state after a hand ended) -> what the hand is worth to each seat
     hand_points: Callable[[Any, Any], tuple] = points_as_scored
     # state -> what the dealer announces at the start (a tournament bot's ``start_game``)

@@ -12,7 +12,7 @@ import pytest
 
 from cardrl import agents
 from cardrl.agents.learned import BotLoadError, OnnxBot
-from cardrl.agents.search import SearchBot, hand_value
+from cardrl.agents.search import BELIEF_POOL, SearchBot, hand_value, sharpened_log
 from cardrl.envs.games import get_game, registered
 from cardrl.train.ppo import export_untrained
 from tests.env_checks import random_moves
@@ -154,9 +154,10 @@ def test_the_policy_move_stands_unless_another_beats_it_by_z_standard_errors(net
     assert bot.choose(np.array(rows, dtype=float)) == expected
 
 
-@pytest.mark.parametrize("kind", ["infostate", "features"])
-@pytest.mark.parametrize("game", ["spades", "gin_rummy"])
-def test_the_decision_depends_on_the_view_alone(nets, game, kind):
+@pytest.mark.parametrize("game, kind, belief", [
+    ("spades", "infostate", 0.0), ("spades", "features", 0.0), ("spades", "infostate", 0.5),
+    ("gin_rummy", "infostate", 0.0), ("gin_rummy", "features", 0.0)])
+def test_the_decision_depends_on_the_view_alone(nets, game, kind, belief):
     net = nets[game] if kind == "infostate" else nets[game, kind]
     assert agents.load(net).card["observation"]["kind"] == kind
     state = decision(game, 8, 30)
@@ -166,7 +167,7 @@ def test_the_decision_depends_on_the_view_alone(nets, game, kind):
     assert other.hands != state.hands and other.view(seat) == view
     choices = []
     for truth in (state, other):
-        bot = SearchBot(agents.load(net), game, worlds=4, top_k=3, seed=21)
+        bot = SearchBot(agents.load(net), game, worlds=4, top_k=3, belief=belief, seed=21)
         choices.append([bot.act(truth.view(seat), truth.legal_actions()) for _ in range(3)])
     assert choices[0] == choices[1]
 
@@ -214,6 +215,9 @@ def test_a_card_with_search_loads_the_network_inside_a_search_bot(nets, tmp_path
     ({"top_k": 1.5}, "top_k must be an integer >= 1, got 1.5"),
     ({"min_prior": 2}, "min_prior must be in"),
     ({"z": -1}, "z must be a number in"),
+    ({"belief": -0.5}, r"belief must be a temperature in \[0, 100\) \(0: uniform worlds\), "
+                       r"got -0.5"),
+    ({"belief": True}, "belief must be a temperature"),
     ({"depth": 3}, r"unknown option\(s\) \['depth'\]"),
 ])
 def test_bad_search_settings_are_refused_by_name(nets, options, message):
@@ -226,6 +230,80 @@ def test_a_game_without_a_world_sampler_cannot_be_searched():
     with registered(unsampled), \
             pytest.raises(ValueError, match="'unsampled' has no world sampler"):
         SearchBot(agents.make("random"), "unsampled")
+
+
+def test_a_game_that_cannot_replay_its_moves_cannot_weigh_worlds_by_belief():
+    unreplayed = dataclasses.replace(get_game("spades"), name="unreplayed", past_moves=None)
+    with registered(unreplayed), \
+            pytest.raises(ValueError, match="'unreplayed' cannot replay its moves"):
+        SearchBot(agents.make("random"), "unreplayed", belief=0.5)
+    with registered(unreplayed):  # uniform worlds: fine
+        assert SearchBot(agents.make("random"), "unreplayed").belief == 0
+
+
+@pytest.mark.parametrize("probs, action, temperature, expected", [
+    ({0: 0.5, 1: 0.25, 2: 0.25}, 1, 1.0, np.log(0.25)),
+    ({0: 0.5, 1: 0.25, 2: 0.25}, 0, 0.5, np.log(0.25 / 0.375)),  # squared: .25, .0625, .0625
+    ({0: 0.5, 1: 0.25, 2: 0.25}, 2, 0.5, np.log(0.0625 / 0.375)),
+    ({0: 0.5, 1: 0.5}, 1, 0.1, np.log(0.5)),  # a tie stays a tie at any temperature
+    ({0: 1.0, 1: 0.0}, 0, 1.0, 0.0),
+    ({0: 1.0, 1: 0.0}, 1, 1.0, np.log(1e-300)),  # ruled out, but finite
+])
+def test_a_move_s_likelihood_is_its_probability_sharpened_by_the_temperature(
+        probs, action, temperature, expected):
+    assert sharpened_log(probs, action, temperature) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_belief_keeps_the_worlds_where_the_others_bid_as_the_policy_would_with_their_cards(
+        seed):
+    """With a deterministic policy a world where another seat would have bid otherwise is all
+    but ruled out: the kept worlds are those of the pool with the fewest such bids."""
+    g = get_game("spades")
+    expert = agents.make("spades/expert")
+    state = g.new_state(g.get_rules("killer"), seed)
+    while state.phase == "bid":
+        state.apply(expert.act(state.view(state.current_player), state.legal_actions()))
+    view = state.view(state.current_player)
+    bot = SearchBot(agents.make("spades/expert"), "spades", worlds=8, belief=1.0, seed=seed)
+    pools: list = []
+    sample = bot._sample
+    bot._sample = lambda v, n, rng: pools.append(sample(v, n, rng)) or pools[-1]
+
+    def misfits(world) -> int:
+        return sum(expert.act(v, legal) != bid for v, legal, bid in g.past_moves(view, world))
+
+    kept = bot.sample(view)
+    (pool,) = pools
+    assert len(pool) == BELIEF_POOL * 8 and len(kept) == 8
+    assert all(any(k is w for w in pool) for k in kept)
+    in_pool = sorted(misfits(w) for w in pool)
+    assert in_pool[0] < in_pool[-1]  # the check means something here
+    assert sorted(misfits(k) for k in kept) == in_pool[:8]
+
+
+def test_without_belief_the_worlds_are_the_uniform_sampler_s():
+    g = get_game("spades")
+    state = decision("spades", 4, 20)
+    view = state.view(state.current_player)
+    bot = SearchBot(agents.make("random"), "spades", worlds=5, seed=7)
+    worlds = bot.sample(view)
+    assert [w.hands for w in worlds] == \
+        [w.hands for w in g.sample_worlds(view, 5, np.random.default_rng(7))]
+
+
+def test_a_network_s_probabilities_on_a_batch_are_those_of_each_view(nets):
+    net = agents.load(nets["spades"])
+    state, views, legals = decision("spades", 5, 0), [], []
+    for _ in range(12):
+        views.append(state.view(state.current_player))
+        legals.append(state.legal_actions())
+        state.apply(legals[-1][0])
+    batch = net.probabilities_batch(views, legals)
+    for got, v, legal in zip(batch, views, legals, strict=True):
+        one = net.probabilities(v, legal)
+        assert list(got) == legal and got == pytest.approx(one)
+        assert sum(got.values()) == pytest.approx(1.0)
 
 
 def test_a_simultaneous_game_gets_no_search_bot_though_it_samples_worlds():

@@ -394,7 +394,8 @@ def test_a_dmc_recipe_trains_by_dmc_resumes_from_its_checkpoint_and_exports(tmp_
     assert "stage 1:" in "\n".join(ship.describe("d-2p"))
 
 
-@pytest.mark.parametrize("name", ["spades-killer-dmc-scratch", "spades-killer-dmc-10min"])
+@pytest.mark.parametrize("name", ["spades-killer-dmc-scratch", "spades-cutthroat-dmc-scratch",
+                                  "spades-killer-dmc-10min"])
 def test_the_spades_dmc_recipes_train_shrunk_on_lambda_returns_and_are_judged(
         name, tmp_path, monkeypatch):
     """The Spades recipes by Deep Monte Carlo from scratch, shrunk: trained by

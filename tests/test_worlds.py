@@ -95,6 +95,44 @@ def test_spades_worlds_show_the_view_hold_the_counts_and_keep_every_void(seed, p
 
 
 @settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**31), preset=st.sampled_from(["killer", "cutthroat"]),
+       moves=st.integers(0, 160))
+def test_spades_past_moves_replay_the_others_bids_of_this_hand_as_they_saw_them(seed, preset,
+                                                                              moves):
+    """On the truth, the replay gives back every other seat's bid this hand with the view
+    and legal bids it had; in a sampled world, the same bids, the bidders holding the
+    world's cards with this hand's plays put back."""
+    g = get_game("spades")
+    state = g.new_state(g.get_rules(preset), seed)
+    rng = np.random.default_rng(seed)
+    bids: list = []  # this hand's bids: (seat, view, legal, bid)
+    for _ in range(moves):
+        if state.is_over:
+            return
+        hands_before = len(state.results)
+        seat, legal = state.current_player, state.legal_actions()
+        action = int(rng.choice(legal))
+        if state.phase == "bid":
+            bids.append((seat, state.view(seat), legal, action))
+        state.apply(action)
+        if len(state.results) > hands_before:
+            bids = []
+    if state.is_over:
+        return
+    me = seed % 4
+    view = state.view(me)
+    expected = [(v, legal, a) for s, v, legal, a in bids if s != me]
+    assert g.past_moves(view, state) == expected
+    for world in g.sample_worlds(view, 3, np.random.default_rng(seed)):
+        replayed = g.past_moves(view, world)
+        assert [a for _, _, a in replayed] == [a for _, _, a in expected]
+        for past, _, _ in replayed:
+            played = [c for s, c in view.plays if s == past.seat]
+            assert sorted(past.hand) == sorted(world.hands[past.seat] + played)
+            assert past.bids == next(v.bids for v, _, _ in expected if v.seat == past.seat)
+
+
+@settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 2**31), preset=st.sampled_from(["seed", "standard"]),
        players=st.integers(2, 4))
 def test_gin_worlds_show_the_view_and_keep_the_known_cards_where_they_are(seed, preset,

@@ -9,7 +9,7 @@ from cardrl.envs.spades.render import render
 from cardrl.envs.spades.rules import PRESETS, get_rules
 from cardrl.envs.spades.scoring import HAND_RATES, hand_metric
 from cardrl.envs.spades.view import SpadesView
-from cardrl.envs.spades.worlds import hand_points, sample_worlds
+from cardrl.envs.spades.worlds import hand_points, past_moves, sample_worlds
 
 GAME = Game(
     name="spades",
@@ -29,5 +29,6 @@ GAME = Game(
     hand_metric=hand_metric,
     hand_rates=HAND_RATES,
     sample_worlds=sample_worlds,
+    past_moves=past_moves,
     hand_points=hand_points,
 )

@@ -2,9 +2,13 @@
 
 Each other seat gets as many cards as it still holds, none of a suit it has
 shown void in, every such deal equally likely (``cardrl.envs.worlds.deal_unseen``).
+``past_moves`` replays the hand's bids in a world, so that a search can weigh the
+world by how likely the other seats' bids were with those cards.
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import numpy as np
 
@@ -39,6 +43,33 @@ def sample_hands(view: SpadesView, rng: np.random.Generator, n: int = 1) -> list
 def sample_worlds(view: SpadesView, n: int, rng: np.random.Generator) -> list[SpadesState]:
     """``n`` full states that show ``view`` to its seat, hidden cards drawn from ``rng``."""
     return [SpadesState.from_view(view, hands, rng) for hands in sample_hands(view, rng, n)]
+
+
+def past_moves(view: SpadesView, world: SpadesState
+               ) -> list[tuple[SpadesView, list[int], int]]:
+    """The other seats' bids this hand in ``world`` (a state showing ``view`` to its seat),
+    in order: each the view its seat had, its legal bids and the bid. A bid says how many
+    tricks a hand expects to take; the plays are left out: a network's values of the
+    cards it may play differ by hundredths, so they hardly move a world's weight, and
+    encoding them would double a search's time."""
+    hands = [list(h) for h in world.hands]
+    for seat, card in view.plays:  # the hand as dealt
+        hands[seat].append(card)
+    leader = (view.dealer + 1) % NUM_PLAYERS
+    start = replace(view, phase="bid", current_player=leader, bids=(None,) * NUM_PLAYERS,
+                    tricks=(0,) * NUM_PLAYERS, plays=(), trick=(), leader=leader,
+                    spades_broken=False, voids=(0,) * NUM_PLAYERS, last_trick=(),
+                    last_trick_winner=None)
+    state = SpadesState.from_view(start, hands, 0)
+    moves = []
+    for seat in [(leader + i) % NUM_PLAYERS for i in range(NUM_PLAYERS)]:
+        bid = view.bids[seat]
+        if bid is None:
+            break
+        if seat != view.seat:
+            moves.append((state.view(seat), state.legal_actions(), bid))
+        state.apply(bid)
+    return moves
 
 
 def hand_points(before: SpadesState, after: SpadesState) -> tuple[float, ...]:
