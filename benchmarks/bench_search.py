@@ -60,6 +60,10 @@ def rows_for(game: str) -> list[RowSpec]:
         searcher = SearchBot(net, game, worlds=worlds, top_k=3, seed=0)
         specs.append(RowSpec(f"{game} network + search, {worlds} worlds, top 3",
                              first_hand(game, preset, searcher, net)))
+    if get_game(game).past_moves is not None:  # worlds weighed by the others' moves
+        searcher = SearchBot(net, game, worlds=32, top_k=3, belief=0.2, seed=0)
+        specs.append(RowSpec(f"{game} network + search, 32 worlds, top 3, belief 0.2",
+                             first_hand(game, preset, searcher, net)))
     specs.append(RowSpec(f"{game} {rule_bot} alone", first_hand(game, preset, expert, expert)))
     searcher = SearchBot(expert, game, worlds=16, top_k=13, seed=0)
     specs.append(RowSpec(f"{game} {rule_bot} + search, 16 worlds, every move",
