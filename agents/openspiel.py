@@ -22,7 +22,7 @@ rest of OpenSpiel run on them:
 * **returns**, paid at the end: ``returns="margin"`` (each seat's points less the
   other seats' mean, in units of the declaration's ``score_scale``) or ``"win"``
   (the winners share 1, less 1/n); both zero-sum. ``episode="hand"`` ends the game
-  when the first hand does, paying what the hand was worth (``hand_points``).
+  when the first hand does, paying what the hand was worth (``hand_worth``).
 * **parameters**: ``preset``, and every rules field the declaration lets a user
   change (``cardrl.envs.rules_base.editable_fields``): -1 (or "" for a text field) keeps
   the preset's value, -2 means none for a field that may be none; a yes/no field
@@ -487,7 +487,8 @@ class CardState(pyspiel.State):
         assert self._engine is not None and self._before is not None  # an episode ended
         engine = self._engine.state
         if self._spec.episode == "hand":
-            points = [float(p) for p in self._spec.game.hand_points(self._before.state, engine)]
+            worth = self._spec.game.hand_worth(engine.rules, engine.results[-1])
+            points = [float(p) for p in worth]
         else:
             before = self._before.state.scores
             points = [float(a - b) for a, b in zip(engine.scores, before, strict=True)]

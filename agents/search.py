@@ -22,7 +22,7 @@ A seat that bid high likely holds high cards; uniform worlds ignore that.
 A hand is scored as the env scores it with ``relative_score``: the seat's
 points less the mean of the others', over the game's score scale, and the
 game's win bonus (the winners share +1, the others -1) when the hand ends the
-game. A game may say what a hand is worth beyond its points (``Game.hand_points``:
+game. A game may say what a hand is worth beyond its points (``Game.hand_worth``:
 Spades charges each bag its share of the bag penalty, which the points alone
 defer until the fifth). The play-outs run in lock step, one batched call of the policy per ply
 (``Bot.act_batch``), which for a network is one matrix product for every world.
@@ -40,7 +40,7 @@ from cardrl.envs.games import get_game
 from cardrl.envs.rewards import win_bonus
 
 # bumped when the same knobs start to choose other moves (a judged match names it):
-# 2 = hands weighed by Game.hand_points (Spades bags charged as they are made)
+# 2 = hands weighed by Game.hand_worth (Spades bags charged as they are made)
 VERSION = 2
 BELIEF_POOL = 4  # worlds dealt per world kept, when worlds are weighed by belief
 
@@ -102,7 +102,7 @@ class SearchBot(Bot):
         self.min_prior, self.z, self.belief = float(min_prior), float(z), float(belief)
         self._sample = g.sample_worlds
         self._past = g.past_moves
-        self._points = g.hand_points
+        self._worth = g.hand_worth
         # the env's hand scale (the searched games' scales do not depend on their rules)
         self.score_scale = float(score_scale if score_scale is not None
                                  else g.score_scale(g.get_rules(g.presets[0])))
@@ -133,8 +133,9 @@ class SearchBot(Bot):
                 states.append(s)
         self.play_out(states, hands_before)
         scores = []
-        for world, s in zip(worlds * len(moves), states, strict=True):
-            points = self._points(world, s) if len(s.results) > hands_before else None
+        for s in states:
+            points = (self._worth(s.rules, s.results[-1]) if len(s.results) > hands_before
+                      else None)
             scores.append(hand_value(points, s.is_over, s.winners, view.seat, self.score_scale,
                                      len(s.scores)))
         return np.array(scores).reshape(len(moves), len(worlds))

@@ -15,6 +15,9 @@ Options (``env(**options)``; any other keyword is a rules field):
   points pays; ``relative_score=False``: the raw change), divided by ``score_scale``
   (``None``: the game's scale; ``0`` turns the term off); when the episode ends, the
   winners share ``win_reward`` and the others share ``-win_reward`` (a draw pays 0).
+  ``hand_reward="worth"`` pays a hand what the game says it is worth instead of its points
+  (``Game.hand_worth``: Spades charges each bag as it is made, 10 in cutthroat, where the
+  points charge 50 at the fifth).
 * ``episode="hand"`` ends the episode after one hand (the winner is whoever leads);
   ``max_episode_hands`` (100; ``None``: no cap) truncates an episode of whole games that
   has not ended by then: PettingZoo's ``truncations``, and no win bonus.
@@ -109,6 +112,7 @@ class CardGameEnv(AECEnv):
         illegal_action: str = "raise",
         illegal_penalty: float = -1.0,
         max_episode_hands: int | None = MAX_EPISODE_HANDS,
+        hand_reward: str = "points",
         **rule_changes: Any,
     ) -> None:
         super().__init__()
@@ -122,7 +126,7 @@ class CardGameEnv(AECEnv):
         self.render_mode = render_mode
         self.payout = Payout.checked(game.score_scale(self.rules), episode, score_scale,
                                      relative_score, win_reward, illegal_action, illegal_penalty,
-                                     max_episode_hands)
+                                     max_episode_hands, hand_reward, game.hand_worth)
         # the options as attributes, as before the payout had a record of its own
         self.episode, self.score_scale = episode, self.payout.score_scale
         self.relative_score, self.win_reward = relative_score, self.payout.win_reward

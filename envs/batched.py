@@ -64,7 +64,8 @@ class BatchedGames:
                  relative_score: bool = True, win_reward: float = 1.0,
                  illegal_action: str = "raise", illegal_penalty: float = -1.0,
                  max_episode_hands: int | None = MAX_EPISODE_HANDS,
-                 auto_reset: bool = True, compiled: bool = True, **rule_changes: Any) -> None:
+                 auto_reset: bool = True, compiled: bool = True, hand_reward: str = "points",
+                 **rule_changes: Any) -> None:
         self.game = get_game(game) if isinstance(game, str) else game
         if isinstance(num_games, bool) or not isinstance(num_games, int) or num_games < 1:
             raise ValueError(f"num_games must be a positive int, got {num_games!r}")
@@ -76,7 +77,7 @@ class BatchedGames:
         self.encoder = self.game.encoder(observation)
         self.payout = Payout.checked(self.game.score_scale(self.rules), episode, score_scale,
                                      relative_score, win_reward, illegal_action, illegal_penalty,
-                                     max_episode_hands)
+                                     max_episode_hands, hand_reward, self.game.hand_worth)
         self.num_games, self.auto_reset = num_games, auto_reset
         self.num_players = n = self.game.num_players(self.rules)
         self.num_actions = self.game.num_actions
@@ -415,7 +416,8 @@ class MixedBatchedGames:
 
 # BatchedGames' keywords that are options, not rule changes (MixedBatchedGames splits them)
 _OPTIONS = frozenset({"episode", "score_scale", "relative_score", "win_reward", "illegal_action",
-                      "illegal_penalty", "max_episode_hands", "auto_reset", "compiled"})
+                      "illegal_penalty", "max_episode_hands", "auto_reset", "compiled",
+                      "hand_reward"})
 
 
 def make_games(game: str | Game, num_games: int, counts: Sequence[int] = (),

@@ -93,8 +93,9 @@ POINTS, TOTALS, WINNERS = 0, 1, 2  # the rows of ``Driver.hand``
 PYTHON, HISTORY = 1, 2  # flags a kernel returns: a row to start in Python; a history to grow
 HISTORY_CAPACITY = 512  # actions per game before the driver grows ``hist``
 # ``pay`` holds: score_scale, relative_score, win_reward, episode == "hand", auto_reset,
-# max_episode_hands (0: none)
-SCALE, RELATIVE, WIN, BY_HAND, AUTO_RESET, CAP = range(6)
+# max_episode_hands (0: none), hand_reward == "worth" (a core whose game declares a
+# ``hand_worth`` writes that worth as the hand's points when this is set)
+SCALE, RELATIVE, WIN, BY_HAND, AUTO_RESET, CAP, WORTH = range(7)
 
 
 class Driver(NamedTuple):
@@ -111,7 +112,7 @@ class Driver(NamedTuple):
     hist: np.ndarray  # (N, capacity) int16: the actions of each episode so far
     hist_len: np.ndarray  # (N,) int64
     python: np.ndarray  # (N,) bool: the episode must be started by the Python engine
-    pay: np.ndarray  # (6,) float64: the payout's numbers (SCALE ... CAP)
+    pay: np.ndarray  # (7,) float64: the payout's numbers (SCALE ... WORTH)
     seed_base: np.ndarray  # (2,) int64: reset's seed, num_games
     scratch: np.ndarray  # (64,) uint64: a kernel's working space (a deck's order, seeding)
     hand: np.ndarray  # (3, num_players) float64: a scored hand's points, totals, winners (1/0)
@@ -399,7 +400,8 @@ class CompiledGames:
         self.num_games = num_games
         n = num_games
         pay = np.array([payout.score_scale, payout.relative_score, payout.win_reward,
-                        payout.episode == "hand", auto_reset, payout.max_episode_hands or 0],
+                        payout.episode == "hand", auto_reset, payout.max_episode_hands or 0,
+                        payout.hand_reward == "worth"],
                        dtype=np.float64)
         self.d = Driver(obs, masks, seats, seeds, np.zeros(n, np.int64), np.zeros(n, np.int64),
                         np.zeros(n, bool), np.zeros((n, compiled_rng.ROW), np.uint64),

@@ -37,9 +37,9 @@ GAMES = ("spades", "gin_rummy", "sevens", "blind_auction")
 _REGISTERED: dict[str, Game] = {}  # games declared outside envs/ (``registered``)
 
 
-def points_as_scored(before: EngineState, after: EngineState) -> tuple:
+def points_as_scored(rules: Any, result: Any) -> tuple:
     """A finished hand's worth to each seat: the points its summary scored."""
-    return after.results[-1].points
+    return result.points
 
 
 def no_hand_metric(result: dict, seat: int) -> dict[str, int]:
@@ -76,8 +76,11 @@ class Game:
     # its seat had, its legal actions, the action), to weigh worlds by how likely those
     # moves were (search's belief); None: not known
     past_moves: Callable[[Any, Any], Sequence[tuple[PlayerView, list[int], int]]] | None = None
-    # (state before, state after a hand ended) -> what the hand is worth to each seat
-    hand_points: Callable[[Any, Any], tuple] = points_as_scored
+    # (rules, a finished hand's summary) -> what the hand is worth to each seat, where its
+    # points alone defer a cost (Spades' bags): what a search weighs a hand by, and what an
+    # env pays with ``hand_reward="worth"`` (a game that declares one pays it in its
+    # compiled core too, when ``pay[WORTH]`` is set)
+    hand_worth: Callable[[Any, Any], tuple] = points_as_scored
     # state -> what the dealer announces at the start (a tournament bot's ``start_game``)
     public_parameters: Callable[[Any], dict] = nothing_public
     # (rules, encoder, policies, weights) -> {"exploitability": ...}: the exact exploitability

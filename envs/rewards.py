@@ -1,7 +1,8 @@
 """Rewards, the same for every game and every API (docs/rules.md section 5).
 
-After each hand, each seat's score change for the hand less the mean of the other seats'
-(``relative``, the default: zero-sum, as a ranking by points is; or the raw change),
+After each hand, each seat's score change for the hand (or with ``hand_reward="worth"``
+what the game says the hand is worth, ``Game.hand_worth``) less the mean of the other
+seats' (``relative``, the default: zero-sum, as a ranking by points is; or the raw change),
 divided by a scale; when the episode ends, the winners share ``win_reward`` and the others
 share ``-win_reward`` (zero-sum for any number of seats; a draw, everyone tied, pays 0).
 An episode that reaches ``max_episode_hands`` hands before the game ends is truncated:
@@ -24,6 +25,8 @@ from cardrl.envs.contracts import EngineState
 # an episode of whole games ends after this many hands at most (the tournaments' cap): a
 # game whose target random play never reaches (killer Spades, Gin) must still end
 MAX_EPISODE_HANDS = 100
+# what a hand pays: its points as scored, or its worth (``Game.hand_worth``)
+HAND_REWARDS = ("points", "worth")
 
 
 def hand_rewards(points: Sequence[float], score_scale: float, relative: bool) -> list[float]:
@@ -70,7 +73,9 @@ class Payout:
 
     ``score_scale`` None is the game's own scale (``Game.score_scale``); 0 turns the
     hand term off. ``episode="hand"`` ends an episode after one hand, whose winner
-    is then whoever leads on total score.
+    is then whoever leads on total score. ``hand_reward="worth"`` pays a hand what the
+    game says it is worth (``worth``, the declaration's ``hand_worth``: Spades charges
+    each bag when it is made, which its points defer to the fifth) instead of its points.
     """
 
     score_scale: float
@@ -80,16 +85,24 @@ class Payout:
     illegal_action: str = "raise"
     illegal_penalty: float = -1.0
     max_episode_hands: int | None = MAX_EPISODE_HANDS
+    hand_reward: str = "points"
+    worth: Callable[[Any, Any], tuple] | None = None  # (rules, hand summary) -> per seat
 
     @classmethod
     def checked(cls, default_scale: float, episode: str = "game",
                 score_scale: float | None = None, relative_score: bool = True,
                 win_reward: float = 1.0, illegal_action: str = "raise",
                 illegal_penalty: float = -1.0,
-                max_episode_hands: int | None = MAX_EPISODE_HANDS) -> Payout:
+                max_episode_hands: int | None = MAX_EPISODE_HANDS,
+                hand_reward: str = "points",
+                worth: Callable[[Any, Any], tuple] | None = None) -> Payout:
         """A payout from user options; a clear error naming any bad value."""
         if episode not in ("game", "hand"):
             raise ValueError(f"episode must be 'game' or 'hand', got {episode!r}")
+        if hand_reward not in HAND_REWARDS:
+            raise ValueError(f"hand_reward must be one of {HAND_REWARDS}, got {hand_reward!r}")
+        if hand_reward == "worth" and worth is None:
+            raise ValueError("hand_reward='worth' needs the game's hand_worth")
         if max_episode_hands is not None and (
                 isinstance(max_episode_hands, bool) or not isinstance(max_episode_hands, int)
                 or max_episode_hands < 1):
@@ -102,7 +115,7 @@ class Payout:
         scale = default_scale if score_scale is None else _number("score_scale", score_scale, 0.0)
         return cls(scale, relative_score, _number("win_reward", win_reward), episode,
                    illegal_action, _number("illegal_penalty", illegal_penalty),
-                   max_episode_hands)
+                   max_episode_hands, hand_reward, worth if hand_reward == "worth" else None)
 
     def hand(self, points: tuple) -> list[float]:
         """Each seat's reward for a finished hand's ``points``."""
@@ -149,7 +162,9 @@ class Payout:
         hand's rewards per seat, then the win bonus if the episode ends now; whether it
         ends, and whether it ends truncated (at the hand cap, with no bonus). Callers add
         the terms in this order (the same float sums everywhere)."""
-        terms = [self.hand(result.points) for result in state.results[paid:]]
+        worth = self.worth
+        terms = [self.hand(result.points if worth is None else worth(state.rules, result))
+                 for result in state.results[paid:]]
         if self.ends(state):
             terms.append(self.final(state))
             return terms, True, False

@@ -22,6 +22,7 @@ from cardrl.envs.batched import BatchedGames
 from cardrl.envs.compiled import find_core, sources_digest
 from cardrl.envs.encoding import KINDS
 from cardrl.envs.games import game_module, game_names, get_game
+from cardrl.envs.rewards import HAND_REWARDS
 from cardrl.envs.rules_base import editable_fields
 from tests.env_checks import DEAL_OF, examples
 
@@ -148,6 +149,7 @@ def test_core_equals_the_python_engines_step_by_step(game, preset, changes, data
         observation=data.draw(st.sampled_from(kinds), label="kind"),
         episode=data.draw(st.sampled_from(["hand", "game"]), label="episode"),
         relative_score=data.draw(st.booleans(), label="relative"),
+        hand_reward=data.draw(st.sampled_from(HAND_REWARDS), label="hand_reward"),
         score_scale=data.draw(st.sampled_from([None, 0.0, 3.5]), label="scale"),
         win_reward=data.draw(st.sampled_from([1.0, 0.25]), label="win"),
         max_episode_hands=data.draw(st.sampled_from([None, 1, 2, 100]), label="cap"),
@@ -202,6 +204,25 @@ def test_core_equals_the_python_engines_step_by_step(game, preset, changes, data
     seats = range(g.num_players(rules))
     for i in range(n):
         assert [fast.states[i].view(s) for s in seats] == [slow.states[i].view(s) for s in seats]
+
+
+def test_the_spades_core_pays_a_hands_worth_as_the_engine_does():
+    """``hand_reward="worth"`` in cutthroat, many hands of random play: the core pays what
+    the engine pays (bags charged as made, penalties handed back), and not the points."""
+    def rewards(**options) -> np.ndarray:
+        games = BatchedGames("spades", 6, preset="cutthroat", relative_score=False,
+                             score_scale=1.0, win_reward=0.0, max_episode_hands=4, **options)
+        games.reset(seed=3)
+        rng, out = np.random.default_rng(3), []
+        for _ in range(1500):
+            out.append(games.step(_actions(rng, games.masks, 0.0)).rewards.copy())
+        return np.array(out)
+
+    fast, slow = rewards(hand_reward="worth"), rewards(hand_reward="worth", compiled=False)
+    assert np.array_equal(fast, slow)
+    points = rewards()
+    # bags still held at an episode's end cost their share: less paid in all
+    assert not np.array_equal(fast, points) and fast.sum() < points.sum()
 
 
 @pytest.mark.parametrize("game", CORE_GAMES)

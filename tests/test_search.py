@@ -57,21 +57,22 @@ def test_a_hand_pays_relative_points_over_the_scale_and_the_win(points, over, wi
     assert hand_value(points, over, winners, seat, 100.0, n) == pytest.approx(expected)
 
 
-@pytest.mark.parametrize("points, before, after, expected", [
-    # 42 = bid 4 made with 2 overtricks: 2 bags, each worth -10 over a game
-    ((42, -30, 50, 20), (0, 1, 3, 0), (2, 1, 3, 0), (22, -30, 50, 20)),
+@pytest.mark.parametrize("bids, tricks, points, penalties, expected", [
+    # 42 = bid 4 made with 2 overtricks: 2 bags, each worth -10 over a game; 3 set; 2 made
+    ((4, 3, 2, 2), (6, 2, 2, 3), (42, -30, 20, 21), (0, 0, 0, 0), (22, -30, 20, 11)),
     # the fifth bag: -50 paid now and the count drops by 5: handed back, the bag charged
-    ((41 - 50, 0, 0, 0), (4, 0, 0, 0), (0, 0, 0, 0), (41 - 10, 0, 0, 0)),
-    # a failed nil makes no bags
-    ((-50, 0, 0, 0), (3, 0, 0, 0), (3, 0, 0, 0), (-50, 0, 0, 0)),
+    ((3, 4, 2, 1), (4, 4, 2, 3), (31 - 50, 40, 20, 12), (1, 0, 0, 0), (31 - 10, 40, 20, -8)),
+    # a nil made or failed makes no bags
+    ((0, 0, 6, 5), (2, 0, 6, 5), (-50, 50, 60, 50), (0, 0, 0, 0), (-50, 50, 60, 50)),
 ])
-def test_cutthroat_bags_cost_their_share_of_the_penalty_when_made(points, before, after,
-                                                                  expected):
+def test_cutthroat_bags_cost_their_share_of_the_penalty_when_made(bids, tricks, points,
+                                                                  penalties, expected):
     from cardrl.envs.spades.rules import get_rules
-    from cardrl.envs.spades.scoring import points_with_bags
+    from cardrl.envs.spades.scoring import HandResult, hand_worth
 
-    assert points_with_bags(get_rules("cutthroat"), points, before, after) == expected
-    assert points_with_bags(get_rules("killer"), points, before, after) == points  # no bags
+    result = HandResult(1, 0, bids, tricks, points, penalties, (0,) * 4, points)
+    assert hand_worth(get_rules("cutthroat"), result) == expected
+    assert hand_worth(get_rules("killer"), result) == points  # no bags
 
 
 def test_a_searched_spades_hand_is_worth_its_points_less_its_bags():
@@ -84,7 +85,7 @@ def test_a_searched_spades_hand_is_worth_its_points_less_its_bags():
     while len(after.results) == len(world.results):  # everyone bids 1, then plays high
         after.apply(1 if after.phase == "bid" else after.legal_actions()[-1])
     result = after.results[-1]
-    got = g.hand_points(world, after)
+    got = g.hand_worth(after.rules, result)
     assert result.bags != tuple(world.bags)  # some seat made bags (or paid for the fifth)
     for seat in range(4):
         gained = result.bags[seat] - world.bags[seat]  # less 5 where a penalty was paid
@@ -109,7 +110,7 @@ def test_lock_step_play_outs_value_moves_as_single_play_outs_do(nets, game, move
             hands = len(s.results)
             while not s.is_over and len(s.results) == hands:
                 s.apply(net.act(s.view(s.current_player), s.legal_actions()))
-            points = get_game(game).hand_points(w, s)
+            points = get_game(game).hand_worth(s.rules, s.results[-1])
             row.append(hand_value(points, s.is_over, s.winners, seat, bot.score_scale,
                                   len(s.scores)))
         expected.append(row)

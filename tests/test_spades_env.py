@@ -207,3 +207,46 @@ def test_ansi_render_shows_the_table_and_only_the_actors_hand():
     assert "♠" not in text.split("hand:")[1]  # seat 0's spades are not shown
     for a in range(4):
         assert f"player_{a}" in text
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_worth_pays_each_bag_as_made_so_a_game_pays_its_score_less_its_bags(seed):
+    """``hand_reward="worth"`` in cutthroat: a hand pays its points with each bag made
+    charged 10 (50 per 5) and a penalty paid handed back, so over any stretch of hands from
+    a fresh game a seat's rewards add up to its total less 10 per bag it still holds; the
+    points pay the total alone. Random play, twelve hands, raw points, no bonus."""
+    options = dict(preset="cutthroat", relative_score=False, score_scale=1.0, win_reward=0.0,
+                   max_episode_hands=12)
+    worth, points = raw_env(hand_reward="worth", **options), raw_env(**options)
+    paid, plain = (reward_totals_reset(e, seed, random_legal(seed)) for e in (worth, points))
+    state = worth.state_obj
+    assert [r.bids for r in state.results] == [r.bids for r in points.state_obj.results]
+    assert len(state.results) == 12 and any(state.bags)  # random bids leave bags
+    assert any(any(r.bag_penalties) for r in state.results)  # and pay for a fifth
+    for seat in range(4):
+        assert paid[f"player_{seat}"] == state.scores[seat] - 10 * state.bags[seat]
+        assert plain[f"player_{seat}"] == state.scores[seat]
+
+
+def random_legal(seed: int):
+    rng = np.random.default_rng(seed)
+    return lambda e: int(rng.choice(e.state_obj.legal_actions()))
+
+
+def reward_totals_reset(e, seed: int, choose) -> dict[str, float]:
+    e.reset(seed=seed)
+    return reward_totals(e, choose)
+
+
+def test_worth_is_the_points_where_bags_cost_nothing_and_a_bad_choice_is_named():
+    """Killer has no bags: its worth is its points. An unknown ``hand_reward`` is refused
+    by name, by the env and by a training config."""
+    from cardrl.train.dmc import DMCConfig
+
+    a, b = raw_env(hand_reward="worth", episode="hand"), raw_env(episode="hand")
+    assert reward_totals_reset(a, 4, lambda e: e.state_obj.legal_actions()[0]) == \
+        reward_totals_reset(b, 4, lambda e: e.state_obj.legal_actions()[0])
+    with pytest.raises(ValueError, match="hand_reward must be one of .*'bags'"):
+        raw_env(hand_reward="bags")
+    with pytest.raises(ValueError, match="hand_reward must be one of .*'bags'"):
+        DMCConfig(game="spades", hand_reward="bags").validate()

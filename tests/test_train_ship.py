@@ -395,6 +395,7 @@ def test_a_dmc_recipe_trains_by_dmc_resumes_from_its_checkpoint_and_exports(tmp_
 
 
 @pytest.mark.parametrize("name", ["spades-killer-dmc-scratch", "spades-cutthroat-dmc-scratch",
+                                  "spades-cutthroat-dmc-games", "spades-cutthroat-dmc-worth",
                                   "spades-killer-dmc-10min"])
 def test_the_spades_dmc_recipes_train_shrunk_on_lambda_returns_and_are_judged(
         name, tmp_path, monkeypatch):

@@ -32,6 +32,7 @@ from cardrl.envs.batched import BatchedGames, MixedBatchedGames, make_games, mix
 from cardrl.envs.encoding import KINDS
 from cardrl.envs.files import write_atomic
 from cardrl.envs.games import game_names, get_game
+from cardrl.envs.rewards import HAND_REWARDS
 from cardrl.eval.config import parse_rule_changes, split_bot_list
 from cardrl.train.numpy_policy import ACTIVATIONS
 from cardrl.train.opponents import check_bot, parse_mix, rule_bots, strongest_bots
@@ -154,6 +155,9 @@ class RunConfig:
                         tunable=True)
     relative_score: bool = knob(False, "reward a seat's points minus the others' mean "
                                 "(what ranks pay)")
+    hand_reward: str = knob("points", "what a hand pays: its points, or its worth (the "
+                            "game's hand_worth: Spades charges each bag as it is made)",
+                            choices=HAND_REWARDS)
     win_reward: float = knob(1.0, "reward to the winner at the episode's end (0: points only)")
     score_scale: float | None = knob(
         None, "a hand's points are rewarded divided by this (default: the game's scale); 0: "
@@ -214,8 +218,8 @@ class RunConfig:
 
     def env_options(self) -> dict[str, Any]:
         return {"episode": self.episode, "relative_score": self.relative_score,
-                "win_reward": self.win_reward, "score_scale": self.score_scale,
-                "observation": self.observation}
+                "hand_reward": self.hand_reward, "win_reward": self.win_reward,
+                "score_scale": self.score_scale, "observation": self.observation}
 
     @classmethod
     def tunable(cls) -> tuple[str, ...]:
@@ -255,6 +259,9 @@ class RunConfig:
             raise ValueError(f"episode must be 'game' or 'hand', got {self.episode!r}")
         if not isinstance(self.relative_score, bool):
             raise ValueError(f"relative_score must be true or false, got {self.relative_score!r}")
+        if self.hand_reward not in HAND_REWARDS:
+            raise ValueError(f"hand_reward must be one of {HAND_REWARDS}, got "
+                             f"{self.hand_reward!r}")
         if isinstance(self.win_reward, bool) or not isinstance(self.win_reward, int | float) \
                 or not self.win_reward >= 0:
             raise ValueError(f"win_reward must be a number >= 0, got {self.win_reward!r}")

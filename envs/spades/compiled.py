@@ -173,10 +173,14 @@ def _apply(st, d, i, a):
     if n < P * NUM_TRICKS:
         return -1
     hand = d.hand
+    worth = d.pay[compiled.WORTH] != 0.0 and rp[BAG_LIMIT] > 0
     for s in range(P):
-        p, bags[i, s] = _score_bid(rp, bids[i, s], tricks[i, s], bags[i, s])
+        before = bags[i, s]
+        p, bags[i, s] = _score_bid(rp, bids[i, s], tricks[i, s], before)
         scores[i, s] += p
-        hand[compiled.POINTS, s] = p
+        # scoring.hand_worth: each bag charged as made, a penalty handed back
+        hand[compiled.POINTS, s] = (p - rp[BAG_PENALTY] / rp[BAG_LIMIT] * (bags[i, s] - before)
+                                    if worth else p)
         hand[compiled.TOTALS, s] = scores[i, s]
     top = scores[i, 0]
     for s in range(1, P):

@@ -7,9 +7,9 @@ from cardrl.envs.spades.features import FEATURES
 from cardrl.envs.spades.infostate import INFOSTATE
 from cardrl.envs.spades.render import render
 from cardrl.envs.spades.rules import PRESETS, get_rules
-from cardrl.envs.spades.scoring import HAND_RATES, hand_metric
+from cardrl.envs.spades.scoring import HAND_RATES, hand_metric, hand_worth
 from cardrl.envs.spades.view import SpadesView
-from cardrl.envs.spades.worlds import hand_points, past_moves, sample_worlds
+from cardrl.envs.spades.worlds import past_moves, sample_worlds
 
 GAME = Game(
     name="spades",
@@ -30,5 +30,5 @@ GAME = Game(
     hand_rates=HAND_RATES,
     sample_worlds=sample_worlds,
     past_moves=past_moves,
-    hand_points=hand_points,
+    hand_worth=hand_worth,
 )

@@ -49,19 +49,25 @@ def score_parts(rules: SpadesRules, bid: int, tricks: int, penalties: int) -> li
     return parts
 
 
-def points_with_bags(rules: SpadesRules, points, bags_before, bags_after) -> tuple[float, ...]:
-    """Each seat's hand points with every bag it gained charged at its share of the
-    penalty (``bag_penalty / bag_limit``), and a penalty paid handed back.
+def hand_worth(rules: SpadesRules, result: HandResult) -> tuple[float, ...]:
+    """Each seat's points for the hand ``result`` summarises, with every bag it made
+    charged at its share of the penalty (``bag_penalty / bag_limit``) and a penalty
+    paid handed back (``Game.hand_worth``).
 
     Bags cost nothing until the count reaches the limit, so a hand's points alone
-    pay an overtrick +1 in cutthroat; over a game each bag costs 10. This is what
-    a search weighs a hand by (``cardrl.envs.spades.worlds.hand_points``).
+    pay an overtrick +1 in cutthroat; over a game each bag costs 10. This is what a
+    search weighs a hand by, and what an env pays with ``hand_reward="worth"``. The
+    count's change is the bags made less the limit per penalty (a made bid's
+    overtricks; a nil or a set makes none), the same integer the compiled core takes
+    from its counts before and after.
     """
     if rules.bag_limit is None:
-        return tuple(float(p) for p in points)
+        return tuple(float(p) for p in result.points)
     per_bag = rules.bag_penalty / rules.bag_limit
-    return tuple(p - per_bag * (after - before)
-                 for p, before, after in zip(points, bags_before, bags_after, strict=True))
+    return tuple(p - per_bag * ((tricks - bid if 0 < bid <= tricks else 0)
+                                - rules.bag_limit * paid)
+                 for p, bid, tricks, paid in zip(result.points, result.bids, result.tricks,
+                                                 result.bag_penalties, strict=True))
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,6 @@ import numpy as np
 from cardrl.envs import cards
 from cardrl.envs.spades.engine import SUIT_TABLE, SpadesState
 from cardrl.envs.spades.rules import HAND_SIZE, NUM_PLAYERS
-from cardrl.envs.spades.scoring import points_with_bags
 from cardrl.envs.spades.view import SpadesView
 from cardrl.envs.worlds import ANY_SUIT, deal_unseen
 
@@ -71,9 +70,3 @@ def past_moves(view: SpadesView, world: SpadesState
         state.apply(bid)
     return moves
 
-
-def hand_points(before: SpadesState, after: SpadesState) -> tuple[float, ...]:
-    """What the hand finished in ``after`` (played on from ``before``) is worth to each
-    seat: its points, with the bags it made charged at their cost (``points_with_bags``)."""
-    result = after.results[-1]
-    return points_with_bags(before.rules, result.points, before.bags, result.bags)
