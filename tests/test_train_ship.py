@@ -408,6 +408,11 @@ def test_the_spades_dmc_recipes_train_shrunk_on_lambda_returns_and_are_judged(
     (stage,) = recipe.stages
     assert isinstance(stage, DMCConfig) and stage.td_lambda < 1 and not recipe.ships
     assert ship.teachers(name) == []
+    assert (stage.preset, stage.episode, stage.hand_reward) == {  # each variant's one change
+        "spades-cutthroat-dmc-scratch": ("cutthroat", "hand", "points"),
+        "spades-cutthroat-dmc-games": ("cutthroat", "game", "points"),
+        "spades-cutthroat-dmc-worth": ("cutthroat", "hand", "worth"),
+    }.get(name, ("killer", "hand", "points"))
     tiny = replace(stage, steps=256, n_games=4, net=(8,), batch_size=32, train_freq=64,
                    buffer_size=512, eval_deals=1, checkpoint_every=128, torch_threads=1,
                    max_hands=1, eval_every=min(stage.eval_every, 256))
@@ -419,6 +424,7 @@ def test_the_spades_dmc_recipes_train_shrunk_on_lambda_returns_and_are_judged(
     assert ship.train(name, path) == 0
     card = json.loads(path.with_suffix(".json").read_text())
     assert card["training"]["algo"] == "dmc" and card["training"]["config"]["td_lambda"] == 0.9
+    assert card["training"]["config"]["hand_reward"] == stage.hand_reward
     final = ship.judge(name, path, 1, 1, False)
     (result,) = final["results"].values()
     assert result["no_edge_win"] == pytest.approx(1 / 4) and result["games"] == 4
