@@ -111,8 +111,14 @@ def names(locator) -> list[str]:
 
 def tap(card) -> None:
     """Click a card on its left strip, where a person taps a fanned hand (on a phone
-    each card of an overlapping hand shows only its left strip)."""
-    card.click(position={"x": TAP_X, "y": card.bounding_box()["height"] / 2})
+    each card of an overlapping hand shows only its left strip). The hand may be drawn
+    again between finding the card and measuring it (no box for a moment): measure again."""
+    deadline = time.monotonic() + 5
+    box = card.bounding_box()
+    while box is None and time.monotonic() < deadline:
+        box = card.bounding_box()
+    assert box is not None, f"{card} never showed"
+    card.click(position={"x": TAP_X, "y": box["height"] / 2})
 
 
 def all_tappable(page, selector: str) -> bool:
