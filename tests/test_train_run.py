@@ -376,6 +376,21 @@ def test_demo_trains_candidates_side_by_side_and_keeps_the_better(tmp_path, monk
     assert (tmp_path / "runs" / kept / "learning_curve.png").is_file()
 
 
+def test_the_demo_by_default_trains_one_run_on_every_core(tmp_path, monkeypatch, capsys):
+    """With no options the main job is one DMC run (no selection match) on every core, with
+    the demo's rewards and 1,024 games side by side."""
+    monkeypatch.chdir(tmp_path)
+    assert demo.main(["--game", "blind_auction", "--steps", "2048", "--eval-every", "2048",
+                      "--deals", "1", "--workers", "1", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    [run] = (tmp_path / "runs").iterdir()
+    assert "-seed" not in run.name and "selection" not in out and "kept" not in out
+    config = json.loads((run / "config.json").read_text())
+    assert config["seed"] == 0 and config["torch_threads"] == 0  # 0: every core
+    assert all(config[k] == v for k, v in demo.DEMO_DMC.items()) and config["n_games"] == 1024
+    assert (run / "tournament").is_dir() and (run / "learning_curve.png").is_file()
+
+
 def test_sigterm_to_the_demo_stops_both_candidates_with_their_checkpoints(tmp_path):
     """``kill`` of the demo (SIGTERM to it alone) reaches the runs training beside it: each
     checkpoints and says how to resume, and none goes on orphaned."""

@@ -1,16 +1,15 @@
 """The main job (make demo): train a Spades bot from scratch for a few minutes, export it,
 and pit it against the shipped bot and the rule bots in a duplicate tournament.
 
-    python -m cardrl.train.demo                          # Spades killer, 5M decisions of DMC
+    python -m cardrl.train.demo                          # Spades killer, 12M decisions of DMC
     python -m cardrl.train.demo --algo ppo               # 1.2M learner steps of PPO self-play
     python -m cardrl.train.demo --game spades --preset cutthroat --steps 3000000
 
 It trains with Deep Monte Carlo (``cardrl.train.dmc``): on the same minutes it learned more
-than PPO (docs/results.md, "The main job"). It trains two candidates side by side on
-seeds S and S+1, a core each (a DMC run of this size uses little more than one), and
-keeps the one that ranks better in a selection match on deals of their own, not the
-tournament's: a run can end in a worse basin (bidding nils the rule bots set), which the
-selection match tells apart (docs/results.md, "The main job").
+than PPO (docs/results.md, "The main job"). One run of 12M decisions, 1,024 games side by
+side on every core, learned more than two runs of 5M (64 games each, a core each) with the
+better kept by a selection match; ``--candidates N`` still trains N side by side and keeps
+the one that ranks better on deals of their own, not the tournament's.
 
 Prints the tournament table (95% intervals), where the tensorboard logs are,
 and writes a learning-curve PNG (win rate against the best rule bots over
@@ -44,9 +43,9 @@ from cardrl.train.plots import learning_curve
 from cardrl.train.ppo import Trainer, TrainResult
 
 # per trainer: steps (DMC's are decisions of every seat, PPO's the learner's), network,
-# steps between points of the learning curve, and candidates trained side by side (PPO's
-# updates use every core); about four minutes each on two cores
-DEMO = {"dmc": (5_000_000, (256, 256), 1_000_000, 2),
+# steps between points of the learning curve, and candidates trained side by side (each
+# uses every core); about four minutes each on two cores
+DEMO = {"dmc": (12_000_000, (256, 256), 3_000_000, 1),
         "ppo": (1_200_000, (128, 128), 200_000, 1)}
 SELECT_SEED = 1_000_003  # added to --seed: the selection match's deals are not the tournament's
 DEMO_OPPONENTS = "self@0.6,snapshot@0.2,rules@0.2"  # PPO's
@@ -54,8 +53,10 @@ DEMO_OPPONENTS = "self@0.6,snapshot@0.2,rules@0.2"  # PPO's
 # to 0 so that the last Q averages over more deals, and half the usual bonus for leading
 # after the hand: at 1 (a hundred points) a nil that self-play fails to set outbids a weak
 # hand's safe bid; lambda-returns (0.9), which lean on the network's own later values where
-# the others' hidden cards make a hand's return noisy (docs/results.md, "The main job")
-DEMO_DMC = {"relative_score": True, "lr_decay": True, "win_reward": 0.5, "td_lambda": 0.9}
+# the others' hidden cards make a hand's return noisy (docs/results.md, "The main job");
+# 1,024 games side by side, as the 200M recipe plays: a batch of 64 leaves the cores idle
+DEMO_DMC = {"relative_score": True, "lr_decay": True, "win_reward": 0.5, "td_lambda": 0.9,
+            "n_games": 1024}
 
 
 def shipped_bot(game: str, preset: str) -> str | None:
@@ -163,23 +164,26 @@ def select(results: list[TrainResult], cfg: TrainConfig, deals: int, seed: int,
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="cardrl demo", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="cardrl demo",
+                                description=" ".join(__doc__.split("\n\n")[0].split()))
     p.add_argument("--game", default="spades")
     p.add_argument("--preset", default=None, help="default: the game's first preset")
     p.add_argument("--algo", choices=sorted(DEMO), default="dmc",
                    help="the trainer: Deep Monte Carlo (train.dmc) or MaskablePPO (train.ppo)")
     p.add_argument("--steps", type=int, default=None,
-                   help="steps of self-play from scratch (default: dmc 5M, ppo 1.2M)")
+                   help="steps of self-play from scratch (default: "
+                   + ", ".join(f"{algo} {d[0]:,}" for algo, d in DEMO.items()) + ")")
     p.add_argument("--deals", type=int, default=50,
                    help="tournament deals, each played in every seat rotation")
     p.add_argument("--net", default=None, help="hidden layer sizes (default: dmc 256,256, "
                    "ppo 128,128)")
     p.add_argument("--eval-every", type=int, default=None,
-                   help="steps between points of the learning curve (default: dmc 1M, ppo 200k)")
+                   help="steps between points of the learning curve (default: "
+                   + ", ".join(f"{algo} {d[2]:,}" for algo, d in DEMO.items()) + ")")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--candidates", type=int, default=None,
                    help="runs trained side by side on seeds S, S+1, ..., the better kept by a "
-                   "selection match (default: dmc 2, ppo 1)")
+                   "selection match (default: 1)")
     p.add_argument("--deals-select", type=int, default=10,
                    help="deals of the selection match against each evaluation bot")
     p.add_argument("--workers", type=int, default=default_workers(),
@@ -198,9 +202,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     rules = strongest_bots(args.game)
     try:
         steps, net, eval_every, candidates = DEMO[args.algo]
-        # a core each (a machine of one core trains one)
-        candidates = min(candidates, os.cpu_count() or 1) if args.candidates is None \
-            else args.candidates
+        candidates = candidates if args.candidates is None else args.candidates
         if candidates < 1:
             raise ValueError(f"--candidates must be at least 1, got {candidates}")
         net = tuple(int(x) for x in args.net.split(",")) if args.net else net
