@@ -395,32 +395,46 @@ def test_a_dmc_recipe_trains_by_dmc_resumes_from_its_checkpoint_and_exports(tmp_
 
 
 @pytest.mark.parametrize("name", ["spades-killer-dmc-scratch", "spades-cutthroat-dmc-scratch",
-                                  "spades-cutthroat-dmc-games", "spades-cutthroat-dmc-worth",
+                                  "spades-cutthroat-dmc-games", "spades-cutthroat",
                                   "spades-killer-dmc-10min"])
 def test_the_spades_dmc_recipes_train_shrunk_on_lambda_returns_and_are_judged(
         name, tmp_path, monkeypatch):
     """The Spades recipes by Deep Monte Carlo from scratch, shrunk: trained by
     ``cardrl.train.dmc`` on lambda-returns (their card's config says so), no teacher,
-    written beside their run (they do not ship), judged at four seats: no edge 1/4."""
+    judged at four seats: no edge 1/4. The one that beat the clone of the expert head to
+    head (``spades-cutthroat``) ships inside the belief search, its network alone judged
+    beside it; the others are written beside their runs."""
     from cardrl.train.dmc import DMCConfig
 
     recipe = ship.RECIPES[name]
     (stage,) = recipe.stages
-    assert isinstance(stage, DMCConfig) and stage.td_lambda < 1 and not recipe.ships
+    ships = name == "spades-cutthroat"
+    assert isinstance(stage, DMCConfig) and stage.td_lambda < 1 and recipe.ships == ships
     assert ship.teachers(name) == []
     assert (stage.preset, stage.episode, stage.hand_reward) == {  # each variant's one change
         "spades-cutthroat-dmc-scratch": ("cutthroat", "hand", "points"),
         "spades-cutthroat-dmc-games": ("cutthroat", "game", "points"),
-        "spades-cutthroat-dmc-worth": ("cutthroat", "hand", "worth"),
+        "spades-cutthroat": ("cutthroat", "hand", "worth"),
     }.get(name, ("killer", "hand", "points"))
+    assert (recipe.search or {}).get("belief", 0) > 0 if ships else recipe.search is None
+    # the baseline it replaced: the clone, still a recipe of its own
+    assert ship.RECIPES["spades-cutthroat-clone"].ships
+    assert ship.teachers("spades-cutthroat-clone") == ["spades/expert"]
+    if ships:  # the committed bot plays inside its recipe's search
+        from cardrl import agents
+        from cardrl.agents.search import SearchBot
+
+        bot = agents.load(f"cardrl/{name}")
+        assert isinstance(bot, SearchBot) and bot.belief == recipe.search["belief"]
+        assert bot.policy.card["recipe"] == ship.recipe_card(name)
     tiny = replace(stage, steps=256, n_games=4, net=(8,), batch_size=32, train_freq=64,
                    buffer_size=512, eval_deals=1, checkpoint_every=128, torch_threads=1,
                    max_hands=1, eval_every=min(stage.eval_every, 256))
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setitem(ship.RECIPES, name, replace(recipe, stages=(tiny,),
-                                                    judge_bots=("random",)))
+    monkeypatch.setitem(ship.RECIPES, name, replace(recipe, stages=(tiny,), search=None,
+                                                    judge_bots=("random",)))  # (search: above)
     path = ship.bot_path(name)
-    assert path.parent == ship.run_dir(name)
+    assert path.parent == (ship.CHECKPOINTS if ships else ship.run_dir(name))
     assert ship.train(name, path) == 0
     card = json.loads(path.with_suffix(".json").read_text())
     assert card["training"]["algo"] == "dmc" and card["training"]["config"]["td_lambda"] == 0.9
@@ -553,8 +567,8 @@ def test_the_gin_recipes_from_scratch_train_shrunk_and_are_judged_at_their_seats
                    net=(8,), eval_every=128, eval_deals=1, checkpoint_every=64,
                    snapshot_every=64, torch_threads=1, max_hands=2)
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setitem(ship.RECIPES, name, replace(recipe, stages=(tiny,),
-                                                    judge_bots=("random",)))
+    monkeypatch.setitem(ship.RECIPES, name, replace(recipe, stages=(tiny,), search=None,
+                                                    judge_bots=("random",)))  # (search: above)
     path = ship.bot_path(name)
     assert path.parent == (ship.CHECKPOINTS if recipe.ships else ship.run_dir(name))
     assert ship.train(name, path) == 0
