@@ -567,8 +567,8 @@ def test_the_gin_recipes_from_scratch_train_shrunk_and_are_judged_at_their_seats
                    net=(8,), eval_every=128, eval_deals=1, checkpoint_every=64,
                    snapshot_every=64, torch_threads=1, max_hands=2)
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setitem(ship.RECIPES, name, replace(recipe, stages=(tiny,), search=None,
-                                                    judge_bots=("random",)))  # (search: above)
+    monkeypatch.setitem(ship.RECIPES, name, replace(recipe, stages=(tiny,),
+                                                    judge_bots=("random",)))
     path = ship.bot_path(name)
     assert path.parent == (ship.CHECKPOINTS if recipe.ships else ship.run_dir(name))
     assert ship.train(name, path) == 0
