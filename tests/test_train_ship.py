@@ -396,19 +396,19 @@ def test_a_dmc_recipe_trains_by_dmc_resumes_from_its_checkpoint_and_exports(tmp_
 
 @pytest.mark.parametrize("name", ["spades-killer-dmc-scratch", "spades-cutthroat-dmc-scratch",
                                   "spades-cutthroat-dmc-games", "spades-cutthroat",
-                                  "spades-killer-dmc-10min"])
+                                  "spades-killer", "spades-killer-dmc-10min"])
 def test_the_spades_dmc_recipes_train_shrunk_on_lambda_returns_and_are_judged(
         name, tmp_path, monkeypatch):
     """The Spades recipes by Deep Monte Carlo from scratch, shrunk: trained by
     ``cardrl.train.dmc`` on lambda-returns (their card's config says so), no teacher,
-    judged at four seats: no edge 1/4. The one that beat the clone of the expert head to
-    head (``spades-cutthroat``) ships inside the belief search, its network alone judged
-    beside it; the others are written beside their runs."""
+    judged at four seats: no edge 1/4. Those that beat the clone of the expert head to
+    head (``spades-killer``, ``spades-cutthroat``) ship inside the belief search, their
+    network alone judged beside it; the others are written beside their runs."""
     from cardrl.train.dmc import DMCConfig
 
     recipe = ship.RECIPES[name]
     (stage,) = recipe.stages
-    ships = name == "spades-cutthroat"
+    ships = name in ("spades-killer", "spades-cutthroat")
     assert isinstance(stage, DMCConfig) and stage.td_lambda < 1 and recipe.ships == ships
     assert ship.teachers(name) == []
     assert (stage.preset, stage.episode, stage.hand_reward) == {  # each variant's one change
@@ -418,8 +418,8 @@ def test_the_spades_dmc_recipes_train_shrunk_on_lambda_returns_and_are_judged(
     }.get(name, ("killer", "hand", "points"))
     assert (recipe.search or {}).get("belief", 0) > 0 if ships else recipe.search is None
     # the baseline it replaced: the clone, still a recipe of its own
-    assert ship.RECIPES["spades-cutthroat-clone"].ships
-    assert ship.teachers("spades-cutthroat-clone") == ["spades/expert"]
+    clone = f"spades-{stage.preset}-clone"
+    assert ship.RECIPES[clone].ships and ship.teachers(clone) == ["spades/expert"]
     if ships:  # the committed bot plays inside its recipe's search
         from cardrl import agents
         from cardrl.agents.search import SearchBot

@@ -54,9 +54,10 @@ DEMO_OPPONENTS = "self@0.6,snapshot@0.2,rules@0.2"  # PPO's
 # after the hand: at 1 (a hundred points) a nil that self-play fails to set outbids a weak
 # hand's safe bid; lambda-returns (0.9), which lean on the network's own later values where
 # the others' hidden cards make a hand's return noisy (docs/results.md, "The main job");
-# 1,024 games side by side, as the 200M recipe plays: a batch of 64 leaves the cores idle
+# 1,024 games side by side, as the 200M recipe plays: a batch of 64 leaves the cores idle;
+# twice DMC's default rate, as twelve million decisions are few (docs/results.md)
 DEMO_DMC = {"relative_score": True, "lr_decay": True, "win_reward": 0.5, "td_lambda": 0.9,
-            "n_games": 1024}
+            "n_games": 1024, "learning_rate": 6e-4}
 
 
 def shipped_bot(game: str, preset: str) -> str | None:
