@@ -78,6 +78,14 @@ judge_bots = ["random"]
 
 [[b-2p.stages]]
 eval_every = 10
+
+[c-2p]
+like = "b-2p"
+deals = 20
+
+[[c-2p.stages]]
+[[c-2p.stages]]
+learning_rate = 5e-5
 """
 
 
@@ -99,6 +107,11 @@ def test_a_recipe_files_stages_chain_over_its_base_and_its_summary_is_derived(tm
     assert a.summary == "100k then 400,000 at lr 1e-4 (current policy 60%, snapshots 40%)"
     assert [s.eval_every for s in b.stages] == [10, 25, 25] and b.judge_bots == ("random",)
     assert b.stages[1:] == a.stages[1:] and b.summary == a.summary
+    c = recipes["c-2p"]  # like b, which is like a: each link's changes over the next's
+    assert [(s.eval_every, s.learning_rate) for s in c.stages] == [
+        (10, 3e-4), (25, 5e-5), (25, 5e-5)]
+    assert (c.deals, c.judge_bots) == (20, ("random",))
+    assert c.summary == a.summary.replace("lr 1e-4", "lr 5e-5")  # its own last stage's
 
 
 @pytest.mark.parametrize("change, message", [
@@ -108,7 +121,9 @@ def test_a_recipe_files_stages_chain_over_its_base_and_its_summary_is_derived(tm
     (("steps = 400_000", "steps = -4"), "[a-2p] stage 3: steps must be a positive int"),
     (("preset = \"2p\"", "preset = \"9p\""), "[a-2p] stage 1: unknown preset '9p'"),
     (("base = \"scratch\"", "base = \"rough\""), "[a-2p]: base 'rough' is not one of"),
-    (("like = \"a-2p\"", "like = \"c-2p\""), "[b-2p]: like 'c-2p' is no other recipe"),
+    (("like = \"a-2p\"", "like = \"d-2p\""), "[b-2p]: like 'd-2p' is no other recipe"),
+    (("like = \"a-2p\"", "like = \"c-2p\""), "[b-2p]: like goes round: b-2p -> c-2p -> b-2p"),
+    (("like = \"a-2p\"", "like = \"b-2p\""), "[b-2p]: like goes round: b-2p -> b-2p"),
     (("deals = 10", "deals = 0"), "deals must be a positive int, got 0"),
     (("{stage1.steps:short}", "{stage4.steps}"), "[a-2p]: KeyError('stage4')"),
     (("judge_bots = [\"random\"]", "judge_bots = [\"spades/expert\"]"), "[b-2p]: "),

@@ -138,6 +138,26 @@ def _merged(like: dict[str, Any], table: dict[str, Any]) -> dict[str, Any]:
     return {**like, **table, "stages": stages}
 
 
+def _liked(tables: dict[str, Any], name: str, where: str) -> dict[str, Any]:
+    """Recipe ``name``'s table over the chain of recipes it is ``like`` (each over the one it
+    names in turn); a name missing from the file, or a chain that comes back, is an error."""
+    chain, table = [name], tables[name]
+    layers = [table]
+    while "like" in table:
+        other = table["like"]
+        if other not in tables:
+            raise ValueError(f"{where}: like {other!r} is no other recipe of the file")
+        if other in chain:
+            raise ValueError(f"{where}: like goes round: {' -> '.join([*chain, other])}")
+        chain.append(other)
+        table = tables[other]
+        layers.append(table)
+    merged: dict[str, Any] = {}
+    for layer in reversed(layers):
+        merged = _merged(merged, {k: v for k, v in layer.items() if k != "like"})
+    return merged
+
+
 def parse_recipe(path: Path, name: str, tables: dict[str, Any],
                  bases: dict[str, Any]) -> Recipe:
     """The recipe ``name`` of the file ``path`` (its game's: ``path.stem``); a ``ValueError``
@@ -147,11 +167,7 @@ def parse_recipe(path: Path, name: str, tables: dict[str, Any],
     unknown = sorted(set(table) - RECIPE_KEYS)
     if unknown:
         raise ValueError(f"{where}: unknown keys {unknown}; a recipe has {sorted(RECIPE_KEYS)}")
-    if "like" in table:
-        if table["like"] not in tables or table["like"] == name:
-            raise ValueError(f"{where}: like {table['like']!r} is no other recipe of the file")
-        table = _merged({k: v for k, v in tables[table["like"]].items() if k != "like"},
-                        {k: v for k, v in table.items() if k != "like"})
+    table = _liked(tables, name, where)
     base = {}
     if "base" in table:
         if table["base"] not in bases:
