@@ -1,7 +1,9 @@
 """What every game's action table shares: what an action id is, and ids from names.
 
-``as_action`` is the one rule for every game: an action is an int or a numpy
-integer; a bool is not an action (``True`` is not 1), nor is a float or a string.
+``as_action`` is the one rule for every game: an action is an int, a numpy
+integer, or a 0-d numpy integer array (what Gymnasium's ``Discrete`` space holds, and
+what stable-baselines3's ``predict`` returns for one observation); a bool is not an
+action (``True`` is not 1), nor is a float, a string or an array of more than one value.
 
 A game's ``parse_action`` takes an int id or a name; ``action_id`` checks the
 first and passes the second back to the game's own name parser, and
@@ -35,9 +37,11 @@ def action_id(text: object, num_actions: int, example: str) -> int | None:
 
 def as_action(action: object) -> int | None:
     """``action`` as an int id, or None when it is not an integer at all (a bool, a float,
-    a string, None, ...); numpy integers are ids too."""
+    a string, None, ...); numpy integers are ids too, bare or as a 0-d array."""
     if type(action) is int:
         return action
+    if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
+        return int(action)
     if isinstance(action, numbers.Integral) and not isinstance(action, bool | np.bool_):
         return int(action)
     return None

@@ -127,11 +127,12 @@ def _views(e) -> list:
     return [e.state_obj.view(s) for s in range(e.num_players)]
 
 
-@pytest.mark.parametrize("bad", [True, False, 1.0, 2.5, "1", None, [1]])
+@pytest.mark.parametrize("bad", [True, False, 1.0, 2.5, "1", None, [1], np.array([1]),
+                                 np.array(1.0), np.array(True), np.array([[1]])])
 @pytest.mark.parametrize("game", game_names())
 def test_what_is_not_an_action_id_is_refused_and_changes_nothing(game, bad):
-    """A bool is not an action (True is not 1), nor a float, a string or None: the error
-    names it and the agent, and the game is as it was."""
+    """A bool is not an action (True is not 1), nor a float, a string, None or an array of
+    one value in a dimension: the error names it and the agent, and the game is as it was."""
     e = get_game(game).env()
     e.reset(seed=3)
     agent, before = e.agent_selection, _views(e)
@@ -156,14 +157,20 @@ def test_penalty_mode_never_raises_it_penalises_and_plays_a_legal_move(game, bad
     assert played, "the env played no legal move for the penalised agent"
 
 
+@pytest.mark.parametrize("wrap", [np.int64, np.uint8, np.array,
+                                  lambda a: np.array(a, dtype=np.int32)])
 @pytest.mark.parametrize("game", game_names())
-def test_numpy_integers_are_action_ids(game):
+def test_numpy_integers_are_action_ids(game, wrap):
+    """A numpy integer, bare or a 0-d array (what Gymnasium's Discrete space contains and
+    stable-baselines3's ``predict`` returns for one observation), plays as its int."""
     e, twin = get_game(game).env(), get_game(game).env()
     e.reset(seed=5)
     twin.reset(seed=5)
     for _ in range(6):
         legal = e.state_obj.legal_actions()
-        e.step(np.int64(legal[-1]))
+        action = wrap(legal[-1])
+        assert e.action_space(e.agent_selection).contains(action)
+        e.step(action)
         twin.step(legal[-1])
         assert _views(e) == _views(twin)
 
