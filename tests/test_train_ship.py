@@ -411,18 +411,21 @@ def test_a_dmc_recipe_trains_by_dmc_resumes_from_its_checkpoint_and_exports(tmp_
 
 @pytest.mark.parametrize("name", ["spades-killer-dmc-scratch", "spades-cutthroat-dmc-scratch",
                                   "spades-cutthroat-dmc-games", "spades-cutthroat",
-                                  "spades-killer", "spades-killer-dmc-10min"])
+                                  "spades-killer", "spades-killer-dmc-10min",
+                                  "spades-killer-dmc-long"])
 def test_the_spades_dmc_recipes_train_shrunk_on_lambda_returns_and_are_judged(
         name, tmp_path, monkeypatch):
     """The Spades recipes by Deep Monte Carlo from scratch, shrunk: trained by
     ``cardrl.train.dmc`` on lambda-returns (their card's config says so), no teacher,
     judged at four seats: no edge 1/4. Those that beat the clone of the expert head to
     head (``spades-killer``, ``spades-cutthroat``) ship inside the belief search, their
-    network alone judged beside it; the others are written beside their runs."""
+    network alone judged beside it; the others are written beside their runs. A later
+    stage only runs the same training longer (resumed)."""
     from cardrl.train.dmc import DMCConfig
 
     recipe = ship.RECIPES[name]
-    (stage,) = recipe.stages
+    stage, *later = recipe.stages
+    assert all(s == replace(stage, steps=s.steps) and s.steps > stage.steps for s in later)
     ships = name in ("spades-killer", "spades-cutthroat")
     assert isinstance(stage, DMCConfig) and stage.td_lambda < 1 and recipe.ships == ships
     assert ship.teachers(name) == []
@@ -446,13 +449,15 @@ def test_the_spades_dmc_recipes_train_shrunk_on_lambda_returns_and_are_judged(
                    buffer_size=512, eval_deals=1, checkpoint_every=128, torch_threads=1,
                    max_hands=1, eval_every=min(stage.eval_every, 256))
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setitem(ship.RECIPES, name, replace(recipe, stages=(tiny,), search=None,
+    tinies = (tiny, *(replace(tiny, steps=256 * (i + 2)) for i in range(len(later))))
+    monkeypatch.setitem(ship.RECIPES, name, replace(recipe, stages=tinies, search=None,
                                                     judge_bots=("random",)))  # (search: above)
     path = ship.bot_path(name)
     assert path.parent == (ship.CHECKPOINTS if ships else ship.run_dir(name))
     assert ship.train(name, path) == 0
     card = json.loads(path.with_suffix(".json").read_text())
     assert card["training"]["algo"] == "dmc" and card["training"]["config"]["td_lambda"] == 0.9
+    assert tinies[-1].steps <= card["training"]["steps"] < tinies[-1].steps + 256
     assert card["training"]["config"]["hand_reward"] == stage.hand_reward
     final = ship.judge(name, path, 1, 1, False)
     (result,) = final["results"].values()
