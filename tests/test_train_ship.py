@@ -124,6 +124,7 @@ def test_a_recipe_files_stages_chain_over_its_base_and_its_summary_is_derived(tm
     (("like = \"a-2p\"", "like = \"d-2p\""), "[b-2p]: like 'd-2p' is no other recipe"),
     (("like = \"a-2p\"", "like = \"c-2p\""), "[b-2p]: like goes round: b-2p -> c-2p -> b-2p"),
     (("like = \"a-2p\"", "like = \"b-2p\""), "[b-2p]: like goes round: b-2p -> b-2p"),
+    (("like = \"a-2p\"", "like = [\"a-2p\"]"), "[b-2p]: like ['a-2p'] is no other recipe"),
     (("deals = 10", "deals = 0"), "deals must be a positive int, got 0"),
     (("{stage1.steps:short}", "{stage4.steps}"), "[a-2p]: KeyError('stage4')"),
     (("judge_bots = [\"random\"]", "judge_bots = [\"spades/expert\"]"), "[b-2p]: "),

@@ -145,7 +145,7 @@ def _liked(tables: dict[str, Any], name: str, where: str) -> dict[str, Any]:
     layers = [table]
     while "like" in table:
         other = table["like"]
-        if other not in tables:
+        if not isinstance(other, str) or other not in tables:
             raise ValueError(f"{where}: like {other!r} is no other recipe of the file")
         if other in chain:
             raise ValueError(f"{where}: like goes round: {' -> '.join([*chain, other])}")
